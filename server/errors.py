@@ -1,0 +1,29 @@
+"""Typed errors raised by the server's logic.
+
+Bad arguments and refused requests are exceptions that the MCP layer turns into tool errors
+(`isError: true`, one sentence).  Storage trouble is never an exception past the recall layer:
+it becomes a result `status` (see recall.py).
+"""
+
+
+class RecallError(Exception):
+    """Base class: the message is one sentence a person or a model can act on."""
+
+
+class InvalidArgument(RecallError):
+    """A tool argument is outside what the tool accepts."""
+
+
+class NotExposed(RecallError):
+    """The request reaches outside what this client's configuration shares with it."""
+
+
+class PathRejected(RecallError):
+    """A user-supplied note path cannot be turned into a readable vault path.
+
+    The message never says whether the target exists.
+    """
+
+
+class VaultUnavailable(RecallError):
+    """The vault as a whole cannot be read (missing, not a folder, no permission, too big)."""

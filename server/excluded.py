@@ -1,0 +1,76 @@
+"""Obsidian's *Excluded files* setting (`userIgnoreFilters` in the config folder's app.json).
+
+Read on every listing: it is part of the vault, and the person may change it at any time.
+A missing or broken app.json means "nothing excluded" (Obsidian itself starts that way).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONFIG_FOLDER = ".obsidian"
+# app.json is a few hundred bytes; refuse to parse something absurd placed there.
+_MAX_APP_JSON_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ExcludedFiles:
+    """Vault-relative path prefixes and regular expressions that hide notes."""
+
+    prefixes: tuple[str, ...] = ()
+    patterns: tuple[re.Pattern[str], ...] = field(default=())
+
+    def matches(self, path: str) -> bool:
+        """True when the vault-relative note path is excluded."""
+        return any(path.startswith(p) for p in self.prefixes) or any(rx.search(path) for rx in self.patterns)
+
+    def covers_folder(self, folder: str) -> bool:
+        """True when every path under `folder` is excluded by a prefix (so it need not be listed)."""
+        return any((folder + "/").startswith(p) for p in self.prefixes)
+
+
+def parse_excluded_files(entries: object) -> ExcludedFiles:
+    """Turn the raw `userIgnoreFilters` value into matchers; bad entries are skipped."""
+    if not isinstance(entries, list):
+        return ExcludedFiles()
+    prefixes: list[str] = []
+    patterns: list[re.Pattern[str]] = []
+    for entry in entries:
+        if not isinstance(entry, str) or not entry.strip():
+            continue
+        if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
+            try:
+                patterns.append(re.compile(entry[1:-1]))
+            except re.error as exc:
+                log.warning("ignoring Excluded files entry %r: not a valid pattern (%s)", entry, exc)
+            continue
+        prefixes.append(entry.lstrip("/"))
+    return ExcludedFiles(prefixes=tuple(prefixes), patterns=tuple(patterns))
+
+
+def read_excluded_files(root: Path, config_folder: str = DEFAULT_CONFIG_FOLDER) -> ExcludedFiles:
+    """Read the vault's Excluded files setting, fresh."""
+    app_json = root / config_folder / "app.json"
+    try:
+        if app_json.is_symlink():
+            return ExcludedFiles()
+        with open(app_json, "rb") as f:
+            raw = f.read(_MAX_APP_JSON_BYTES + 1)
+    except OSError:
+        return ExcludedFiles()
+    if len(raw) > _MAX_APP_JSON_BYTES:
+        return ExcludedFiles()
+    try:
+        settings = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        log.warning("%s does not parse; treating Excluded files as empty", app_json)
+        return ExcludedFiles()
+    if not isinstance(settings, dict):
+        return ExcludedFiles()
+    return parse_excluded_files(settings.get("userIgnoreFilters"))

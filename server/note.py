@@ -1,0 +1,157 @@
+"""The one way in for a note: bytes → `Note` (or `InvalidNote` with a reason a person can act on)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from server.properties import PropertiesError, PropertyValue, parse_properties, split_properties, text_list
+
+NOTE_SUFFIX = ".md"
+_SUBJECT_LINE = re.compile(r"^subject[ \t]*:(.*)$", re.MULTILINE)
+_SLUG = re.compile(r"^[a-z0-9-]{1,64}$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_H1 = re.compile(r"^# +(.+?)(?:\s+#+)?\s*$")
+
+
+@dataclass(frozen=True)
+class Note:
+    """A parsed, valid note.  Built fresh on every call; never cached."""
+
+    path: str  # vault-relative with '/', including .md
+    title: str  # the file name without .md: Obsidian's note name
+    heading: str | None  # first '# ' heading of the body
+    properties: Mapping[str, PropertyValue]
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    body: str  # the text after the properties block, LF line endings
+    revision: str  # SHA-256 of the exact file bytes
+    modified: str  # ISO-8601 UTC
+
+
+@dataclass(frozen=True)
+class InvalidNote:
+    """A note that cannot be trusted as written, and what could be told about it anyway.
+
+    `mentions_subject` and `subjects` decide whether it could be in scope of a recall:
+    `subjects` is None when the subject property is present but unreadable.
+    """
+
+    path: str
+    reason: str
+    mentions_subject: bool
+    subjects: tuple[str, ...] | None
+
+
+def note_title(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[: -len(NOTE_SUFFIX)] if name.endswith(NOTE_SUFFIX) else name
+
+
+def iso_utc(mtime_ns: int) -> str:
+    moment = dt.datetime.fromtimestamp(mtime_ns / 1e9, tz=dt.UTC).replace(microsecond=0)
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def decode_note_text(data: bytes) -> str:
+    """UTF-8 (BOM allowed) to text with LF line endings; raises UnicodeDecodeError."""
+    text = data.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
+    """Parse one note's exact bytes.  Never raises for bad content: that is an InvalidNote."""
+    try:
+        text = decode_note_text(data)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return invalid_from_head(
+            path,
+            data,
+            f"{path}, line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8",
+        )
+    try:
+        split = split_properties(text)
+        properties = parse_properties(split.yaml_text) if split.yaml_text is not None else {}
+    except PropertiesError as exc:
+        return invalid_from_head(path, data, f"{path}, line {exc.line}: {exc.problem}")
+    aliases = text_list(properties.get("aliases"))
+    if aliases is None:
+        return _invalid_property(path, data, split.yaml_text, "aliases", "must be a text or a list of texts")
+    tags = text_list(properties.get("tags"), strip_hash=True)
+    if tags is None:
+        return _invalid_property(path, data, split.yaml_text, "tags", "must be a text or a list of texts")
+    body = split.body[1:] if split.yaml_text is not None and split.body.startswith("\n") else split.body
+    return Note(
+        path=path,
+        title=note_title(path),
+        heading=first_heading(body),
+        properties=properties,
+        aliases=tuple(aliases),
+        tags=tuple(tags),
+        body=body,
+        revision=hashlib.sha256(data).hexdigest(),
+        modified=iso_utc(mtime_ns),
+    )
+
+
+def _invalid_property(path: str, data: bytes, yaml_text: str | None, key: str, rule: str) -> InvalidNote:
+    line = 2
+    for index, text_line in enumerate((yaml_text or "").split("\n")):
+        if text_line.startswith(f"{key}:"):
+            line = index + 1
+            break
+    return invalid_from_head(path, data, f"{path}, line {line}: property '{key}' {rule}")
+
+
+def first_heading(body: str) -> str | None:
+    """The first level-1 ATX heading outside code fences."""
+    in_fence = False
+    for line in body.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if not in_fence:
+            found = _H1.match(line)
+            if found:
+                return found.group(1).strip()
+    return None
+
+
+def invalid_from_head(path: str, head: bytes, reason: str) -> InvalidNote:
+    """Build an InvalidNote, reading what can still be read of its `subject` from raw bytes.
+
+    Used for notes whose properties cannot be parsed, so the check is deliberately loose:
+    a `subject:` line in the leading properties block makes the note "could be in scope".
+    """
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n")
+    if not text.startswith("---"):
+        return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
+    block = text.split("\n---", 1)[0]
+    found = _SUBJECT_LINE.search(block)
+    if not found:
+        return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
+    return InvalidNote(path=path, reason=reason, mentions_subject=True, subjects=_read_subject_hint(found, block))
+
+
+def _read_subject_hint(found: re.Match[str], block: str) -> tuple[str, ...] | None:
+    value = found.group(1).strip().strip("'\"")
+    if _SLUG.match(value):
+        return (value,)
+    if value.startswith("[") and value.endswith("]"):
+        items = [item.strip().strip("'\"") for item in value[1:-1].split(",")]
+        return tuple(items) if items and all(_SLUG.match(i) for i in items) else None
+    if value == "":
+        items = []
+        for line in block[found.end() :].split("\n")[1:]:
+            item = re.match(r"^\s+-\s+(.*)$", line)
+            if not item:
+                break
+            items.append(item.group(1).strip().strip("'\""))
+        return tuple(items) if items and all(_SLUG.match(i) for i in items) else None
+    return None

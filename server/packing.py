@@ -1,0 +1,91 @@
+"""Packing whole records under a byte budget: never cut, every leftover counted.
+
+Size is measured the way the contract defines it: the compact JSON of the whole result
+(`separators=(",", ":")`, `ensure_ascii=False`), UTF-8 encoded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+MAX_PROBLEMS = 10
+_ELLIPSIS = "…"
+
+
+def compact_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_size(value: Any) -> int:
+    return len(compact_json(value).encode("utf-8"))
+
+
+def pack(
+    envelope: dict[str, Any],
+    candidates: Sequence[dict[str, Any]],
+    *,
+    budget: int,
+    limit: int,
+    problems: Sequence[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Return `envelope` plus `records` (whole candidates, in the given order) and `omitted`.
+
+    Candidates are taken greedily in rank order; one that would push the result over
+    `budget` or past `limit` is left out whole and counted in `omitted`, and smaller later
+    ones may still fit.  When `problems` is given, up to MAX_PROBLEMS of them are kept within
+    half the budget and the rest counted in `problems_omitted`.
+    """
+    result = dict(envelope)
+    result["records"] = []
+    # Placeholders with the largest value each count can take: the final numbers have no
+    # more digits, so a result that fits with the placeholders fits for real.
+    result["omitted"] = len(candidates)
+    if problems is not None:
+        result["problems"] = []
+        result["problems_omitted"] = len(problems)
+    _fit_envelope(result, budget)
+
+    if problems:
+        kept_problems: list[dict[str, Any]] = result["problems"]
+        size = json_size(result)
+        for problem in problems[:MAX_PROBLEMS]:
+            extra = json_size(problem) + (1 if kept_problems else 0)
+            if size + extra > budget // 2:
+                break
+            kept_problems.append(problem)
+            size += extra
+        result["problems_omitted"] = len(problems) - len(kept_problems)
+
+    records: list[dict[str, Any]] = result["records"]
+    size = json_size(result)
+    for candidate in candidates:
+        if len(records) >= limit:
+            break
+        extra = json_size(candidate) + (1 if records else 0)
+        if size + extra <= budget:
+            records.append(candidate)
+            size += extra
+    result["omitted"] = len(candidates) - len(records)
+    return result
+
+
+def _fit_envelope(result: dict[str, Any], budget: int) -> None:
+    """Shorten the envelope's free-text fields (never records) if they alone exceed the budget."""
+    for key in ("reason", "vault"):
+        while (over := json_size(result) - budget) > 0:
+            value = result.get(key)
+            if not isinstance(value, str) or not value.rstrip(_ELLIPSIS):
+                break
+            plain = value.removesuffix(_ELLIPSIS)
+            keep = max(0, len(plain.encode("utf-8")) - max(over, 1) - 3)
+            result[key] = shorten_to_bytes(plain, keep) if keep else _ELLIPSIS
+
+
+def shorten_to_bytes(text: str, max_bytes: int) -> str:
+    """`text` cut to at most `max_bytes` UTF-8 bytes plus a trailing ellipsis (3 bytes)."""
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text
+    return data[:max_bytes].decode("utf-8", errors="ignore") + _ELLIPSIS

@@ -1,0 +1,174 @@
+"""Fresh, scoped, bounded recall: the logic behind `recall_context` and `list_subjects`.
+
+Every function reads the vault anew through scan.py and returns a plain dict shaped by the
+recall contract (`status` ok / degraded / unavailable, `untrusted: true`).  Bad arguments and
+requests outside the client's exposure raise; storage trouble becomes a status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from server.arguments import check_choice, check_query, check_range, check_subject
+from server.errors import VaultUnavailable
+from server.note import InvalidNote
+from server.packing import MAX_PROBLEMS, pack, shorten_to_bytes
+from server.records import MemoryRecord
+from server.scan import VaultScan, scan_vault
+from server.scope import Scope
+from server.uri import obsidian_uri
+from server.vault import vault_name
+from server.words import words
+
+BUDGET_RANGE = (512, 65536)
+LIMIT_RANGE = (1, 20)
+MATCH_MODES = ("all", "any")
+_MAX_REASON_BYTES = 400
+
+# Where a query word can be found, and how much a hit there says about relevance:
+# a note named or aliased after the word is about it; a body mention may be in passing.
+FIELD_WEIGHTS = {"title": 4, "aliases": 4, "heading": 2, "tags": 2, "body": 1}
+
+
+@dataclass(frozen=True)
+class _Match:
+    record: MemoryRecord
+    matched: dict[str, list[str]]  # query word → fields it was found in
+    score: int
+
+
+def recall_context(
+    scope: Scope, subject: str, query: str, budget: int = 4096, limit: int = 3, match: str = "all"
+) -> dict[str, Any]:
+    """Current evidence for one subject: active decision records matching the query."""
+    check_subject(subject)
+    wanted = check_query(query)
+    check_range("budget", budget, *BUDGET_RANGE)
+    check_range("limit", limit, *LIMIT_RANGE)
+    check_choice("match", match, MATCH_MODES)
+    scope.exposure.require_subject(subject, scope.client)
+
+    envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
+    scan = _scan_or_reason(scope, envelope)
+    if scan is None:
+        return pack(envelope, [], budget=budget, limit=limit)
+
+    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, [subject])]
+    candidates = [r for r in scan.records if subject in r.subjects and r.status == "active" and r.kind == "decision"]
+    matches = [m for m in (_match(r, wanted) for r in candidates) if m is not None]
+    if match == "all":
+        matches = [m for m in matches if len(m.matched) == len(wanted)]
+    matches.sort(key=lambda m: (-len(m.matched), -m.score, _newest_first(m.record.note.modified), m.record.note.path))
+    shaped = [_shape(m, envelope["vault"]) for m in matches]
+    if problems:
+        envelope["status"] = "degraded"
+        return pack(envelope, shaped, budget=budget, limit=limit, problems=problems)
+    return pack(envelope, shaped, budget=budget, limit=limit)
+
+
+def list_subjects(scope: Scope) -> dict[str, Any]:
+    """The subjects this client may ask about, with record counts per subject."""
+    result: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subjects": [], "problems": []}
+    scan = _scan_or_reason(scope, result)
+    if scan is None:
+        return result
+    counts: dict[str, dict[str, Any]] = {}
+    for record in scan.records:
+        for subject in record.subjects:
+            if not scope.exposure.allows_subject(subject):
+                continue
+            entry = counts.setdefault(
+                subject, {"subject": subject, "active": 0, "archived": 0, "events": 0, "modified": None}
+            )
+            if record.status == "archived":
+                entry["archived"] += 1
+            elif record.kind == "event":
+                entry["events"] += 1
+            else:
+                entry["active"] += 1
+            if entry["modified"] is None or record.note.modified > entry["modified"]:
+                entry["modified"] = record.note.modified
+    result["subjects"] = [counts[s] for s in sorted(counts)]
+    exposed = sorted(scope.exposure.subjects) if scope.exposure.mode == "subjects" else None
+    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, exposed)]
+    result["problems"] = problems[:MAX_PROBLEMS]
+    if len(problems) > MAX_PROBLEMS:
+        result["problems_omitted"] = len(problems) - MAX_PROBLEMS
+    if problems:
+        result["status"] = "degraded"
+    return result
+
+
+def _scan_or_reason(scope: Scope, result: dict[str, Any]) -> VaultScan | None:
+    """Scan the scope's vault; on failure turn `result` into an `unavailable` answer."""
+    if scope.vault is None:
+        result.update(status="unavailable", reason=scope.why or "no vault is configured")
+        return None
+    result["vault"] = vault_name(scope.vault)
+    try:
+        return scan_vault(scope.vault)
+    except VaultUnavailable as exc:
+        result.update(status="unavailable", reason=shorten_to_bytes(str(exc), _MAX_REASON_BYTES))
+        return None
+
+
+def _could_be_about(note: InvalidNote, subjects: Sequence[str] | None) -> bool:
+    """An invalid note is in scope when it cannot be ruled out (`subjects` None: any subject)."""
+    if not note.mentions_subject:
+        return False
+    if note.subjects is None or subjects is None:
+        return True
+    return any(s in note.subjects for s in subjects)
+
+
+def _problem(note: InvalidNote) -> dict[str, str]:
+    return {"path": note.path, "reason": shorten_to_bytes(note.reason, _MAX_REASON_BYTES)}
+
+
+def _field_words(record: MemoryRecord) -> dict[str, set[str]]:
+    note = record.note
+    return {
+        "title": set(words(note.title)),
+        "aliases": set(_all_words(note.aliases)),
+        "heading": set(words(note.heading or "")),
+        "tags": set(_all_words(note.tags)),
+        "body": set(words(note.body)),
+    }
+
+
+def _all_words(texts: Iterable[str]) -> list[str]:
+    return [w for text in texts for w in words(text)]
+
+
+def _match(record: MemoryRecord, wanted: list[str]) -> _Match | None:
+    fields = _field_words(record)
+    matched: dict[str, list[str]] = {}
+    score = 0
+    for word in wanted:
+        where = [name for name, found in fields.items() if word in found]
+        if where:
+            matched[word] = where
+            score += max(FIELD_WEIGHTS[name] for name in where)
+    if not matched:
+        return None
+    return _Match(record=record, matched=matched, score=score)
+
+
+def _newest_first(modified: str) -> tuple[int, ...]:
+    # ISO-8601 UTC strings of one format sort like time; negate their code points for "newest".
+    return tuple(-ord(c) for c in modified)
+
+
+def _shape(found: _Match, vault: str) -> dict[str, Any]:
+    note = found.record.note
+    return {
+        "path": note.path,
+        "title": note.title,
+        "text": note.body,
+        "revision": note.revision,
+        "modified": note.modified,
+        "uri": obsidian_uri(vault, note.path),
+        "matched": found.matched,
+    }

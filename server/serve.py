@@ -1,0 +1,38 @@
+"""Entry point of one `vault-recall serve` process: one client, MCP over stdio.
+
+stdout is the MCP wire: nothing else may write to it.  Logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from pathlib import Path
+
+from server.scope import ServeOptions
+from server.tools import build_server
+
+CLIENT_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+
+
+def check_client_id(client: str) -> str | None:
+    """None if `client` is a usable id, else the sentence saying why not."""
+    if CLIENT_ID.match(client):
+        return None
+    return (
+        f"client id {client!r} is not valid: use 1-64 lowercase letters, digits, '.', '_' or '-', "
+        "starting with a letter or digit (e.g. claude-desktop)"
+    )
+
+
+def serve(client: str, vault: Path | None) -> int:
+    """Run the stdio server until the client closes the connection; returns an exit code."""
+    problem = check_client_id(client)
+    if problem:
+        sys.stderr.write(f"vault-recall serve: {problem}\n")
+        return 2
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vault-recall[%(process)d] %(message)s")
+    options = ServeOptions(client=client, pinned_vault=vault.expanduser().absolute() if vault else None)
+    build_server(options).run("stdio")
+    return 0

@@ -1,0 +1,224 @@
+"""Vault access: list the notes of a vault folder, read one note's bytes, guard user paths.
+
+Pure functions over a `Path`; nothing here keeps state between calls, and nothing here ever
+opens a file for writing.  Symlinks are never followed: a symlinked note or folder is skipped
+and reported, so a vault cannot be made to expose files from elsewhere.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from server.errors import PathRejected, VaultUnavailable
+from server.excluded import ExcludedFiles, read_excluded_files
+
+# A vault with more notes than this is refused as a whole rather than scanned for minutes.
+MAX_NOTES = 100_000
+# A note larger than this is reported as invalid instead of read: no answer could hold it.
+MAX_NOTE_BYTES = 1024 * 1024
+
+NOTE_SUFFIX = ".md"
+
+
+@dataclass(frozen=True)
+class NoteFile:
+    """One note found by listing: where it is, not what it says."""
+
+    path: str  # vault-relative, '/'-separated, with the .md suffix
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class VaultListing:
+    """Everything one listing pass saw; built fresh on every call."""
+
+    root: Path
+    name: str
+    notes: tuple[NoteFile, ...]
+    symlinks: tuple[str, ...]  # skipped, never followed
+    unreadable_folders: tuple[str, ...]
+    excluded: ExcludedFiles
+
+
+@dataclass(frozen=True)
+class NoteBytes:
+    """The exact bytes of one note and the file facts read from the same open file."""
+
+    path: str
+    data: bytes
+    mtime_ns: int
+
+
+class NoteTooLarge(Exception):
+    """The note is over MAX_NOTE_BYTES; carries the size for the reason shown to a person."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"{size} bytes")
+        self.size = size
+
+
+def vault_name(root: Path) -> str:
+    """Obsidian names a vault after its folder."""
+    return root.name or str(root)
+
+
+def check_vault_folder(root: Path) -> None:
+    """Raise VaultUnavailable with a reason a person can act on if `root` cannot be read."""
+    try:
+        st = os.stat(root)
+    except FileNotFoundError:
+        raise VaultUnavailable(f"vault folder {root} does not exist") from None
+    except PermissionError:
+        raise VaultUnavailable(f"vault folder {root} cannot be read: permission denied") from None
+    except OSError as exc:
+        raise VaultUnavailable(f"vault folder {root} cannot be read: {exc.strerror}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise VaultUnavailable(f"vault path {root} is a file, not a folder")
+    try:
+        with os.scandir(root):
+            pass
+    except PermissionError:
+        raise VaultUnavailable(f"vault folder {root} cannot be read: permission denied") from None
+    except OSError as exc:
+        raise VaultUnavailable(f"vault folder {root} cannot be read: {exc.strerror}") from None
+
+
+def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
+    """List every note of the vault: `*.md` regular files, recursively.
+
+    Skipped: any path with a component starting with '.' (the config folder, `.trash/`,
+    `.git/`), paths matched by Obsidian's Excluded files, and symlinks (listed in
+    `symlinks`).  Raises VaultUnavailable when the vault folder itself cannot be read or
+    holds more than `max_notes` notes.
+    """
+    check_vault_folder(root)
+    excluded = read_excluded_files(root)
+    notes: list[NoteFile] = []
+    symlinks: list[str] = []
+    unreadable: list[str] = []
+    pending: list[tuple[Path, str]] = [(root, "")]
+    while pending:
+        folder, prefix = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = list(entries)
+        except OSError:
+            if not prefix:
+                raise VaultUnavailable(f"vault folder {root} cannot be read") from None
+            unreadable.append(prefix.rstrip("/"))
+            continue
+        for entry in listed:
+            if entry.name.startswith("."):
+                continue
+            rel = prefix + entry.name
+            try:
+                if entry.is_symlink():
+                    symlinks.append(rel)
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    if not excluded.covers_folder(rel):
+                        pending.append((Path(entry.path), rel + "/"))
+                    continue
+                if not entry.name.endswith(NOTE_SUFFIX) or not entry.is_file(follow_symlinks=False):
+                    continue
+                if excluded.matches(rel):
+                    continue
+                st = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue  # removed while we listed: an editor's atomic save, say
+            notes.append(NoteFile(path=rel, size=st.st_size, mtime_ns=st.st_mtime_ns))
+            if len(notes) > max_notes:
+                raise VaultUnavailable(
+                    f"vault folder {root} holds more than {max_notes:,} notes, "
+                    "more than Vault Recall reads on every call"
+                )
+    notes.sort(key=lambda n: n.path)
+    return VaultListing(
+        root=root,
+        name=vault_name(root),
+        notes=tuple(notes),
+        symlinks=tuple(sorted(symlinks)),
+        unreadable_folders=tuple(sorted(unreadable)),
+        excluded=excluded,
+    )
+
+
+def read_note_bytes(root: Path, note_path: str, limit: int = MAX_NOTE_BYTES) -> NoteBytes:
+    """Read one note's exact bytes, refusing symlinks and anything over `limit` bytes.
+
+    Raises NoteTooLarge, FileNotFoundError (gone since listing) or another OSError.
+    """
+    return _read(root, note_path, limit, whole=True)
+
+
+def read_note_head(root: Path, note_path: str, length: int) -> bytes:
+    """The first `length` bytes of a note (for a look at an oversized note's properties)."""
+    return _read(root, note_path, length, whole=False).data
+
+
+def _read(root: Path, note_path: str, limit: int, *, whole: bool) -> NoteBytes:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(root / note_path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # the file became a symlink since listing
+            raise FileNotFoundError(note_path) from None
+        raise
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise FileNotFoundError(note_path)
+        if whole and st.st_size > limit:
+            raise NoteTooLarge(st.st_size)
+        data = f.read(limit + 1 if whole else limit)
+    if whole and len(data) > limit:
+        raise NoteTooLarge(len(data))
+    return NoteBytes(path=note_path, data=data, mtime_ns=st.st_mtime_ns)
+
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def guard_note_path(root: Path, candidate: str) -> str:
+    """Turn a user-supplied vault-relative note path into a safe one, or raise PathRejected.
+
+    The one path guard: every tool argument that names a file goes through here.  Accepts
+    `Folder/Note` or `Folder/Note.md`; rejects anything that could leave the vault or reach a
+    hidden path, and never says whether the rejected target exists.
+    """
+    rejected = PathRejected(f"'{_printable(candidate)}' is not a note path inside the vault")
+    if not candidate or "\x00" in candidate or "\\" in candidate:
+        raise rejected
+    if candidate.startswith(("/", "~")) or _DRIVE.match(candidate):
+        raise rejected
+    parts = PurePosixPath(candidate).parts
+    if any(part in ("", ".", "..") or part.startswith(".") for part in parts):
+        raise rejected
+    rel = candidate if candidate.endswith(NOTE_SUFFIX) else candidate + NOTE_SUFFIX
+    # Walk component by component so a symlinked folder or file anywhere on the way is refused.
+    current = root
+    for part in PurePosixPath(rel).parts:
+        current = current / part
+        try:
+            if current.is_symlink():
+                raise rejected
+        except OSError:
+            raise rejected from None
+    try:
+        resolved = current.resolve(strict=False)
+        if not resolved.is_relative_to(root.resolve(strict=False)):
+            raise rejected
+    except (OSError, RuntimeError):
+        raise rejected from None
+    return rel
+
+
+def _printable(text: str, limit: int = 120) -> str:
+    shown = text.encode("unicode_escape").decode("ascii")
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
