@@ -64,6 +64,25 @@ def split_properties(text: str) -> SplitNote:
 class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     """SafeLoader that refuses duplicate and non-text keys, reporting where they are."""
 
+    def construct_document(self, node: yaml.Node) -> Any:
+        # Anchors and aliases let a few lines expand into billions of values ("billion
+        # laughs").  Obsidian never writes them, so a note that uses them is invalid.  An
+        # alias shows up as the same node reached twice; the C composer gives no other hook.
+        seen: set[int] = set()
+        pending = [node]
+        while pending:
+            current = pending.pop()
+            if id(current) in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "anchors and aliases (*name) are not allowed in properties", current.start_mark
+                )
+            seen.add(id(current))
+            if isinstance(current, yaml.SequenceNode):
+                pending.extend(current.value)
+            elif isinstance(current, yaml.MappingNode):
+                pending.extend(item for pair in current.value for item in pair)
+        return super().construct_document(node)
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         self.flatten_mapping(node)
         seen: set[str] = set()
@@ -79,6 +98,17 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
+        # `2026-02-30` looks like a date to YAML but is none; keep it as the text it is, and
+        # let whoever needs a date say so (PyYAML would raise a bare ValueError here).
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError:
+            return self.construct_scalar(node)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
 
 
 def parse_properties(yaml_text: str) -> dict[str, PropertyValue]:
@@ -96,6 +126,8 @@ def parse_properties(yaml_text: str) -> dict[str, PropertyValue]:
         raise PropertiesError(_describe_yaml_problem(problem), line) from None
     except yaml.YAMLError as exc:
         raise PropertiesError(f"the properties are not valid YAML ({exc})", 1) from None
+    except RecursionError:
+        raise PropertiesError("the properties nest too deeply", 1) from None
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):

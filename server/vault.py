@@ -197,7 +197,7 @@ def guard_note_path(root: Path, candidate: str) -> str:
         raise rejected
     if candidate.startswith(("/", "~")) or _DRIVE.match(candidate):
         raise rejected
-    parts = PurePosixPath(candidate).parts
+    parts = candidate.split("/")
     if any(part in ("", ".", "..") or part.startswith(".") for part in parts):
         raise rejected
     rel = candidate if candidate.endswith(NOTE_SUFFIX) else candidate + NOTE_SUFFIX

@@ -1,0 +1,157 @@
+"""The one way in for a note: strict properties, normalized values, title, heading, revision."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from server.note import InvalidNote, Note, parse_note
+
+MTIME = 1_767_225_600_000_000_000  # 2026-01-01T00:00:00Z
+
+
+def parse(text: str | bytes, path: str = "Folder/My note.md") -> Note | InvalidNote:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return parse_note(path, data, MTIME)
+
+
+def valid(text: str | bytes) -> Note:
+    note = parse(text)
+    assert isinstance(note, Note), note
+    return note
+
+
+def invalid(text: str | bytes) -> InvalidNote:
+    note = parse(text)
+    assert isinstance(note, InvalidNote), note
+    return note
+
+
+SIMPLE = "---\nsubject: build\ntags: one\n---\n# Heading\n\nBody text.\n"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        SIMPLE.encode(),
+        SIMPLE.replace("\n", "\r\n").encode(),
+        b"\xef\xbb\xbf" + SIMPLE.encode(),
+        b"\xef\xbb\xbf" + SIMPLE.replace("\n", "\r\n").encode(),
+    ],
+    ids=["lf", "crlf", "bom", "bom-crlf"],
+)
+def test_lf_crlf_and_bom_give_the_same_note(data: bytes) -> None:
+    note = valid(data)
+    assert note.properties == {"subject": "build", "tags": "one"}
+    assert note.tags == ("one",)
+    assert note.body == "# Heading\n\nBody text.\n"
+    assert note.heading == "Heading"
+    assert note.revision == hashlib.sha256(data).hexdigest()
+
+
+def test_title_is_the_file_name_and_modified_is_utc_iso() -> None:
+    note = valid("no properties here\n")
+    assert note.title == "My note"
+    assert note.modified == "2026-01-01T00:00:00Z"
+    assert note.properties == {}
+    assert note.body == "no properties here\n"
+
+
+def test_values_are_normalized_once() -> None:
+    note = valid(
+        "---\ncreated: 2020-08-21\nwhen: 2020-08-21T10:30:00\ntags: '#solo'\naliases: Other name\n"
+        "done: yes\ncount: 3\nnested: {a: 2021-01-02}\n---\nx\n"
+    )
+    assert note.properties["created"] == "2020-08-21"
+    assert note.properties["when"] == "2020-08-21T10:30:00"
+    assert note.properties["done"] is True
+    assert note.properties["count"] == 3
+    assert note.properties["nested"] == {"a": "2021-01-02"}
+    assert note.tags == ("solo",)
+    assert note.aliases == ("Other name",)
+
+
+def test_number_tags_are_text() -> None:
+    assert valid("---\ntags: [2024, '#x/y']\n---\n").tags == ("2024", "x/y")
+
+
+def test_heading_inside_a_code_fence_is_not_the_first_heading() -> None:
+    note = valid("```\n# not this\n```\n## nor this\n# This one #\n")
+    assert note.heading == "This one"
+
+
+def test_empty_properties_block_is_valid() -> None:
+    note = valid("---\n---\nbody\n")
+    assert note.properties == {}
+    assert note.body == "body\n"
+
+
+def test_four_dashes_are_not_a_properties_block() -> None:
+    note = valid("----\nsubject: x\n----\n")
+    assert note.properties == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ("---\nsubject: a\ntags: x\nsubject: b\n---\n", 4, "'subject' is defined twice"),
+        ("---\ntitle: t\n2024: year\n---\n", 3, "property name 2024 is not text"),
+        ("---\nyes: 1\n---\n", 2, "property name True is not text"),
+        ("---\nsubject: build\nbody without end\n", 1, "never closed"),
+        ("---\nsubject: [unclosed\n---\n", 3, "invalid YAML"),
+        ("---\n- a\n- b\n---\n", 2, "name: value"),
+        ("---\naliases: {a: 1}\n---\n", 2, "'aliases' must be a text or a list"),
+        ("---\ntags: [[1, 2]]\n---\n", 2, "'tags' must be a text or a list"),
+        ("---\ndata: !!binary aGVsbG8=\n---\n", 2, "bytes value"),
+    ],
+    ids=["duplicate", "number-key", "bool-key", "unterminated", "yaml-syntax", "not-a-mapping", "aliases", "tags", "binary"],
+)
+def test_broken_properties_make_the_note_invalid_with_file_and_line(text: str, line: int, words: str) -> None:
+    note = invalid(text)
+    assert note.reason.startswith(f"Folder/My note.md, line {line}: "), note.reason
+    assert words in note.reason
+
+
+def test_non_utf8_names_the_line_of_the_first_bad_byte() -> None:
+    note = invalid(b"---\nsubject: build\n---\nfine\ncaf\xe9\n")
+    assert note.reason.startswith("Folder/My note.md, line 5: not UTF-8")
+    assert note.mentions_subject and note.subjects == ("build",)
+
+
+@pytest.mark.parametrize(
+    ("text", "subjects"),
+    [
+        ("---\nsubject: build\nsubject: build\n---\n", ("build",)),
+        ("---\nsubject: [a, b]\nx: 1\nx: 2\n---\n", ("a", "b")),
+        ("---\nsubject:\n  - a\n  - b\nx: 1\nx: 2\n---\n", ("a", "b")),
+        ("---\nsubject: {{broken\n---\n", None),
+        ("---\nsubject: Not A Slug\nx: 1\nx: 2\n---\n", None),
+    ],
+)
+def test_an_invalid_note_still_tells_which_subject_it_is_about(text: str, subjects: tuple[str, ...] | None) -> None:
+    note = invalid(text)
+    assert note.mentions_subject
+    assert note.subjects == subjects
+
+
+def test_an_invalid_note_without_subject_is_not_about_any_subject() -> None:
+    note = invalid("---\ntitle: a\ntitle: b\n---\nsubject: in the body\n")
+    assert not note.mentions_subject
+
+
+def test_a_real_looking_but_impossible_date_stays_text() -> None:
+    assert valid("---\nd: 2026-02-30\n---\n").properties["d"] == "2026-02-30"
+
+
+def test_yaml_aliases_are_refused_so_a_billion_laughs_cannot_expand() -> None:
+    laughs = "---\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
+    )
+    note = invalid(laughs + "---\n")
+    assert "anchors and aliases" in note.reason
+
+
+def test_deep_nesting_is_invalid_not_a_crash() -> None:
+    note = invalid("---\na: " + "[" * 5000 + "\n---\n")
+    assert note.reason.startswith("Folder/My note.md, line ")

@@ -1,0 +1,250 @@
+"""recall_context and list_subjects as plain functions over tmp_path vaults."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server import recall
+from server.errors import InvalidArgument, NotExposed
+from server.packing import json_size
+from server.scope import Exposure, Scope
+from tests.vaults import record, write_vault
+
+
+def scope(vault: Path | None, exposure: Exposure | None = None) -> Scope:
+    return Scope(client="test", vault=vault, exposure=exposure or Exposure(), why="no vault is configured")
+
+
+def recalled(vault: Path, subject: str, query: str, **kw: Any) -> dict[str, Any]:
+    return recall.recall_context(scope(vault), subject, query, **kw)
+
+
+def paths(result: dict[str, Any]) -> list[str]:
+    return [r["path"] for r in result["records"]]
+
+
+def set_mtime(path: Path, seconds: int) -> None:
+    os.utime(path, (seconds, seconds))
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return write_vault(
+        tmp_path / "My Vault",
+        {
+            "Build decision.md": record("build", "We use Bazel for builds.", aliases="[Bazel choice]"),
+            "Cache.md": record("build", "The Bazel cache is remote."),
+            "Old.md": record("build", "We used Make with Bazel never.", status="archived"),
+            "Outage.md": record("build", "Bazel cache outage.", kind="event", date="2026-03-14"),
+            "Release.md": record("release", "Releases ship Bazel builds on Tuesday."),
+            "Plain.md": "Bazel mentioned in a plain note.\n",
+            "Multi.md": record("[build, release]", "Version numbers come from the Bazel stamp."),
+        },
+    )
+
+
+def test_only_active_decisions_of_the_subject_are_recalled(vault: Path) -> None:
+    result = recalled(vault, "build", "bazel", limit=20)
+    assert result["status"] == "ok"
+    assert result["untrusted"] is True
+    assert sorted(paths(result)) == ["Build decision.md", "Cache.md", "Multi.md"]
+    assert result["omitted"] == 0
+
+
+def test_a_record_carries_whole_text_revision_uri_and_what_matched(vault: Path) -> None:
+    found = recalled(vault, "build", "bazel choice")["records"]
+    assert [r["path"] for r in found] == ["Build decision.md"]
+    rec = found[0]
+    assert rec["title"] == "Build decision"
+    assert rec["text"] == "We use Bazel for builds.\n"
+    assert len(rec["revision"]) == 64
+    assert rec["uri"] == "obsidian://open?vault=My%20Vault&file=Build%20decision"
+    assert rec["matched"] == {"bazel": ["aliases", "body"], "choice": ["aliases"]}
+    assert rec["modified"].endswith("Z")
+
+
+def test_title_and_alias_hits_rank_above_body_hits(tmp_path: Path) -> None:
+    vault = write_vault(
+        tmp_path / "v",
+        {"A body.md": record("s", "about cache"), "Cache.md": record("s", "other words"),
+         "Z.md": record("s", "nothing", aliases="[cache plan]")},
+    )
+    for name in ("A body.md", "Cache.md", "Z.md"):
+        set_mtime(vault / name, 1_700_000_000)
+    assert paths(recalled(vault, "s", "cache")) == ["Cache.md", "Z.md", "A body.md"]
+
+
+def test_ties_go_to_the_newest_then_to_the_path(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path / "v", {n: record("s", "same word") for n in ("B.md", "A.md", "C.md")})
+    set_mtime(vault / "A.md", 1_700_000_000)
+    set_mtime(vault / "B.md", 1_700_000_000)
+    set_mtime(vault / "C.md", 1_800_000_000)
+    first = paths(recalled(vault, "s", "word"))
+    assert first == ["C.md", "A.md", "B.md"]
+    assert paths(recalled(vault, "s", "word")) == first
+
+
+def test_match_all_needs_every_word_and_any_ranks_by_count(vault: Path) -> None:
+    assert paths(recalled(vault, "build", "bazel remote")) == ["Cache.md"]
+    assert paths(recalled(vault, "build", "bazel remote", match="any"))[0] == "Cache.md"
+    assert len(paths(recalled(vault, "build", "bazel remote", match="any"))) == 3
+
+
+def test_words_are_unicode_normalized_and_casefolded(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path / "v", {"Café.md": record("s", "STRASSE and cafe\u0301")})
+    assert paths(recalled(vault, "s", "straße")) == ["Café.md"]
+    assert paths(recalled(vault, "s", "ＣＡＦÉ")) == ["Café.md"]
+
+
+def test_no_match_is_ok_with_no_records(vault: Path) -> None:
+    result = recalled(vault, "build", "kubernetes")
+    assert (result["status"], result["records"], result["omitted"]) == ("ok", [], 0)
+    assert "problems" not in result
+
+
+def test_limit_counts_the_rest_in_omitted(vault: Path) -> None:
+    result = recalled(vault, "build", "bazel", limit=1)
+    assert len(result["records"]) == 1
+    assert result["omitted"] == 2
+
+
+def test_an_oversized_record_is_omitted_whole_and_smaller_ones_still_fit(tmp_path: Path) -> None:
+    vault = write_vault(
+        tmp_path / "v",
+        {"Big.md": record("s", "alpha " + "long " * 400, aliases="[alpha]"), "Small.md": record("s", "alpha small")},
+    )
+    result = recalled(vault, "s", "alpha", budget=1024, limit=5)
+    assert paths(result) == ["Small.md"]
+    assert result["omitted"] == 1
+    assert json_size(result) <= 1024
+
+
+def test_an_invalid_note_about_the_subject_degrades_the_answer(vault: Path) -> None:
+    (vault / "Broken.md").write_text("---\nsubject: build\nsubject: build\n---\nBazel\n", encoding="utf-8")
+    result = recalled(vault, "build", "bazel", limit=20)
+    assert result["status"] == "degraded"
+    assert result["problems"] == [
+        {"path": "Broken.md", "reason": "Broken.md, line 3: property 'subject' is defined twice"}
+    ]
+    assert len(result["records"]) == 3
+    assert result["problems_omitted"] == 0
+
+
+def test_an_invalid_note_about_another_subject_does_not(vault: Path) -> None:
+    (vault / "Broken.md").write_text("---\nsubject: release\nx: 1\nx: 2\n---\n", encoding="utf-8")
+    (vault / "NoSubject.md").write_text("---\nx: 1\nx: 2\n---\n", encoding="utf-8")
+    assert recalled(vault, "build", "bazel")["status"] == "ok"
+    assert recalled(vault, "release", "bazel")["status"] == "degraded"
+
+
+def test_an_invalid_note_whose_subject_cannot_be_read_could_be_about_anything(vault: Path) -> None:
+    (vault / "Broken.md").write_text("---\nsubject: {{\n---\n", encoding="utf-8")
+    assert recalled(vault, "build", "bazel")["status"] == "degraded"
+    assert recalled(vault, "release", "bazel")["status"] == "degraded"
+
+
+def test_an_oversized_note_naming_the_subject_degrades_without_being_read_whole(vault: Path) -> None:
+    (vault / "Huge.md").write_bytes(b"---\nsubject: build\n---\n" + b"x" * (1024 * 1024 + 10))
+    result = recalled(vault, "build", "bazel")
+    assert result["status"] == "degraded"
+    assert "too large to read" in result["problems"][0]["reason"]
+    assert recalled(vault, "release", "bazel")["status"] == "ok"
+
+
+def test_many_problems_are_bounded_and_counted(tmp_path: Path) -> None:
+    notes = {f"Broken {i:02}.md": f"---\nsubject: s\nsubject: s\n---\n{'x' * 50}\n" for i in range(30)}
+    notes["Good.md"] = record("s", "word")
+    vault = write_vault(tmp_path / "v", notes)
+    result = recalled(vault, "s", "word", budget=2048)
+    assert result["status"] == "degraded"
+    assert 0 < len(result["problems"]) <= 10
+    assert len(result["problems"]) + result["problems_omitted"] == 30
+    assert paths(result) == ["Good.md"]
+    assert json_size(result) <= 2048
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"subject": "Build"}, "subject 'Build' is not a subject slug"),
+        ({"subject": ""}, "is not a subject slug"),
+        ({"query": "  "}, "query is empty"),
+        ({"query": "x" * 501}, "query is 501 characters long; the limit is 500"),
+        ({"query": "?!"}, "has no words"),
+        ({"budget": 511}, "budget must be a whole number from 512 to 65536; got 511"),
+        ({"budget": 65537}, "budget must be a whole number from 512 to 65536"),
+        ({"limit": 0}, "limit must be a whole number from 1 to 20; got 0"),
+        ({"limit": 21}, "limit must be a whole number from 1 to 20"),
+        ({"limit": True}, "limit must be a whole number"),
+        ({"match": "most"}, "match must be 'all' or 'any'; got 'most'"),
+    ],
+)
+def test_bad_arguments_raise_one_clear_sentence(vault: Path, kwargs: dict[str, Any], words: str) -> None:
+    args: dict[str, Any] = {"subject": "build", "query": "bazel", **kwargs}
+    with pytest.raises(InvalidArgument) as raised:
+        recall.recall_context(scope(vault), **args)
+    assert words in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_bad_arguments_are_reported_before_the_vault_is_read() -> None:
+    with pytest.raises(InvalidArgument):
+        recall.recall_context(scope(Path("/nonexistent")), "Bad", "q")
+
+
+def test_a_subject_outside_the_exposure_is_refused_by_name(vault: Path) -> None:
+    limited = scope(vault, Exposure(mode="subjects", subjects=frozenset({"release"})))
+    with pytest.raises(NotExposed, match="subject 'build' is not shared with client 'test'"):
+        recall.recall_context(limited, "build", "bazel")
+    assert [s["subject"] for s in recall.list_subjects(limited)["subjects"]] == ["release"]
+
+
+def _file(path: Path) -> Path:
+    path.write_text("x", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda p: p / "missing", "does not exist"),
+        (lambda p: _file(p / "file"), "is a file, not a folder"),
+    ],
+    ids=["missing", "file"],
+)
+def test_an_unreadable_vault_is_unavailable_with_a_reason(tmp_path: Path, make: Any, words: str) -> None:
+    result = recall.recall_context(scope(make(tmp_path)), "build", "bazel")
+    assert result["status"] == "unavailable"
+    assert words in result["reason"]
+    assert result["records"] == []
+    listed = recall.list_subjects(scope(make(tmp_path)))
+    assert listed["status"] == "unavailable"
+    assert words in listed["reason"]
+
+
+def test_no_configured_vault_is_unavailable() -> None:
+    result = recall.recall_context(scope(None), "build", "bazel")
+    assert result["status"] == "unavailable"
+    assert result["reason"] == "no vault is configured"
+
+
+def test_list_subjects_counts_records_per_subject(vault: Path) -> None:
+    listed = recall.list_subjects(scope(vault))
+    assert listed["status"] == "ok"
+    assert listed["untrusted"] is True
+    counts = {s["subject"]: (s["active"], s["archived"], s["events"]) for s in listed["subjects"]}
+    assert counts == {"build": (3, 1, 1), "release": (2, 0, 0)}
+    assert all(s["modified"].endswith("Z") for s in listed["subjects"])
+
+
+def test_list_subjects_is_degraded_by_broken_records(vault: Path) -> None:
+    (vault / "Broken.md").write_text("---\nsubject: build\nstatus: maybe\n---\n", encoding="utf-8")
+    listed = recall.list_subjects(scope(vault))
+    assert listed["status"] == "degraded"
+    assert listed["problems"] == [
+        {"path": "Broken.md", "reason": "Broken.md: property 'status' must be 'active' or 'archived'"}
+    ]

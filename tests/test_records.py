@@ -1,0 +1,58 @@
+"""Memory-record rules on top of valid notes."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.note import InvalidNote, Note, parse_note
+from server.records import MemoryRecord, as_record
+
+
+def classify(props: str) -> MemoryRecord | InvalidNote | None:
+    note = parse_note("R.md", f"---\n{props}\n---\nbody\n".encode(), 0)
+    assert isinstance(note, Note)
+    return as_record(note)
+
+
+def test_a_note_without_subject_is_not_a_record() -> None:
+    assert classify("tags: [a]") is None
+
+
+def test_defaults_are_active_decision() -> None:
+    found = classify("subject: build-system")
+    assert isinstance(found, MemoryRecord)
+    assert (found.subjects, found.status, found.kind, found.date) == (("build-system",), "active", "decision", None)
+
+
+def test_a_list_of_subjects_is_kept_in_order_without_repeats() -> None:
+    found = classify("subject: [b, a, b]")
+    assert isinstance(found, MemoryRecord)
+    assert found.subjects == ("b", "a")
+
+
+def test_an_event_keeps_its_date() -> None:
+    found = classify("subject: x\nkind: event\ndate: 2026-03-14")
+    assert isinstance(found, MemoryRecord)
+    assert found.date == "2026-03-14"
+
+
+@pytest.mark.parametrize(
+    ("props", "words", "subjects"),
+    [
+        ("subject: Build System", "'subject' must be a slug", None),
+        ("subject: []", "'subject' must be a slug", None),
+        ("subject: " + "a" * 65, "'subject' must be a slug", None),
+        ("subject: x\nstatus: done", "'status' must be 'active' or 'archived'", ("x",)),
+        ("subject: x\nkind: note", "'kind' must be 'decision' or 'event'", ("x",)),
+        ("subject: x\nkind: event", "'date' is required", ("x",)),
+        ("subject: x\nkind: event\ndate: 2026-02-30", "real date", ("x",)),
+        ("subject: x\ndate: 14/03/2026", "real date", ("x",)),
+    ],
+)
+def test_broken_record_values_make_an_invalid_note(props: str, words: str, subjects: tuple[str, ...] | None) -> None:
+    found = classify(props)
+    assert isinstance(found, InvalidNote)
+    assert found.reason.startswith("R.md: ")
+    assert words in found.reason
+    assert found.mentions_subject
+    assert found.subjects == subjects
