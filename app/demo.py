@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_types import TextContent
 
 from app.sample_vault import sample_vault_path
 
@@ -57,9 +58,11 @@ async def connect(client: str, vault: Path) -> AsyncIterator[Client]:
 
 async def recall(session: Client, query: str, **extra: Any) -> dict[str, Any]:
     result = await session.call_tool("recall_context", {"subject": SUBJECT, "query": query, **extra})
+    block = result.content[0] if result.content else None
+    text = block.text if isinstance(block, TextContent) else ""
     if result.is_error:
-        raise RuntimeError(result.content[0].text if result.content else "tool error")
-    payload: dict[str, Any] = json.loads(result.content[0].text)  # type: ignore[union-attr]
+        raise RuntimeError(text or "tool error")
+    payload: dict[str, Any] = json.loads(text)
     return payload
 
 

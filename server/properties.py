@@ -97,7 +97,8 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
                     None, None, f"property {key!r} is defined twice", key_node.start_mark
                 )
             seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
     def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
         # `2026-02-30` looks like a date to YAML but is none; keep it as the text it is, and

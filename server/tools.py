@@ -6,6 +6,7 @@ both structured content and the compact JSON text the budget is measured on.
 
 from __future__ import annotations
 
+import inspect
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -33,7 +34,7 @@ Every result has `status`: `ok` (possibly with no records: nothing matched), `de
 `unavailable` (the vault could not be read; `reason` says why). Records are whole notes, \
 never cut; `omitted` counts matches that did not fit the budget or limit."""
 
-READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, destructiveHint=False, openWorldHint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, destructive_hint=False, open_world_hint=False)
 
 SubjectArg = Annotated[
     str, Field(description="Subject slug: 1-64 lowercase letters, digits or '-', e.g. 'build-system'.")
@@ -75,13 +76,20 @@ def as_result(payload: dict[str, Any]) -> CallToolResult:
 def build_server(options: ServeOptions) -> RecallServer:
     server = RecallServer("vault-recall", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
+    def tool(fn: Any) -> Any:
+        # The docstring is what the model reads: register it without the source indentation.
+        server.add_tool(
+            fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=READ_ONLY, structured_output=False
+        )
+        return fn
+
     def call(fn: Any, *args: Any) -> CallToolResult:
         try:
             return as_result(fn(current_scope(options), *args))
         except RecallError as exc:
             raise ToolError(str(exc)) from None
 
-    @server.tool(annotations=READ_ONLY, structured_output=False)
+    @tool
     def recall_context(
         subject: SubjectArg,
         query: QueryArg,
@@ -109,7 +117,7 @@ def build_server(options: ServeOptions) -> RecallServer:
         """
         return call(recall.recall_context, subject, query, budget, limit, match)
 
-    @server.tool(annotations=READ_ONLY, structured_output=False)
+    @tool
     def list_subjects() -> CallToolResult:
         """List the subjects you may recall, with how many active, archived and event records
         each has and when one last changed.

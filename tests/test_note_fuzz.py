@@ -10,9 +10,35 @@ from server.records import as_record
 
 YAMLISH = st.lists(
     st.sampled_from(
-        ["subject: a", "subject: [a, b]", "tags:", "  - x", "- y", "key: value", "k: 2026-02-30", "&a", "*a",
-         "{", "[", ": :", "'", '"', "\t", "---", "", "date: 2026-01-01", "status: archived", "kind: event",
-         "!!binary aGk=", "? complex", "yes: no", "1: 2", "é: ü", "\r", "\ufeff"]
+        [
+            "subject: a",
+            "subject: [a, b]",
+            "tags:",
+            "  - x",
+            "- y",
+            "key: value",
+            "k: 2026-02-30",
+            "&a",
+            "*a",
+            "{",
+            "[",
+            ": :",
+            "'",
+            '"',
+            "\t",
+            "---",
+            "",
+            "date: 2026-01-01",
+            "status: archived",
+            "kind: event",
+            "!!binary aGk=",
+            "? complex",
+            "yes: no",
+            "1: 2",
+            "é: ü",
+            "\r",
+            "\ufeff",
+        ]
     ),
     max_size=12,
 ).map("\n".join)

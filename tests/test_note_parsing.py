@@ -105,7 +105,17 @@ def test_four_dashes_are_not_a_properties_block() -> None:
         ("---\ntags: [[1, 2]]\n---\n", 2, "'tags' must be a text or a list"),
         ("---\ndata: !!binary aGVsbG8=\n---\n", 2, "bytes value"),
     ],
-    ids=["duplicate", "number-key", "bool-key", "unterminated", "yaml-syntax", "not-a-mapping", "aliases", "tags", "binary"],
+    ids=[
+        "duplicate",
+        "number-key",
+        "bool-key",
+        "unterminated",
+        "yaml-syntax",
+        "not-a-mapping",
+        "aliases",
+        "tags",
+        "binary",
+    ],
 )
 def test_broken_properties_make_the_note_invalid_with_file_and_line(text: str, line: int, words: str) -> None:
     note = invalid(text)

@@ -22,8 +22,12 @@ RECORD = st.fixed_dictionaries(
     }
 )
 ENVELOPE = st.fixed_dictionaries(
-    {"status": st.sampled_from(["ok", "degraded"]), "untrusted": st.just(True), "vault": st.text(max_size=255),
-     "subject": st.from_regex(r"[a-z0-9-]{1,64}", fullmatch=True)}
+    {
+        "status": st.sampled_from(["ok", "degraded"]),
+        "untrusted": st.just(True),
+        "vault": st.text(max_size=255),
+        "subject": st.from_regex(r"[a-z0-9-]{1,64}", fullmatch=True),
+    }
 )
 PROBLEM = st.fixed_dictionaries({"path": TEXT, "reason": st.text(max_size=400)})
 

@@ -70,8 +70,11 @@ def test_a_record_carries_whole_text_revision_uri_and_what_matched(vault: Path) 
 def test_title_and_alias_hits_rank_above_body_hits(tmp_path: Path) -> None:
     vault = write_vault(
         tmp_path / "v",
-        {"A body.md": record("s", "about cache"), "Cache.md": record("s", "other words"),
-         "Z.md": record("s", "nothing", aliases="[cache plan]")},
+        {
+            "A body.md": record("s", "about cache"),
+            "Cache.md": record("s", "other words"),
+            "Z.md": record("s", "nothing", aliases="[cache plan]"),
+        },
     )
     for name in ("A body.md", "Cache.md", "Z.md"):
         set_mtime(vault / name, 1_700_000_000)

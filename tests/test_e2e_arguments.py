@@ -1,0 +1,68 @@
+"""Every bad argument of every tool is a tool error with one clear sentence, over a real server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.e2e import call, call_error, copy_sample_vault, serving
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+GOOD = {"subject": "build-system", "query": "bazel"}
+
+BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
+    ("recall_context", {"query": "bazel"}, "subject is required"),
+    ("recall_context", {"subject": "build-system"}, "query is required"),
+    ("recall_context", {**GOOD, "subject": "Build System"}, "subject 'Build System' is not a subject slug"),
+    ("recall_context", {**GOOD, "subject": ""}, "subject '' is not a subject slug"),
+    ("recall_context", {**GOOD, "subject": "a" * 65}, "is not a subject slug"),
+    ("recall_context", {**GOOD, "subject": "../etc"}, "is not a subject slug"),
+    ("recall_context", {**GOOD, "subject": 42}, "subject must be text"),
+    ("recall_context", {**GOOD, "subject": None}, "subject must be text"),
+    ("recall_context", {**GOOD, "query": ""}, "query is empty"),
+    ("recall_context", {**GOOD, "query": "   "}, "query is empty"),
+    ("recall_context", {**GOOD, "query": "word " * 101}, "query is 505 characters long; the limit is 500"),
+    ("recall_context", {**GOOD, "query": "?!…"}, "has no words to look for"),
+    ("recall_context", {**GOOD, "query": ["bazel"]}, "query must be text"),
+    ("recall_context", {**GOOD, "budget": 511}, "budget must be a whole number from 512 to 65536; got 511"),
+    ("recall_context", {**GOOD, "budget": 65537}, "budget must be a whole number from 512 to 65536; got 65537"),
+    ("recall_context", {**GOOD, "budget": -1}, "budget must be a whole number from 512 to 65536"),
+    ("recall_context", {**GOOD, "budget": "lots"}, "budget must be a whole number from 512 to 65536; got 'lots'"),
+    ("recall_context", {**GOOD, "budget": 1024.5}, "budget must be a whole number"),
+    ("recall_context", {**GOOD, "limit": 0}, "limit must be a whole number from 1 to 20; got 0"),
+    ("recall_context", {**GOOD, "limit": 21}, "limit must be a whole number from 1 to 20; got 21"),
+    ("recall_context", {**GOOD, "limit": "3"}, None),  # lenient JSON: "3" is read as 3
+    ("recall_context", {**GOOD, "match": "most"}, "match must be 'all' or 'any'; got 'most'"),
+    ("recall_context", {**GOOD, "match": None}, "match must be 'all' or 'any'"),
+    ("recall_context", {**GOOD, "budjet": 512}, "recall_context does not take 'budjet'; it takes subject, query"),
+    ("list_subjects", {"subject": "x"}, "list_subjects does not take 'subject'; it takes no arguments"),
+    ("no_such_tool", {}, "no_such_tool"),
+]
+
+
+@pytest.fixture
+async def session(tmp_path: Path) -> AsyncIterator[Client]:
+    async with serving("cursor", copy_sample_vault(tmp_path / "v")) as client:
+        yield client
+
+
+async def test_every_bad_argument_is_one_clear_sentence(session: Client) -> None:
+    seen: list[str] = []
+    for tool, args, words in BAD_CALLS:
+        if words is None:
+            await call(session, tool, args)
+            continue
+        message = await call_error(session, tool, args)
+        seen.append(message)
+        assert words in message, (tool, args, message)
+        assert "\n" not in message, message
+        for noise in ("pydantic", "Traceback", "validation error", "errors.pydantic.dev", "input_value"):
+            assert noise not in message, message
+    # The server keeps answering after every refusal.
+    assert (await call(session, "recall_context", GOOD))["status"] == "ok"
+    assert len(seen) == len(BAD_CALLS) - 1
