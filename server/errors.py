@@ -18,6 +18,10 @@ class NotExposed(RecallError):
     """The request reaches outside what this client's configuration shares with it."""
 
 
+class NoteNotFound(RecallError):
+    """No note the client may see answers to that name or path (whether or not a file exists)."""
+
+
 class PathRejected(RecallError):
     """A user-supplied note path cannot be turned into a readable vault path.
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,8 +56,36 @@ def parse_excluded_files(entries: object) -> ExcludedFiles:
     return ExcludedFiles(prefixes=tuple(prefixes), patterns=tuple(patterns))
 
 
-def read_excluded_files(root: Path, config_folder: str = DEFAULT_CONFIG_FOLDER) -> ExcludedFiles:
+def find_config_folder(root: Path) -> str | None:
+    """The vault's config folder: `.obsidian`, or the hidden top-level folder a person renamed it
+    to (Settings → Files and links → Override config folder).  A renamed one is recognized by
+    the `app.json` Obsidian keeps in it; with several, the most recently saved one wins."""
+    if (root / DEFAULT_CONFIG_FOLDER / "app.json").is_file():
+        return DEFAULT_CONFIG_FOLDER
+    found: list[tuple[int, str]] = []
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                if not entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
+                    continue
+                try:
+                    st = os.lstat(os.path.join(entry.path, "app.json"))
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode):
+                    found.append((st.st_mtime_ns, entry.name))
+    except OSError:
+        return None
+    if found:
+        return max(found)[1]
+    return DEFAULT_CONFIG_FOLDER if (root / DEFAULT_CONFIG_FOLDER).is_dir() else None
+
+
+def read_excluded_files(root: Path) -> ExcludedFiles:
     """Read the vault's Excluded files setting, fresh."""
+    config_folder = find_config_folder(root)
+    if config_folder is None:
+        return ExcludedFiles()
     app_json = root / config_folder / "app.json"
     try:
         if app_json.is_symlink():

@@ -7,8 +7,10 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from server.properties import PropertiesError, PropertyValue, parse_properties, split_properties, text_list
+from server.syntax import Heading, Link, parse_headings, parse_inline_tags, parse_links
 
 NOTE_SUFFIX = ".md"
 _SUBJECT_LINE = re.compile(r"^subject[ \t]*:(.*)$", re.MULTILINE)
@@ -30,6 +32,21 @@ class Note:
     body: str  # the text after the properties block, LF line endings
     revision: str  # SHA-256 of the exact file bytes
     modified: str  # ISO-8601 UTC
+    body_first_line: int = 1  # the file line the body starts on (after the properties block)
+
+    # Obsidian syntax, parsed at most once per note and only by the tools that need it.
+    @cached_property
+    def links(self) -> tuple[Link, ...]:
+        return parse_links(self.body)
+
+    @cached_property
+    def headings(self) -> tuple[Heading, ...]:
+        return parse_headings(self.body)
+
+    @cached_property
+    def all_tags(self) -> tuple[str, ...]:
+        """Tag properties and inline tags, each once."""
+        return tuple(dict.fromkeys((*self.tags, *parse_inline_tags(self.body))))
 
 
 @dataclass(frozen=True)
@@ -87,6 +104,8 @@ def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
     if tags is None:
         return _invalid_property(path, data, split.yaml_text, "tags", "must be a text or a list of texts")
     body = split.body[1:] if split.yaml_text is not None and split.body.startswith("\n") else split.body
+    # Lines before the body: '---', the YAML lines, the closing '---'.
+    body_first_line = 1 if split.yaml_text is None else split.yaml_text.count("\n") + 2
     return Note(
         path=path,
         title=note_title(path),
@@ -97,6 +116,7 @@ def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
         body=body,
         revision=hashlib.sha256(data).hexdigest(),
         modified=iso_utc(mtime_ns),
+        body_first_line=body_first_line,
     )
 
 

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from server.arguments import check_choice, check_query, check_range, check_subject
-from server.errors import VaultUnavailable
+from server.arguments import check_choice, check_query, check_range, check_subject, show_value
+from server.errors import InvalidArgument, VaultUnavailable
 from server.note import InvalidNote
 from server.packing import MAX_PROBLEMS, pack, shorten_to_bytes
-from server.records import MemoryRecord
+from server.records import MemoryRecord, is_calendar_date
 from server.scan import VaultScan, scan_vault
 from server.scope import Scope
 from server.uri import obsidian_uri
@@ -24,6 +24,7 @@ from server.words import words
 
 BUDGET_RANGE = (512, 65536)
 LIMIT_RANGE = (1, 20)
+ACTIVITY_LIMIT_RANGE = (1, 50)
 MATCH_MODES = ("all", "any")
 _MAX_REASON_BYTES = 400
 
@@ -62,6 +63,51 @@ def recall_context(
         matches = [m for m in matches if len(m.matched) == len(wanted)]
     matches.sort(key=lambda m: (-len(m.matched), -m.score, _newest_first(m.record.note.modified), m.record.note.path))
     shaped = [_shape(m, envelope["vault"]) for m in matches]
+    if problems:
+        envelope["status"] = "degraded"
+        return pack(envelope, shaped, budget=budget, limit=limit, problems=problems)
+    return pack(envelope, shaped, budget=budget, limit=limit)
+
+
+def recall_activity(
+    scope: Scope,
+    subject: str,
+    on_or_after: str | None = None,
+    query: str | None = None,
+    budget: int = 4096,
+    limit: int = 5,
+) -> dict[str, Any]:
+    """History for one subject: active `kind: event` records, newest `date` first."""
+    check_subject(subject)
+    if on_or_after is not None and not is_calendar_date(on_or_after):
+        raise InvalidArgument(f"on_or_after must be a real date written YYYY-MM-DD; got {show_value(on_or_after)}")
+    wanted = check_query(query) if query is not None else None
+    check_range("budget", budget, *BUDGET_RANGE)
+    check_range("limit", limit, *ACTIVITY_LIMIT_RANGE)
+    scope.exposure.require_subject(subject, scope.client)
+
+    envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
+    scan = _scan_or_reason(scope, envelope)
+    if scan is None:
+        return pack(envelope, [], budget=budget, limit=limit)
+    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, [subject])]
+    events = [
+        r
+        for r in scan.records
+        if subject in r.subjects
+        and r.status == "active"
+        and r.kind == "event"
+        and (on_or_after is None or (r.date or "") >= on_or_after)
+    ]
+    shaped: list[dict[str, Any]] = []
+    events.sort(key=lambda r: (_newest_first(r.date or ""), _newest_first(r.note.modified), r.note.path))
+    for event in events:
+        found = _match(event, wanted) if wanted else None
+        if wanted and (found is None or len(found.matched) != len(wanted)):
+            continue
+        entry = _shape(found or _Match(record=event, matched={}, score=0), envelope["vault"])
+        entry["date"] = event.date
+        shaped.append(entry)
     if problems:
         envelope["status"] = "degraded"
         return pack(envelope, shaped, budget=budget, limit=limit, problems=problems)

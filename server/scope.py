@@ -24,6 +24,13 @@ class Exposure:
     def allows_subject(self, subject: str) -> bool:
         return self.mode != "subjects" or subject in self.subjects
 
+    def allows_record_subjects(self, subjects: tuple[str, ...] | None) -> bool:
+        """May a note about `subjects` be shown?  None: a broken note whose subject is unreadable,
+        shown only where it cannot reveal a subject the client was not given."""
+        if self.mode != "subjects":
+            return True
+        return subjects is not None and any(s in self.subjects for s in subjects)
+
     def require_subject(self, subject: str, client: str) -> None:
         if not self.allows_subject(subject):
             raise NotExposed(f"subject {subject!r} is not shared with client {client!r}")

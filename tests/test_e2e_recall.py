@@ -199,7 +199,14 @@ async def test_tools_are_read_only_documented_and_the_server_says_notes_are_evid
         assert session.instructions is not None
         assert "evidence" in session.instructions and "not instructions" in session.instructions
         tools = {t.name: t for t in (await session.list_tools()).tools}
-        assert set(tools) == {"recall_context", "list_subjects"}
+        assert set(tools) == {
+            "recall_context",
+            "list_subjects",
+            "recall_activity",
+            "read_note",
+            "search_notes",
+            "get_backlinks",
+        }
         for tool in tools.values():
             assert tool.annotations is not None
             assert tool.annotations.read_only_hint is True

@@ -142,3 +142,53 @@ def test_the_path_guard_rejects_paths_that_leave_the_vault_or_hide(tmp_path: Pat
 def test_the_path_guard_accepts_vault_paths_with_or_without_md(tmp_path: Path, candidate: str, expected: str) -> None:
     vault = write_vault(tmp_path / "v", {"A.md": "a", "Folder/Note.md": "n"})
     assert guard_note_path(vault, candidate) == expected
+
+
+@pytest.mark.parametrize(
+    ("entries", "path", "excluded"),
+    [
+        (["Templates/"], "Templates/T.md", True),
+        (["Templates/"], "Templates.md", False),
+        (["Templates/"], "Sub/Templates/T.md", False),
+        (["Templates"], "Templates.md", True),
+        (["Templates"], "Templates old/x.md", True),
+        (["/Templates/"], "Templates/T.md", True),  # "/…/" is a regular expression, found anywhere
+        (["/Templates/"], "Sub/Templates/T.md", True),
+        (["/^Archive/.*\\.md$/"], "Archive/2020/x.md", True),
+        (["/^Archive/.*\\.md$/"], "Projects/Archive/x.md", False),
+        (["/draft/"], "Ideas/my draft.md", True),
+        (["Daily notes/2023"], "Daily notes/2023-01-01.md", True),
+        (["Daily notes/2023"], "Daily notes/2024-01-01.md", False),
+        ([], "Anything.md", False),
+    ],
+)
+def test_excluded_files_prefixes_and_patterns(entries: list[str], path: str, excluded: bool) -> None:
+    assert parse_excluded_files(entries).matches(path) is excluded
+
+
+def test_a_renamed_config_folder_is_found(tmp_path: Path) -> None:
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            ".my-config/app.json": '{"userIgnoreFilters": ["Private/"]}',
+            ".git/config": "[core]",
+            "Private/P.md": "p",
+            "Open.md": "o",
+        },
+    )
+    assert [n.path for n in list_notes(vault).notes] == ["Open.md"]
+
+
+def test_the_most_recently_saved_config_folder_wins(tmp_path: Path) -> None:
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            ".laptop/app.json": '{"userIgnoreFilters": ["A/"]}',
+            ".desktop/app.json": '{"userIgnoreFilters": ["B/"]}',
+            "A/a.md": "a",
+            "B/b.md": "b",
+        },
+    )
+    os.utime(vault / ".laptop/app.json", (1_000_000_000, 1_000_000_000))
+    os.utime(vault / ".desktop/app.json", (2_000_000_000, 2_000_000_000))
+    assert [n.path for n in list_notes(vault).notes] == ["A/a.md"]

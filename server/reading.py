@@ -1,0 +1,136 @@
+"""`read_note`: one whole note, or one whole section of it, within a byte budget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.arguments import check_range, show_value
+from server.errors import InvalidArgument
+from server.note import Note
+from server.packing import compact_json, json_size
+from server.resolve import fold, resolve_argument
+from server.scope import Scope
+from server.syntax import Heading, block_span, lines_between, section_span
+from server.uri import obsidian_uri
+from server.view import problem, view_or_unavailable
+
+READ_BUDGET_RANGE = (1024, 65536)
+MAX_SECTION_ARGUMENT = 500
+MAX_HEADINGS_NAMED = 20
+
+
+def read_note(scope: Scope, note: str, section: str | None = None, budget: int = 16384) -> dict[str, Any]:
+    """The note's whole text (or one section's), or, when that is over budget, its section list."""
+    check_range("budget", budget, *READ_BUDGET_RANGE)
+    if section is not None and (not isinstance(section, str) or len(section) > MAX_SECTION_ARGUMENT):
+        raise InvalidArgument(f"section must be a heading of at most {MAX_SECTION_ARGUMENT} characters")
+    result: dict[str, Any] = {"status": "ok", "untrusted": True}
+    view = view_or_unavailable(scope, result)
+    if view is None:
+        return result
+    path, subpath = resolve_argument(view, note)
+    wanted = section.strip() if section and section.strip() else subpath
+    if path in view.broken:
+        broken = view.broken[path]
+        return {
+            "status": "degraded",
+            "untrusted": True,
+            "path": path,
+            "problems": [problem(broken)],
+            "hint": "this note cannot be read as written: fix the problem named in `problems` first",
+        }
+    found = view.visible[path]
+    result.update(
+        path=found.path,
+        title=found.title,
+        properties=dict(found.properties),
+        text=found.body,
+        revision=found.revision,
+        modified=found.modified,
+        uri=obsidian_uri(view.name, found.path),
+        sections=section_list(found),
+    )
+    if wanted:
+        span = find_section(found, wanted)
+        result["section"] = wanted
+        result["text"] = lines_between(found.body, span)
+    if json_size(result) <= budget:
+        return result
+    del result["text"]
+    result["hint"] = f"{'section' if wanted else 'note'} over budget: ask for one section, or raise budget"
+    _fit_sections(result, budget)
+    return result
+
+
+def section_list(note: Note) -> list[dict[str, Any]]:
+    """Every heading with its level, file line and the size of its whole section in bytes."""
+    listed = []
+    for index, heading in enumerate(note.headings):
+        span = section_span(note.body, note.headings, index)
+        listed.append(
+            {
+                "heading": heading.text,
+                "level": heading.level,
+                "line": note.body_first_line + heading.line - 1,
+                "bytes": len(lines_between(note.body, span).encode("utf-8")),
+            }
+        )
+    return listed
+
+
+def find_section(note: Note, wanted: str) -> tuple[int, int]:
+    """Body line span of 'Heading', 'Heading#Sub…' or '^block-id'; InvalidArgument when absent."""
+    if wanted.startswith("^"):
+        span = block_span(note.body, wanted[1:])
+        if span is None:
+            raise InvalidArgument(f"note {note.title!r} has no block {show_value(wanted)}")
+        return span
+    headings = note.headings
+    start, end = 1, len(note.body.split("\n"))
+    chosen: int | None = None
+    for part in (p.strip() for p in wanted.split("#") if p.strip()):
+        chosen = _heading_within(headings, part, start, end)
+        if chosen is None:
+            raise InvalidArgument(
+                f"note {note.title!r} has no section {show_value(wanted)}; its headings are {_named(headings)}"
+            )
+        start, end = section_span(note.body, headings, chosen)
+    if chosen is None:
+        raise InvalidArgument("section is empty: give a heading of the note")
+    return start, end
+
+
+def _heading_within(headings: tuple[Heading, ...], text: str, start: int, end: int) -> int | None:
+    for index, heading in enumerate(headings):
+        if start <= heading.line <= end and fold(heading.text) == fold(text):
+            return index
+    return None
+
+
+def _named(headings: tuple[Heading, ...]) -> str:
+    if not headings:
+        return "none (the note has no headings)"
+    shown = ", ".join(repr(h.text) for h in headings[:MAX_HEADINGS_NAMED])
+    return shown + (f" and {len(headings) - MAX_HEADINGS_NAMED} more" if len(headings) > MAX_HEADINGS_NAMED else "")
+
+
+def _fit_sections(result: dict[str, Any], budget: int) -> None:
+    """Keep whole section entries while the result fits; count the rest."""
+    sections: list[dict[str, Any]] = result["sections"]
+    result["sections"] = []
+    result["sections_omitted"] = len(sections)
+    size = json_size(result)
+    for entry in sections:
+        extra = len(compact_json(entry).encode("utf-8")) + (1 if result["sections"] else 0)
+        if size + extra > budget:
+            break
+        result["sections"].append(entry)
+        size += extra
+    result["sections_omitted"] = len(sections) - len(result["sections"])
+    if json_size(result) > budget:
+        # Properties alone can be larger than a small budget: they go the way of the text.
+        del result["properties"]
+        result["hint"] += " (properties left out too)"
+    if json_size(result) > budget:
+        need = json_size(result)
+        raise InvalidArgument(f"budget={budget} cannot hold even this note's path and link; use at least {need}")

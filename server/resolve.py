@@ -1,0 +1,143 @@
+"""Turning note names, paths and links into notes, the way Obsidian resolves them.
+
+An argument (`read_note`, `get_backlinks`) resolves among the notes the client may see: exact
+vault path (with or without `.md`), else a unique note name or folder-qualified name,
+case-insensitive, else a unique alias.  A link inside a note resolves among all notes, and
+ties go to the linking note's own folder, then the shortest path, as Obsidian does.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from server.arguments import show_value
+from server.errors import InvalidArgument, NoteNotFound, PathRejected
+from server.note import NOTE_SUFFIX, Note
+from server.syntax import Link
+from server.vault import guard_note_path
+from server.view import VaultView
+
+MAX_NOTE_ARGUMENT = 1000
+MAX_CANDIDATES_SHOWN = 10
+
+
+def fold(text: str) -> str:
+    """Case-insensitive comparison key (Obsidian compares names without case)."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def without_suffix(path: str) -> str:
+    return path[: -len(NOTE_SUFFIX)] if path.lower().endswith(NOTE_SUFFIX) else path
+
+
+@dataclass(frozen=True)
+class NameIndex:
+    """Lookup tables over a set of notes, built for one call."""
+
+    by_path: dict[str, list[str]]  # folded path without .md → paths
+    by_name: dict[str, list[str]]  # folded note name → paths
+    by_alias: dict[str, list[str]]  # folded alias → paths
+
+    @classmethod
+    def of(cls, entries: Iterable[tuple[str, tuple[str, ...]]]) -> NameIndex:
+        by_path: dict[str, list[str]] = {}
+        by_name: dict[str, list[str]] = {}
+        by_alias: dict[str, list[str]] = {}
+        for path, aliases in entries:
+            key = fold(without_suffix(path))
+            by_path.setdefault(key, []).append(path)
+            by_name.setdefault(key.rsplit("/", 1)[-1], []).append(path)
+            for alias in aliases:
+                by_alias.setdefault(fold(alias), []).append(path)
+        return cls(by_path=by_path, by_name=by_name, by_alias=by_alias)
+
+    def candidates(self, target: str) -> list[str]:
+        """Paths the link text could mean, best kind of match first (path, name, alias)."""
+        key = fold(without_suffix(target.strip().lstrip("/")))
+        if not key:
+            return []
+        if key in self.by_path:
+            return sorted(self.by_path[key])
+        if "/" in key:
+            # A partial path ('Build/Build decision') matches notes whose path ends with it.
+            name = key.rsplit("/", 1)[-1]
+            return sorted(p for p in self.by_name.get(name, []) if fold(without_suffix(p)).endswith("/" + key))
+        if key in self.by_name:
+            return sorted(self.by_name[key])
+        return sorted(set(self.by_alias.get(key, [])))
+
+
+def index_notes(notes: Mapping[str, Note]) -> NameIndex:
+    return NameIndex.of((path, note.aliases) for path, note in notes.items())
+
+
+def split_note_argument(text: str) -> tuple[str, str | None]:
+    """'Note#Heading' / '[[Note#Heading|shown]]' → ('Note', 'Heading')."""
+    inner = text.strip()
+    if inner.startswith("[[") and inner.endswith("]]"):
+        inner = inner[2:-2]
+    inner = inner.split("|", 1)[0]
+    target, _, subpath = inner.partition("#")
+    return target.strip(), subpath.strip() or None
+
+
+def not_found(text: str) -> NoteNotFound:
+    # One sentence for "absent", "hidden", "excluded", "outside the vault" and "not shared":
+    # the caller cannot tell which, so it learns nothing about files it may not see.
+    return NoteNotFound(
+        f"no note {show_value(text)} that this client can read: check the name or vault path "
+        "(search_notes finds notes by their text)"
+    )
+
+
+def resolve_argument(view: VaultView, text: str) -> tuple[str, str | None]:
+    """Resolve a tool's `note` argument to a visible (or visibly broken) note path and subpath.
+
+    Raises InvalidArgument (empty, too long), NoteNotFound, or InvalidArgument for an
+    ambiguous name, listing the candidates the client may see.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidArgument("note is empty: give a vault path like 'Projects/Build decision' or a note name")
+    if len(text) > MAX_NOTE_ARGUMENT:
+        raise InvalidArgument(f"note is {len(text)} characters long; the limit is {MAX_NOTE_ARGUMENT}")
+    target, subpath = split_note_argument(text)
+    if not target:
+        raise not_found(text)
+    if "/" in target or target.lower().endswith(NOTE_SUFFIX):
+        try:
+            guard_note_path(view.root, target)
+        except PathRejected:
+            raise not_found(text) from None
+    reachable = {**view.visible, **{p: None for p in view.broken}}
+    index = NameIndex.of((path, view.visible[path].aliases if path in view.visible else ()) for path in reachable)
+    found = index.candidates(target)
+    if not found:
+        raise not_found(text)
+    if len(found) > 1:
+        shown = ", ".join(repr(without_suffix(p)) for p in found[:MAX_CANDIDATES_SHOWN])
+        more = f" and {len(found) - MAX_CANDIDATES_SHOWN} more" if len(found) > MAX_CANDIDATES_SHOWN else ""
+        raise InvalidArgument(f"note {show_value(target)} is ambiguous: it could be {shown}{more}; give the vault path")
+    return found[0], subpath
+
+
+def resolve_link(index: NameIndex, link: Link, from_path: str) -> str | None:
+    """The path a link in `from_path` points to, or None when it points to no note."""
+    if not link.target:
+        return from_path  # [[#Heading]]: the same note
+    target = link.target
+    if target.startswith(("./", "../")):
+        # A relative markdown link: from the linking note's folder, never above the vault.
+        folder = from_path.rsplit("/", 1)[0] if "/" in from_path else ""
+        joined = posixpath.normpath(posixpath.join(folder, target))
+        if joined.startswith("../") or joined == "..":
+            return None
+        exact = index.by_path.get(fold(without_suffix(joined)), [])
+        return exact[0] if len(exact) == 1 else None
+    found = index.candidates(target)
+    if len(found) <= 1:
+        return found[0] if found else None
+    folder = from_path.rsplit("/", 1)[0] if "/" in from_path else ""
+    return min(found, key=lambda p: ((p.rsplit("/", 1)[0] if "/" in p else "") != folder, p.count("/"), len(p), p))

@@ -1,0 +1,86 @@
+"""What one client can see of the vault on one call: a fresh scan with its exposure applied.
+
+Notes outside the exposure are absent here, so no tool built on a view can show, count or
+name them; link resolution alone looks at every note, as Obsidian does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from server.errors import VaultUnavailable
+from server.note import InvalidNote, Note
+from server.packing import shorten_to_bytes
+from server.records import MemoryRecord
+from server.scan import VaultScan, scan_vault
+from server.scope import Scope
+from server.vault import vault_name
+
+MAX_REASON_BYTES = 400
+
+
+@dataclass(frozen=True)
+class VaultView:
+    root: Path
+    name: str
+    scan: VaultScan
+    visible: dict[str, Note]  # path → note this client may see
+    records: dict[str, MemoryRecord]  # path → record, for visible records
+    broken: dict[str, InvalidNote]  # path → invalid note that could be in this client's view
+
+    def problems(self, subjects: tuple[str, ...] | None = None) -> list[dict[str, str]]:
+        """Broken notes that could matter to this answer (to the `subjects`, when given)."""
+        chosen = [
+            note
+            for note in self.broken.values()
+            if subjects is None or note.subjects is None or any(s in note.subjects for s in subjects)
+        ]
+        return [problem(note) for note in chosen]
+
+
+def problem(note: InvalidNote) -> dict[str, str]:
+    return {"path": note.path, "reason": shorten_to_bytes(note.reason, MAX_REASON_BYTES)}
+
+
+def open_view(scope: Scope) -> VaultView:
+    """Scan the scope's vault and apply the exposure.  Raises VaultUnavailable."""
+    assert scope.vault is not None
+    scan = scan_vault(scope.vault)
+    exposure = scope.exposure
+    records = {r.note.path: r for r in scan.records if exposure.allows_record_subjects(r.subjects)}
+    if exposure.mode == "vault":
+        visible = {n.path: n for n in scan.notes}
+        broken = {n.path: n for n in scan.invalid}
+    else:
+        visible = {path: r.note for path, r in records.items()}
+        broken = {n.path: n for n in scan.invalid if n.mentions_subject and exposure.allows_record_subjects(n.subjects)}
+    return VaultView(
+        root=scope.vault,
+        name=vault_name(scope.vault),
+        scan=scan,
+        visible=visible,
+        records=records,
+        broken=broken,
+    )
+
+
+def unavailable(result: dict[str, Any], reason: str) -> dict[str, Any]:
+    result.update(status="unavailable", reason=shorten_to_bytes(reason, MAX_REASON_BYTES))
+    return result
+
+
+def view_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultView | None:
+    """Open the view, or turn `result` into an `unavailable` answer and return None."""
+    if scope.vault is None:
+        unavailable(result, scope.why or "no vault is configured")
+        return None
+    try:
+        view = open_view(scope)
+    except VaultUnavailable as exc:
+        unavailable(result, str(exc))
+        return None
+    if "vault" in result:
+        result["vault"] = view.name
+    return view
