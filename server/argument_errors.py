@@ -40,8 +40,10 @@ def describe_validation_error(error: ValidationError, schema: dict[str, Any]) ->
     if "enum" in spec:
         allowed = " or ".join(repr(v) for v in spec["enum"])
         return f"{name} must be {allowed}{got}"
-    if spec.get("type") == "string":
-        return f"{name} must be text{got}"
-    if spec.get("type") == "integer":
-        return f"{name} must be a whole number{got}"
+    types = {spec.get("type")} | {option.get("type") for option in spec.get("anyOf", [])}
+    optional = " (or left out)" if "null" in types else ""
+    if "string" in types:
+        return f"{name} must be text{optional}{got}"
+    if "integer" in types:
+        return f"{name} must be a whole number{optional}{got}"
     return f"{name} is not valid: {first['msg']}{got}"
