@@ -10,7 +10,7 @@ MAX_QUERY_CHARS = 500
 
 
 def check_subject(subject: str) -> str:
-    if not isinstance(subject, str) or not SUBJECT_PATTERN.match(subject):
+    if not isinstance(subject, str) or not SUBJECT_PATTERN.fullmatch(subject):
         raise InvalidArgument(
             f"subject {show_value(subject)} is not a subject slug: use 1-64 lowercase letters, digits "
             "or '-' (call list_subjects to see the subjects there are)"

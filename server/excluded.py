@@ -87,10 +87,16 @@ def read_excluded_files(root: Path) -> ExcludedFiles:
     if config_folder is None:
         return ExcludedFiles()
     app_json = root / config_folder / "app.json"
+    # No symlinks, and nothing that is not a regular file: a FIFO here must not block a call.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        if app_json.is_symlink():
-            return ExcludedFiles()
-        with open(app_json, "rb") as f:
+        fd = os.open(app_json, flags)
+    except OSError:
+        return ExcludedFiles()
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return ExcludedFiles()
             raw = f.read(_MAX_APP_JSON_BYTES + 1)
     except OSError:
         return ExcludedFiles()

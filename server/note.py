@@ -6,7 +6,7 @@ import datetime as dt
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from server.properties import PropertiesError, PropertyValue, parse_properties, split_properties, text_list
@@ -14,7 +14,8 @@ from server.syntax import Heading, Link, parse_headings, parse_inline_tags, pars
 
 NOTE_SUFFIX = ".md"
 _SUBJECT_LINE = re.compile(r"^subject[ \t]*:(.*)$", re.MULTILINE)
-_SLUG = re.compile(r"^[a-z0-9-]{1,64}$")
+_SUBJECT_ANYWHERE = re.compile(r"(?:^|[{,])\s*[\"']?subject[\"']?\s*:", re.MULTILINE)
+_SLUG = re.compile(r"[a-z0-9-]{1,64}")  # always used with fullmatch
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _H1 = re.compile(r"^# +(.+?)(?:\s+#+)?\s*$")
 
@@ -33,6 +34,7 @@ class Note:
     revision: str  # SHA-256 of the exact file bytes
     modified: str  # ISO-8601 UTC
     body_first_line: int = 1  # the file line the body starts on (after the properties block)
+    property_lines: Mapping[str, int] = field(default_factory=dict)  # property name → file line
 
     # Obsidian syntax, parsed at most once per note and only by the tools that need it.
     @cached_property
@@ -68,8 +70,17 @@ def note_title(path: str) -> str:
     return name[: -len(NOTE_SUFFIX)] if name.endswith(NOTE_SUFFIX) else name
 
 
+_LATEST = dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.UTC)
+_EARLIEST = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
+
+
 def iso_utc(mtime_ns: int) -> str:
-    moment = dt.datetime.fromtimestamp(mtime_ns / 1e9, tz=dt.UTC).replace(microsecond=0)
+    """A file time as ISO-8601 UTC; times past year 9999 or before year 1 (some file systems
+    store them) are shown as the nearest representable moment."""
+    try:
+        moment = dt.datetime.fromtimestamp(mtime_ns / 1e9, tz=dt.UTC).replace(microsecond=0)
+    except (OverflowError, OSError, ValueError):
+        moment = _LATEST if mtime_ns > 0 else _EARLIEST
     return moment.isoformat().replace("+00:00", "Z")
 
 
@@ -117,16 +128,26 @@ def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
         revision=hashlib.sha256(data).hexdigest(),
         modified=iso_utc(mtime_ns),
         body_first_line=body_first_line,
+        property_lines=top_level_key_lines(split.yaml_text or ""),
     )
 
 
 def _invalid_property(path: str, data: bytes, yaml_text: str | None, key: str, rule: str) -> InvalidNote:
-    line = 2
-    for index, text_line in enumerate((yaml_text or "").split("\n")):
-        if text_line.startswith(f"{key}:"):
-            line = index + 1
-            break
+    line = top_level_key_lines(yaml_text or "").get(key, 2)
     return invalid_from_head(path, data, f"{path}, line {line}: property '{key}' {rule}")
+
+
+_TOP_LEVEL_KEY = re.compile(r"""^(["']?)([^\s"'#:\-{\[][^:]*?)\1[ \t]*:""")
+
+
+def top_level_key_lines(yaml_text: str) -> dict[str, int]:
+    """Where each top-level property is written, as a line of the note file (for reasons)."""
+    lines: dict[str, int] = {}
+    for index, text_line in enumerate(yaml_text.split("\n")):
+        found = _TOP_LEVEL_KEY.match(text_line)
+        if found:
+            lines.setdefault(found.group(2), index + 1)
+    return lines
 
 
 def first_heading(body: str) -> str | None:
@@ -149,23 +170,27 @@ def invalid_from_head(path: str, head: bytes, reason: str) -> InvalidNote:
     Used for notes whose properties cannot be parsed, so the check is deliberately loose:
     a `subject:` line in the leading properties block makes the note "could be in scope".
     """
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n")
+    encoding = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8"
+    text = head.decode(encoding, errors="replace").lstrip("\ufeff").replace("\r\n", "\n")
     if not text.startswith("---"):
         return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
     block = text.split("\n---", 1)[0]
     found = _SUBJECT_LINE.search(block)
-    if not found:
-        return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
-    return InvalidNote(path=path, reason=reason, mentions_subject=True, subjects=_read_subject_hint(found, block))
+    if found:
+        return InvalidNote(path=path, reason=reason, mentions_subject=True, subjects=_read_subject_hint(found, block))
+    if _SUBJECT_ANYWHERE.search(block):
+        # A quoted key or a flow mapping ({subject: …}): it names a subject, we cannot say which.
+        return InvalidNote(path=path, reason=reason, mentions_subject=True, subjects=None)
+    return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
 
 
 def _read_subject_hint(found: re.Match[str], block: str) -> tuple[str, ...] | None:
     value = found.group(1).strip().strip("'\"")
-    if _SLUG.match(value):
+    if _SLUG.fullmatch(value):
         return (value,)
     if value.startswith("[") and value.endswith("]"):
         items = [item.strip().strip("'\"") for item in value[1:-1].split(",")]
-        return tuple(items) if items and all(_SLUG.match(i) for i in items) else None
+        return tuple(items) if items and all(_SLUG.fullmatch(i) for i in items) else None
     if value == "":
         items = []
         for line in block[found.end() :].split("\n")[1:]:
@@ -173,5 +198,5 @@ def _read_subject_hint(found: re.Match[str], block: str) -> tuple[str, ...] | No
             if not item:
                 break
             items.append(item.group(1).strip().strip("'\""))
-        return tuple(items) if items and all(_SLUG.match(i) for i in items) else None
+        return tuple(items) if items and all(_SLUG.fullmatch(i) for i in items) else None
     return None

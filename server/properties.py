@@ -100,12 +100,22 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
         return mapping
 
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        # PyYAML's constructors raise bare ValueError/KeyError/… for values such as `0x_`,
+        # `!!int abc` or `!!bool maybe`; give them the line they are on, like any YAML error.
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, KeyError, AttributeError, TypeError, OverflowError) as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"value {str(node.value)[:40]!r} cannot be read ({type(exc).__name__})", node.start_mark
+            ) from None
+
     def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
         # `2026-02-30` looks like a date to YAML but is none; keep it as the text it is, and
         # let whoever needs a date say so (PyYAML would raise a bare ValueError here).
         try:
             return super().construct_yaml_timestamp(node)
-        except ValueError:
+        except (ValueError, AttributeError, TypeError):
             return self.construct_scalar(node)
 
 
@@ -139,6 +149,8 @@ def parse_properties(yaml_text: str) -> dict[str, PropertyValue]:
             normalized[key] = normalize_value(key, value)
         except ValueError as exc:
             raise PropertiesError(str(exc), _line_of_key(yaml_text, key)) from None
+        except RecursionError:
+            raise PropertiesError(f"property {key!r} nests too deeply", _line_of_key(yaml_text, key)) from None
     return normalized
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from server.note import InvalidNote, Note
 from server.properties import PropertyValue
 
-SUBJECT_PATTERN = re.compile(r"^[a-z0-9-]{1,64}$")
+SUBJECT_PATTERN = re.compile(r"[a-z0-9-]{1,64}")  # always used with fullmatch
 STATUSES = ("active", "archived")
 KINDS = ("decision", "event")
 
@@ -69,7 +69,7 @@ def is_calendar_date(value: PropertyValue) -> bool:
 
 def _subjects(value: PropertyValue) -> tuple[str, ...] | None:
     items = value if isinstance(value, list) else [value]
-    if not items or not all(isinstance(i, str) and SUBJECT_PATTERN.match(i) for i in items):
+    if not items or not all(isinstance(i, str) and SUBJECT_PATTERN.fullmatch(i) for i in items):
         return None
     return tuple(dict.fromkeys(str(i) for i in items))
 
@@ -77,7 +77,7 @@ def _subjects(value: PropertyValue) -> tuple[str, ...] | None:
 def _broken(note: Note, key: str, rule: str, subjects: tuple[str, ...] | None) -> InvalidNote:
     return InvalidNote(
         path=note.path,
-        reason=f"{note.path}: property '{key}' {rule}",
+        reason=f"{note.path}, line {note.property_lines.get(key, 1)}: property '{key}' {rule}",
         mentions_subject=True,
         subjects=subjects,
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from server.note import InvalidNote, Note, invalid_from_head, parse_note
 from server.records import MemoryRecord, as_record
-from server.vault import NoteTooLarge, VaultListing, list_notes, read_note_bytes, read_note_head
+from server.vault import NoteTooLarge, VaultListing, display, list_notes, read_note_bytes, read_note_head
 
 log = logging.getLogger(__name__)
 
@@ -33,10 +33,19 @@ def scan_vault(root: Path) -> VaultScan:
     for folder in listing.unreadable_folders:
         invalid.append(
             InvalidNote(
-                path=folder + "/",
-                reason=f"folder {folder}/ cannot be read (permission denied), so its notes are missing",
+                path=display(folder) + "/",
+                reason=f"folder {display(folder)}/ cannot be read (permission denied), so its notes are missing",
                 mentions_subject=True,
                 subjects=None,
+            )
+        )
+    for bad_name in listing.undecodable:
+        shown = display(bad_name)
+        invalid.append(
+            invalid_from_head(
+                shown,
+                _read_head(root, bad_name),
+                f"{shown}: the file name is not valid UTF-8 text; rename the note in Obsidian or your file manager",
             )
         )
     for entry in listing.notes:

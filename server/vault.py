@@ -21,6 +21,9 @@ from server.excluded import ExcludedFiles, read_excluded_files
 MAX_NOTES = 100_000
 # A note larger than this is reported as invalid instead of read: no answer could hold it.
 MAX_NOTE_BYTES = 1024 * 1024
+# Folders and files of any kind walked per listing: a vault that is mostly attachments (or a
+# mistaken --vault pointing at a home folder) is refused rather than walked for minutes.
+MAX_WALKED_ENTRIES = 500_000
 
 NOTE_SUFFIX = ".md"
 
@@ -44,6 +47,7 @@ class VaultListing:
     symlinks: tuple[str, ...]  # skipped, never followed
     unreadable_folders: tuple[str, ...]
     excluded: ExcludedFiles
+    undecodable: tuple[str, ...] = ()  # note paths whose names are not valid UTF-8 (as on disk)
 
 
 @dataclass(frozen=True)
@@ -63,9 +67,23 @@ class NoteTooLarge(Exception):
         self.size = size
 
 
+def display(text: str | Path) -> str:
+    """A file name or path as text that can be shown and sent: bytes that are not UTF-8 (kept
+    by Python as surrogates) become U+FFFD instead of breaking JSON encoding."""
+    return str(text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def is_displayable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def vault_name(root: Path) -> str:
     """Obsidian names a vault after its folder."""
-    return root.name or str(root)
+    return display(root.name or str(root))
 
 
 def check_vault_folder(root: Path) -> None:
@@ -73,20 +91,20 @@ def check_vault_folder(root: Path) -> None:
     try:
         st = os.stat(root)
     except FileNotFoundError:
-        raise VaultUnavailable(f"vault folder {root} does not exist") from None
+        raise VaultUnavailable(f"vault folder {display(root)} does not exist") from None
     except PermissionError:
-        raise VaultUnavailable(f"vault folder {root} cannot be read: permission denied") from None
+        raise VaultUnavailable(f"vault folder {display(root)} cannot be read: permission denied") from None
     except OSError as exc:
-        raise VaultUnavailable(f"vault folder {root} cannot be read: {exc.strerror}") from None
+        raise VaultUnavailable(f"vault folder {display(root)} cannot be read: {exc.strerror}") from None
     if not stat.S_ISDIR(st.st_mode):
-        raise VaultUnavailable(f"vault path {root} is a file, not a folder")
+        raise VaultUnavailable(f"vault path {display(root)} is a file, not a folder")
     try:
         with os.scandir(root):
             pass
     except PermissionError:
-        raise VaultUnavailable(f"vault folder {root} cannot be read: permission denied") from None
+        raise VaultUnavailable(f"vault folder {display(root)} cannot be read: permission denied") from None
     except OSError as exc:
-        raise VaultUnavailable(f"vault folder {root} cannot be read: {exc.strerror}") from None
+        raise VaultUnavailable(f"vault folder {display(root)} cannot be read: {exc.strerror}") from None
 
 
 def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
@@ -102,6 +120,8 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
     notes: list[NoteFile] = []
     symlinks: list[str] = []
     unreadable: list[str] = []
+    undecodable: list[str] = []
+    walked = 0
     pending: list[tuple[Path, str]] = [(root, "")]
     while pending:
         folder, prefix = pending.pop()
@@ -110,9 +130,15 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
                 listed = list(entries)
         except OSError:
             if not prefix:
-                raise VaultUnavailable(f"vault folder {root} cannot be read") from None
+                raise VaultUnavailable(f"vault folder {display(root)} cannot be read") from None
             unreadable.append(prefix.rstrip("/"))
             continue
+        walked += len(listed)
+        if walked > MAX_WALKED_ENTRIES:
+            raise VaultUnavailable(
+                f"vault folder {display(root)} holds more than {MAX_WALKED_ENTRIES:,} files and folders, "
+                "more than Vault Recall walks on every call"
+            )
         for entry in listed:
             if entry.name.startswith("."):
                 continue
@@ -132,10 +158,18 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
                 st = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
                 continue  # removed while we listed: an editor's atomic save, say
+            except OSError:
+                # Listed but not enterable (a folder with read but no search permission).
+                if prefix.rstrip("/") not in unreadable:
+                    unreadable.append(prefix.rstrip("/") or ".")
+                continue
+            if not is_displayable(rel):
+                undecodable.append(rel)
+                continue
             notes.append(NoteFile(path=rel, size=st.st_size, mtime_ns=st.st_mtime_ns))
             if len(notes) > max_notes:
                 raise VaultUnavailable(
-                    f"vault folder {root} holds more than {max_notes:,} notes, "
+                    f"vault folder {display(root)} holds more than {max_notes:,} notes, "
                     "more than Vault Recall reads on every call"
                 )
     notes.sort(key=lambda n: n.path)
@@ -146,6 +180,7 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
         symlinks=tuple(sorted(symlinks)),
         unreadable_folders=tuple(sorted(unreadable)),
         excluded=excluded,
+        undecodable=tuple(sorted(undecodable)),
     )
 
 
@@ -163,7 +198,8 @@ def read_note_head(root: Path, note_path: str, length: int) -> bytes:
 
 
 def _read(root: Path, note_path: str, limit: int, *, whole: bool) -> NoteBytes:
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    # O_NONBLOCK: a FIFO put in a note's place must not block the call (fstat then refuses it).
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(root / note_path, flags)
     except OSError as exc:

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from tests.e2e import SAMPLE_VAULT
+from tests.e2e import SAMPLE_VAULT, copy_sample_vault
 from tests.vaults import snapshot
 
 
@@ -19,3 +20,13 @@ def bundled_sample_vault_is_never_written() -> Iterator[None]:
     before = snapshot(SAMPLE_VAULT)
     yield
     assert snapshot(SAMPLE_VAULT) == before, "something wrote inside assets/sample-vault"
+
+
+@pytest.fixture(scope="session")
+def shared_sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One copy of the sample vault that every read-only end-to-end test recalls from; when
+    the whole run is over, its file list, bytes and mtimes must be exactly as they were."""
+    vault = copy_sample_vault(tmp_path_factory.mktemp("shared") / "Shared sample")
+    before = snapshot(vault)
+    yield vault
+    assert snapshot(vault) == before, "a server process changed the vault it recalled from"

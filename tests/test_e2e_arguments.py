@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.e2e import call, call_error, copy_sample_vault, serving
+from tests.e2e import call, call_error, serving
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -77,8 +77,8 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
 
 
 @pytest.fixture
-async def session(tmp_path: Path) -> AsyncIterator[Client]:
-    async with serving("cursor", copy_sample_vault(tmp_path / "v")) as client:
+async def session(shared_sample: Path) -> AsyncIterator[Client]:
+    async with serving("cursor", shared_sample) as client:
         yield client
 
 

@@ -65,8 +65,8 @@ async def test_two_clients_see_a_completed_edit_on_their_next_call(sample: Path)
             assert "Projects/Build/CI cache.md" not in paths(cache)
 
 
-async def test_other_subjects_archived_records_events_and_excluded_notes_stay_out(sample: Path) -> None:
-    async with serving("cursor", sample) as session:
+async def test_other_subjects_archived_records_events_and_excluded_notes_stay_out(shared_sample: Path) -> None:
+    async with serving("cursor", shared_sample) as session:
         build = await call(
             session, "recall_context", {"subject": "build-system", "query": "build", "limit": 20, "budget": 65536}
         )
@@ -194,8 +194,8 @@ async def test_recall_leaves_the_vault_byte_for_byte_unchanged(sample: Path) -> 
     assert snapshot(sample) == before
 
 
-async def test_tools_are_read_only_documented_and_the_server_says_notes_are_evidence(sample: Path) -> None:
-    async with serving("cursor", sample) as session:
+async def test_tools_are_read_only_documented_and_the_server_says_notes_are_evidence(shared_sample: Path) -> None:
+    async with serving("cursor", shared_sample) as session:
         assert session.instructions is not None
         assert "evidence" in session.instructions and "not instructions" in session.instructions
         tools = {t.name: t for t in (await session.list_tools()).tools}
@@ -220,7 +220,7 @@ async def test_tools_are_read_only_documented_and_the_server_says_notes_are_evid
         assert schema["match"]["enum"] == ["all", "any"]
 
 
-def test_stdout_carries_only_protocol_messages(sample: Path) -> None:
+def test_stdout_carries_only_protocol_messages(shared_sample: Path) -> None:
     requests = [
         {
             "jsonrpc": "2.0",
@@ -248,7 +248,7 @@ def test_stdout_carries_only_protocol_messages(sample: Path) -> None:
     ]
     messages: dict[int, dict[str, Any]] = {}
     with subprocess.Popen(
-        [*vault_recall_command(), "serve", "--client", "raw", "--vault", str(sample)],
+        [*vault_recall_command(), "serve", "--client", "raw", "--vault", str(shared_sample)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -19,13 +19,13 @@ def sample(tmp_path: Path) -> Path:
     return copy_sample_vault(tmp_path / "Sample vault")
 
 
-async def test_each_reading_tool_answers_on_the_sample_vault(sample: Path) -> None:
-    before = snapshot(sample)
-    async with serving("cursor", sample) as session:
+async def test_each_reading_tool_answers_on_the_sample_vault(shared_sample: Path) -> None:
+    before = snapshot(shared_sample)
+    async with serving("cursor", shared_sample) as session:
         note = await call(session, "read_note", {"note": "Bazel decision"})
         assert note["path"] == "Projects/Build/Build decision.md"
         assert note["text"].startswith("# We build with Bazel")
-        assert note["uri"] == "obsidian://open?vault=Sample%20vault&file=Projects%2FBuild%2FBuild%20decision"
+        assert note["uri"] == "obsidian://open?vault=Shared%20sample&file=Projects%2FBuild%2FBuild%20decision"
         assert note["properties"]["created"] == "2026-02-02"
 
         section = await call(
@@ -35,7 +35,7 @@ async def test_each_reading_tool_answers_on_the_sample_vault(sample: Path) -> No
 
         found = await call(session, "search_notes", {"query": "remote cache"})
         assert {h["path"] for h in found["records"]} >= {"Projects/Build/CI cache.md"}
-        assert all(h["uri"].startswith("obsidian://open?vault=Sample%20vault&file=") for h in found["records"])
+        assert all(h["uri"].startswith("obsidian://open?vault=Shared%20sample&file=") for h in found["records"])
 
         linked = await call(session, "get_backlinks", {"note": "CI cache"})
         assert [h["path"] for h in linked["records"]] == [
@@ -55,7 +55,7 @@ async def test_each_reading_tool_answers_on_the_sample_vault(sample: Path) -> No
         assert message.replace("Templates/Decision template", "X") == (
             await call_error(session, "read_note", {"note": "No/Such note"})
         ).replace("No/Such note", "X")
-    assert snapshot(sample) == before
+    assert snapshot(shared_sample) == before
 
 
 async def test_renames_aliases_and_exclusions_show_on_the_next_call(sample: Path) -> None:

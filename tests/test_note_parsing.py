@@ -137,6 +137,8 @@ def test_non_utf8_names_the_line_of_the_first_bad_byte() -> None:
         ("---\nsubject:\n  - a\n  - b\nx: 1\nx: 2\n---\n", ("a", "b")),
         ("---\nsubject: {{broken\n---\n", None),
         ("---\nsubject: Not A Slug\nx: 1\nx: 2\n---\n", None),
+        ('---\n"subject": build\nx: 1\nx: 2\n---\n', None),
+        ("---\n{subject: build, x: 1, x: 2}\n---\n", None),
     ],
 )
 def test_an_invalid_note_still_tells_which_subject_it_is_about(text: str, subjects: tuple[str, ...] | None) -> None:
@@ -165,3 +167,29 @@ def test_yaml_aliases_are_refused_so_a_billion_laughs_cannot_expand() -> None:
 def test_deep_nesting_is_invalid_not_a_crash() -> None:
     note = invalid("---\na: " + "[" * 5000 + "\n---\n")
     assert note.reason.startswith("Folder/My note.md, line ")
+
+
+def test_a_utf16_note_that_names_a_subject_could_be_about_it() -> None:
+    note = invalid("---\nsubject: build\n---\nbody\n".encode("utf-16"))
+    assert note.reason.startswith("Folder/My note.md, line 1: not UTF-8")
+    assert note.mentions_subject and note.subjects == ("build",)
+
+
+@pytest.mark.parametrize(
+    "value", ["0x_", "0b_", "!!int abc", "!!float abc", "!!bool maybe", "!!python/object:os.system x"]
+)
+def test_values_yaml_cannot_construct_make_the_note_invalid_not_a_crash(value: str) -> None:
+    note = invalid(f"---\ntitle: t\nn: {value}\n---\n")
+    assert note.reason.startswith("Folder/My note.md, line 3: ")
+
+
+def test_a_valid_but_very_deep_list_is_invalid_not_a_crash() -> None:
+    note = invalid("---\na: " + "[" * 600 + "]" * 600 + "\n---\n")
+    assert "nest" in note.reason
+
+
+def test_file_times_past_year_9999_are_shown_as_the_latest_moment() -> None:
+    from server.note import iso_utc
+
+    assert iso_utc(253_402_300_800 * 10**9 * 100) == "9999-12-31T23:59:59Z"
+    assert iso_utc(-(10**30)) == "0001-01-01T00:00:00Z"

@@ -175,6 +175,7 @@ def test_many_problems_are_bounded_and_counted(tmp_path: Path) -> None:
     [
         ({"subject": "Build"}, "subject 'Build' is not a subject slug"),
         ({"subject": ""}, "is not a subject slug"),
+        ({"subject": "build\n"}, "is not a subject slug"),
         ({"query": "  "}, "query is empty"),
         ({"query": "x" * 501}, "query is 501 characters long; the limit is 500"),
         ({"query": "?!"}, "has no words"),
@@ -249,5 +250,5 @@ def test_list_subjects_is_degraded_by_broken_records(vault: Path) -> None:
     listed = recall.list_subjects(scope(vault))
     assert listed["status"] == "degraded"
     assert listed["problems"] == [
-        {"path": "Broken.md", "reason": "Broken.md: property 'status' must be 'active' or 'archived'"}
+        {"path": "Broken.md", "reason": "Broken.md, line 3: property 'status' must be 'active' or 'archived'"}
     ]

@@ -42,6 +42,7 @@ def test_an_event_keeps_its_date() -> None:
         ("subject: Build System", "'subject' must be a slug", None),
         ("subject: []", "'subject' must be a slug", None),
         ("subject: " + "a" * 65, "'subject' must be a slug", None),
+        ('subject: "build\\n"', "'subject' must be a slug", None),
         ("subject: x\nstatus: done", "'status' must be 'active' or 'archived'", ("x",)),
         ("subject: x\nkind: note", "'kind' must be 'decision' or 'event'", ("x",)),
         ("subject: x\nkind: event", "'date' is required", ("x",)),
@@ -52,7 +53,17 @@ def test_an_event_keeps_its_date() -> None:
 def test_broken_record_values_make_an_invalid_note(props: str, words: str, subjects: tuple[str, ...] | None) -> None:
     found = classify(props)
     assert isinstance(found, InvalidNote)
-    assert found.reason.startswith("R.md: ")
+    assert found.reason.startswith("R.md, line ")
     assert words in found.reason
     assert found.mentions_subject
     assert found.subjects == subjects
+
+
+def test_a_broken_record_value_names_its_line() -> None:
+    missing = classify("title: x\nkind: event\nsubject: s")
+    assert isinstance(missing, InvalidNote)
+    # A missing property is to be added to the block that opens on line 1.
+    assert missing.reason == "R.md, line 1: property 'date' is required when kind is 'event' (YYYY-MM-DD)"
+    status = classify("title: x\n'status': done\nsubject: s")
+    assert isinstance(status, InvalidNote)
+    assert status.reason == "R.md, line 3: property 'status' must be 'active' or 'archived'"

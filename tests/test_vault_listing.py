@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -192,3 +196,87 @@ def test_the_most_recently_saved_config_folder_wins(tmp_path: Path) -> None:
     os.utime(vault / ".laptop/app.json", (1_000_000_000, 1_000_000_000))
     os.utime(vault / ".desktop/app.json", (2_000_000_000, 2_000_000_000))
     assert [n.path for n in list_notes(vault).notes] == ["A/a.md"]
+
+
+def test_a_fifo_in_place_of_app_json_or_a_note_does_not_block(tmp_path: Path) -> None:
+    # In a subprocess with a timeout: a regression would hang, and the test must still end.
+    vault = write_vault(tmp_path / "v", {"A.md": "---\nsubject: s\n---\nword\n"})
+    (vault / ".obsidian").mkdir()
+    os.mkfifo(vault / ".obsidian/app.json")
+    os.mkfifo(vault / "Pipe.md")
+    probe = (
+        "import sys; from pathlib import Path; from server.scan import scan_vault; "
+        "s = scan_vault(Path(sys.argv[1])); print([n.path for n in s.notes])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(vault)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.stdout.strip() == "['A.md']"
+
+
+def test_names_that_are_not_utf8_are_reported_not_a_crash(tmp_path: Path) -> None:
+    from server.packing import compact_json
+    from server.scan import scan_vault
+
+    vault = write_vault(tmp_path / "v", {"Good.md": "---\nsubject: s\n---\nword\n"})
+    raw = os.fsencode(vault)
+    (Path(os.fsdecode(raw + b"/Bad \xff.md"))).write_bytes(b"---\nsubject: s\n---\nword\n")
+    os.mkdir(raw + b"/Dir \xfe")
+    (Path(os.fsdecode(raw + b"/Dir \xfe/Inner.md"))).write_bytes(b"plain\n")
+    scan = scan_vault(vault)
+    assert [n.path for n in scan.notes] == ["Good.md"]
+    reasons = {n.path: n.reason for n in scan.invalid}
+    assert set(reasons) == {"Bad \ufffd.md", "Dir \ufffd/Inner.md"}
+    assert "not valid UTF-8" in reasons["Bad \ufffd.md"]
+    compact_json(reasons).encode("utf-8")  # sendable as it is
+
+
+def test_a_vault_name_that_is_not_utf8_is_shown_with_a_replacement_character(tmp_path: Path) -> None:
+    root = Path(os.fsdecode(os.fsencode(tmp_path) + b"/Vault \xff"))
+    write_vault(root, {"A.md": "a"})
+    assert list_notes(root).name == "Vault \ufffd"
+
+
+def test_walking_too_many_entries_is_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import server.vault
+
+    vault = write_vault(tmp_path / "v", {f"img{i}.png": b"x" for i in range(12)})
+    monkeypatch.setattr(server.vault, "MAX_WALKED_ENTRIES", 10)
+    with pytest.raises(VaultUnavailable, match="more than 10 files and folders"):
+        list_notes(vault)
+
+
+def test_a_folder_that_can_be_listed_but_not_entered_is_a_problem() -> None:
+    # Root opens any file whatever a folder's mode, so as root the scan runs as 'nobody'.
+    base = Path(tempfile.mkdtemp(prefix="vault-recall-test-"))
+    try:
+        base.chmod(0o755)
+        vault = write_vault(base / "v", {"Sub/B.md": "b", "A.md": "a"})
+        (vault / "Sub").chmod(0o644)
+        prefix: list[str] = []
+        if os.geteuid() == 0:
+            if shutil.which("setpriv") is None:
+                pytest.skip("running as root without setpriv: no way to be denied")
+            prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        probe = (
+            "import sys; from pathlib import Path; from server.scan import scan_vault; "
+            "s = scan_vault(Path(sys.argv[1])); print([n.path for n in s.notes], [n.path for n in s.invalid])"
+        )
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", probe, str(vault)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "['A.md'] ['Sub/']"
+    finally:
+        (base / "v" / "Sub").chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
