@@ -11,13 +11,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from app import cli_report, cli_setup
 from server import __version__
+from server.config import ACTIVE, ConfigError
 
 EXIT_CODES = """\
 exit codes:
-  0  success
-  1  a check failed (demo: a step printed FAIL)
-  2  bad command line
+  0  success (health: the vault is healthy)
+  1  the command failed, one sentence on stderr (health: degraded; demo: a step failed)
+  2  bad command line (health: the vault is unavailable)
 """
 
 
@@ -35,10 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         help="run the MCP stdio server for one AI client (clients start this themselves)",
         description="Run one MCP server over stdio for one AI client. stdout carries the protocol; "
-        "messages for people go to stderr.",
+        "messages for people go to stderr. The vault and what the client may see are read from the "
+        "config on every call, unless --vault pins a vault folder.",
     )
     serve.add_argument("--client", required=True, metavar="ID", help="who is asking, e.g. cursor or claude-desktop")
-    serve.add_argument("--vault", type=Path, metavar="PATH", help="the Obsidian vault folder to read")
+    serve.add_argument("--vault", type=Path, metavar="PATH", help="pin this vault folder instead of the config's")
 
     demo = commands.add_parser(
         "demo",
@@ -47,7 +50,81 @@ def build_parser() -> argparse.ArgumentParser:
         "two MCP clients, and show freshness, scoping and the three statuses, one PASS/FAIL line per step.",
     )
     demo.add_argument("--keep", action="store_true", help="keep the temporary vault copy and print where it is")
+
+    _vault_commands(commands)
+    _client_commands(commands)
+
+    activity = commands.add_parser(
+        "activity", help="show which client recalled what", description="Show recent tool calls, oldest first."
+    )
+    activity.add_argument("--client", metavar="ID", help="only this client's calls")
+    activity.add_argument("--limit", type=_positive, default=20, metavar="N", help="how many (default 20)")
+    activity.add_argument("--follow", action="store_true", help="keep printing new calls until Ctrl-C")
+    activity.add_argument("--json", action="store_true", help="one JSON object per line")
+    activity.set_defaults(handler=cli_report.activity)
+
+    health = commands.add_parser(
+        "health",
+        help="check the vault: counts, invalid notes, oversized records, symlinks, duplicate names",
+        description="Check the active vault (or --vault PATH) the way every client reads it. "
+        "Exit code 0 healthy, 1 degraded (some notes are broken), 2 unavailable.",
+    )
+    health.add_argument("--vault", type=Path, metavar="PATH", help="check this folder instead of the active vault")
+    health.add_argument("--json", action="store_true", help="the report as JSON")
+    health.set_defaults(handler=cli_report.health)
+
+    status = commands.add_parser("status", help="config, vaults, clients and last activity on one screen")
+    status.set_defaults(handler=cli_report.status)
     return parser
+
+
+def _vault_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    vault = commands.add_parser("vault", help="list, add, choose or remove vaults", description="Manage vaults.")
+    actions = vault.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="the vaults you added; * marks the active one").set_defaults(
+        handler=cli_setup.vault_list
+    )
+    add = actions.add_parser("add", help="add a vault folder (the first one becomes active)")
+    add.add_argument("path", metavar="PATH", help="the vault folder (the one holding .obsidian/)")
+    add.add_argument("--name", help="how to call it (default: the folder's name, as Obsidian does)")
+    add.set_defaults(handler=cli_setup.vault_add)
+    use = actions.add_parser("use", help="make a vault the active one: every client's next call reads it")
+    use.add_argument("name", metavar="NAME")
+    use.set_defaults(handler=cli_setup.vault_use)
+    remove = actions.add_parser("remove", help="forget a vault (its folder is not touched)")
+    remove.add_argument("name", metavar="NAME")
+    remove.set_defaults(handler=cli_setup.vault_remove)
+    actions.add_parser("discover", help="the vaults Obsidian knows on this computer").set_defaults(
+        handler=cli_setup.vault_discover
+    )
+
+
+def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    client = commands.add_parser(
+        "client", help="register clients and choose what each may see", description="Manage AI clients."
+    )
+    actions = client.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="registered clients, what they see, their last call").set_defaults(
+        handler=cli_setup.client_list
+    )
+    add = actions.add_parser("add", help="register a client id (as used in its `serve --client ID`)")
+    add.add_argument("id", metavar="ID")
+    add.add_argument("--vault", default=ACTIVE, metavar="NAME", help="a vault name, or 'active' (default)")
+    add.set_defaults(handler=cli_setup.client_add)
+    expose = actions.add_parser(
+        "expose",
+        help="what a client may see: records (every subject's memory records), vault (every note), or SUBJECT…",
+    )
+    expose.add_argument("id", metavar="ID")
+    expose.add_argument("rule", nargs="+", metavar="records|vault|SUBJECT")
+    expose.set_defaults(handler=cli_setup.client_expose)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -61,5 +138,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.demo import run_demo
 
         return run_demo(keep=args.keep)
-    parser.print_help(sys.stderr)
-    return 2
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        code: int = handler(args)
+    except ConfigError as exc:
+        print(f"vault-recall: {exc} (nothing was changed; fix the file or move it away)", file=sys.stderr)
+        return 1
+    except cli_setup.CommandError as exc:
+        print(f"vault-recall: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"vault-recall: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        return 1
+    return code

@@ -24,6 +24,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import TextContent
 
 from app.sample_vault import sample_vault_path
+from server.config import HOME_ENV
 
 SUBJECT = "build-system"
 NOTE = "Projects/Build/Build decision.md"
@@ -42,11 +43,14 @@ class Steps:
 
 
 def serve_command(client: str, vault: Path) -> StdioServerParameters:
-    """The same command line an AI client's config runs, with this interpreter."""
+    """The same command line an AI client's config runs, with this interpreter.  The demo's
+    servers get a config and activity folder of their own, beside the vault copy, so the
+    demo neither depends on nor shows up in the person's real setup."""
+    home = vault.parent / "vault-recall-home"
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "app", "serve", "--client", client, "--vault", str(vault)],
-        env=dict(os.environ),
+        env={**os.environ, HOME_ENV: str(home)},
     )
 
 

@@ -24,7 +24,7 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
     check_range("budget", budget, *READ_BUDGET_RANGE)
     if section is not None and (not isinstance(section, str) or len(section) > MAX_SECTION_ARGUMENT):
         raise InvalidArgument(f"section must be a heading of at most {MAX_SECTION_ARGUMENT} characters")
-    result: dict[str, Any] = {"status": "ok", "untrusted": True}
+    result: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None}
     view = view_or_unavailable(scope, result)
     if view is None:
         return result
@@ -35,6 +35,7 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
         return {
             "status": "degraded",
             "untrusted": True,
+            "vault": view.name,
             "path": path,
             "problems": [problem(broken)],
             "hint": "this note cannot be read as written: fix the problem named in `problems` first",

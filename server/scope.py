@@ -1,8 +1,7 @@
 """What one server process serves, resolved on every call: which vault, and what this client may see.
 
-The configuration file arrives later; today the vault is pinned with `--vault`.  Tools ask
-`current_scope()` on every call, so once the config is read here, switching the active vault
-takes effect on the next call without restarting any client.
+Tools ask `current_scope()` on every call and it reads the config file anew, so switching the
+active vault or a client's exposure takes effect on the next call without restarting any client.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from server.config import ACTIVE, ClientEntry, ConfigError, load_config
 from server.errors import NotExposed
 
 
@@ -33,7 +33,8 @@ class Exposure:
 
     def require_subject(self, subject: str, client: str) -> None:
         if not self.allows_subject(subject):
-            raise NotExposed(f"subject {subject!r} is not shared with client {client!r}")
+            shared = ", ".join(sorted(self.subjects))
+            raise NotExposed(f"subject {subject!r} is not shared with client {client!r} (it may see: {shared})")
 
 
 @dataclass(frozen=True)
@@ -55,11 +56,28 @@ class Scope:
 
 
 def current_scope(options: ServeOptions) -> Scope:
+    """Read the config now and decide this call's vault and exposure.
+
+    A broken config makes every call `unavailable` with the config's own error: exposure is
+    a promise to the person, so when it cannot be read nothing is shown.
+    """
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        return Scope(client=options.client, vault=None, exposure=Exposure(), why=str(exc))
+    entry = config.client(options.client) or ClientEntry(id=options.client)
+    exposure = exposure_of(entry)
     if options.pinned_vault is not None:
-        return Scope(client=options.client, vault=options.pinned_vault, exposure=Exposure())
-    return Scope(
-        client=options.client,
-        vault=None,
-        exposure=Exposure(),
-        why="no vault is configured: start the server with --vault PATH",
-    )
+        return Scope(client=options.client, vault=options.pinned_vault, exposure=exposure)
+    name = config.active_vault if entry.vault == ACTIVE else entry.vault
+    vault = config.vault(name) if name else None
+    if vault is None:
+        why = "no vault is configured: add one with `vault-recall vault add PATH` (or start the server with --vault)"
+        return Scope(client=options.client, vault=None, exposure=exposure, why=why)
+    return Scope(client=options.client, vault=Path(vault.path).expanduser(), exposure=exposure)
+
+
+def exposure_of(entry: ClientEntry) -> Exposure:
+    if isinstance(entry.exposure, tuple):
+        return Exposure(mode="subjects", subjects=frozenset(entry.exposure))
+    return Exposure(mode=entry.exposure)

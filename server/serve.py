@@ -6,19 +6,17 @@ stdout is the MCP wire: nothing else may write to it.  Logs go to stderr.
 from __future__ import annotations
 
 import logging
-import re
 import sys
 from pathlib import Path
 
+from server.config import CLIENT_ID_PATTERN
 from server.scope import ServeOptions
 from server.tools import build_server
-
-CLIENT_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")  # always used with fullmatch
 
 
 def check_client_id(client: str) -> str | None:
     """None if `client` is a usable id, else the sentence saying why not."""
-    if CLIENT_ID.fullmatch(client):
+    if CLIENT_ID_PATTERN.fullmatch(client):
         return None
     return (
         f"client id {client!r} is not valid: use 1-64 lowercase letters, digits, '.', '_' or '-', "

@@ -7,6 +7,7 @@ both structured content and the compact JSON text the budget is measured on.
 from __future__ import annotations
 
 import inspect
+import time
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -15,9 +16,11 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from server import __version__, backlinks, reading, recall, search
+from server.activity import ActivityWriter
 from server.argument_errors import describe_validation_error, unknown_arguments
 from server.errors import RecallError
 from server.packing import compact_json
+from server.record_activity import record_activity
 from server.scope import ServeOptions, current_scope
 
 INSTRUCTIONS = """\
@@ -69,10 +72,34 @@ MatchArg = Annotated[
 
 
 class RecallServer(MCPServer):
-    """MCPServer whose argument errors are one plain sentence instead of pydantic's report."""
+    """MCPServer that records one activity event per call and words argument errors as one
+    plain sentence instead of pydantic's report."""
+
+    def __init__(self, options: ServeOptions, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.options = options
+        self.activity = ActivityWriter()
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        started = time.perf_counter()
+        outcome: CallToolResult | InputRequiredResult | None = None
+        error: str | None = None
+        try:
+            outcome = await self._call_with_clear_errors(name, arguments, context)
+            return outcome
+        except ToolError as exc:
+            error = str(exc)
+            raise
+        finally:
+            result = outcome.structured_content if isinstance(outcome, CallToolResult) else None
+            record_activity(
+                self.activity, self.options, name, arguments, result, error, started, client_info_of(context)
+            )
+
+    async def _call_with_clear_errors(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
     ) -> CallToolResult | InputRequiredResult:
         schema = self._tool_input_schema(name)
         if schema is not None:
@@ -88,13 +115,27 @@ class RecallServer(MCPServer):
             raise
 
 
+def client_info_of(context: Context[Any, Any] | None) -> tuple[str | None, str | None]:
+    """The name and version the client reported (it may report none, or anything)."""
+    try:
+        params = context.session.client_params if context is not None else None
+    except (AttributeError, LookupError, RuntimeError):
+        return None, None
+    info = getattr(params, "client_info", None)
+    if info is None:
+        return None, None
+    return str(info.name)[:200], str(info.version)[:200]
+
+
 def as_result(payload: dict[str, Any]) -> CallToolResult:
     """The result both as structured content and as the compact JSON the budget measures."""
     return CallToolResult(content=[TextContent(type="text", text=compact_json(payload))], structured_content=payload)
 
 
 def build_server(options: ServeOptions) -> RecallServer:
-    server = RecallServer("vault-recall", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server = RecallServer(
+        options, name="vault-recall", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+    )
 
     def tool(fn: Any) -> Any:
         # The docstring is what the model reads: register it without the source indentation.

@@ -14,6 +14,15 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(autouse=True)
+def vault_recall_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test (and every server it starts) gets its own empty config and state folder,
+    never the real user's."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("VAULT_RECALL_HOME", str(home))
+    return home
+
+
 @pytest.fixture(scope="session", autouse=True)
 def bundled_sample_vault_is_never_written() -> Iterator[None]:
     """Across the whole run (demo and every end-to-end test) the bundled vault stays as it was."""

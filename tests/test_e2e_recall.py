@@ -131,10 +131,13 @@ async def test_unavailable_vaults_differ_from_an_empty_answer(tmp_path: Path, sa
         assert "reason" not in payload and "problems" not in payload
 
 
-async def test_an_unreadable_vault_folder_is_unavailable(world_readable_tmp: Path) -> None:
+async def test_an_unreadable_vault_folder_is_unavailable(
+    world_readable_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Root reads any folder, so when the tests run as root (as CI does) the server runs as
     # 'nobody' instead, against a vault only root may open: a real permission denial.
     vault = copy_sample_vault(world_readable_tmp / "Private vault")
+    monkeypatch.setenv("VAULT_RECALL_HOME", str(world_readable_tmp / "home"))  # readable by 'nobody' too
     prefix: list[str] = []
     if os.geteuid() == 0:
         if shutil.which("setpriv") is None:

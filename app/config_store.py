@@ -1,0 +1,59 @@
+"""Writing the config file: only the CLI and the tray do, always atomically, never over a broken one.
+
+Every change is read-modify-write: load (strictly, so a broken file is reported, never
+overwritten), change, write to a temporary file beside it, fsync, rename over.  A crash at any
+point leaves either the old file or the new one, whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from server.config import Config, config_path, load_config
+
+
+def save_config(config: Config, path: Path | None = None) -> Path:
+    """Write `config` atomically; folder 0700 and file 0600 (it names the person's vaults)."""
+    path = path or config_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
+    data = (json.dumps(config.to_json(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    fd, temp = tempfile.mkstemp(prefix=".config-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), 0o600)
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    _fsync_folder(path.parent)
+    return path
+
+
+def update_config(change: Callable[[Config], Config], path: Path | None = None) -> Config:
+    """Load the current config (raising ConfigError if it is broken), apply `change`, save."""
+    current = load_config(path)
+    updated = change(current)
+    if updated != current:
+        save_config(updated, path)
+    return updated
+
+
+def _fsync_folder(folder: Path) -> None:
+    # Makes the rename itself durable; not possible (nor needed) on Windows.
+    if os.name != "posix":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

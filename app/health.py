@@ -1,0 +1,116 @@
+"""A vault's health, as the person should see it: what recall will find, and what is broken.
+
+Built from the server's own read-only scan, so the tray and `vault-recall health` see exactly
+what every client sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from server.errors import VaultUnavailable
+from server.packing import json_size
+from server.recall import BUDGET_RANGE
+from server.scan import scan_vault
+from server.uri import obsidian_uri
+from server.vault import display, vault_name
+
+# What a recalled record's envelope costs at most besides the record itself.
+_ENVELOPE_BYTES = 400
+
+
+@dataclass(frozen=True)
+class HealthReport:
+    status: str  # ok | degraded | unavailable
+    vault: str | None
+    path: str | None
+    reason: str | None = None
+    notes: int = 0
+    records: int = 0
+    subjects: tuple[dict[str, Any], ...] = ()
+    problems: tuple[dict[str, str], ...] = ()  # every invalid note, with its reason
+    too_large: tuple[dict[str, Any], ...] = ()  # records no recall budget can hold whole
+    symlinks: tuple[str, ...] = ()
+    ambiguous_names: tuple[dict[str, Any], ...] = ()
+    unreadable_folders: tuple[str, ...] = field(default=())
+
+    @property
+    def exit_code(self) -> int:
+        return {"ok": 0, "degraded": 1}.get(self.status, 2)
+
+    def summary(self) -> str:
+        """One line: 'Work — 1,204 notes, 87 records, 2 problems'."""
+        if self.status == "unavailable":
+            return f"{self.vault or 'No vault'} — unavailable: {self.reason}"
+        issues = len(self.problems) + len(self.too_large)
+        tail = "no problems" if issues == 0 else f"{issues:,} problem{'s' if issues != 1 else ''}"
+        return f"{self.vault} — {self.notes:,} notes, {self.records:,} records, {tail}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "vault": self.vault,
+            "path": self.path,
+            "reason": self.reason,
+            "notes": self.notes,
+            "records": self.records,
+            "subjects": list(self.subjects),
+            "problems": list(self.problems),
+            "too_large": list(self.too_large),
+            "symlinks": list(self.symlinks),
+            "ambiguous_names": list(self.ambiguous_names),
+            "unreadable_folders": list(self.unreadable_folders),
+        }
+
+
+def check_health(vault: Path | None, why_none: str = "no vault is configured") -> HealthReport:
+    if vault is None:
+        return HealthReport(status="unavailable", vault=None, path=None, reason=why_none)
+    name = vault_name(vault)
+    try:
+        scan = scan_vault(vault)
+    except VaultUnavailable as exc:
+        return HealthReport(status="unavailable", vault=name, path=display(vault), reason=str(exc))
+    counts: dict[str, dict[str, Any]] = {}
+    too_large: list[dict[str, Any]] = []
+    for record in scan.records:
+        for subject in record.subjects:
+            entry = counts.setdefault(subject, {"subject": subject, "active": 0, "archived": 0, "events": 0})
+            key = "archived" if record.status == "archived" else "events" if record.kind == "event" else "active"
+            entry[key] += 1
+        note = record.note
+        size = json_size(
+            {
+                "path": note.path,
+                "title": note.title,
+                "text": note.body,
+                "revision": note.revision,
+                "modified": note.modified,
+                "uri": obsidian_uri(name, note.path),
+            }
+        )
+        if size + _ENVELOPE_BYTES > BUDGET_RANGE[1]:
+            too_large.append({"path": note.path, "bytes": size, "limit": BUDGET_RANGE[1]})
+    names: dict[str, list[str]] = {}
+    for note in scan.notes:
+        names.setdefault(note.title.casefold(), []).append(note.path)
+    ambiguous = [
+        {"name": paths[0].rsplit("/", 1)[-1][:-3], "paths": sorted(paths)} for paths in names.values() if len(paths) > 1
+    ]
+    problems = tuple({"path": n.path, "reason": n.reason} for n in scan.invalid)
+    degraded = bool(problems or too_large)
+    return HealthReport(
+        status="degraded" if degraded else "ok",
+        vault=name,
+        path=display(vault),
+        notes=len(scan.listing.notes) + len(scan.listing.undecodable),
+        records=len(scan.records),
+        subjects=tuple(counts[s] for s in sorted(counts)),
+        problems=problems,
+        too_large=tuple(too_large),
+        symlinks=tuple(display(s) for s in scan.listing.symlinks),
+        ambiguous_names=tuple(sorted(ambiguous, key=lambda a: a["name"].casefold())),
+        unreadable_folders=tuple(display(f) for f in scan.listing.unreadable_folders),
+    )
