@@ -10,14 +10,21 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from server.properties import PropertiesError, PropertyValue, parse_properties, split_properties, text_list
-from server.syntax import Heading, Link, parse_headings, parse_inline_tags, parse_links
+from server.syntax import (
+    Heading,
+    Link,
+    atx_heading,
+    masked_lines,
+    parse_headings,
+    parse_inline_tags,
+    parse_links,
+    wikilinks_in,
+)
 
 NOTE_SUFFIX = ".md"
 _SUBJECT_LINE = re.compile(r"^subject[ \t]*:(.*)$", re.MULTILINE)
-_SUBJECT_ANYWHERE = re.compile(r"(?:^|[{,])\s*[\"']?subject[\"']?\s*:", re.MULTILINE)
+_SUBJECT_ANYWHERE = re.compile(r"(?:^|[{,])[ \t]*[\"']?subject[\"']?[ \t]*:", re.MULTILINE)
 _SLUG = re.compile(r"[a-z0-9-]{1,64}")  # always used with fullmatch
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_H1 = re.compile(r"^# +(.+?)(?:\s+#+)?\s*$")
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,20 @@ class Note:
         return parse_links(self.body)
 
     @cached_property
+    def property_links(self) -> tuple[tuple[str, Link], ...]:
+        """Wikilinks written in property values (`related: "[[Plan]]"`), with the property name;
+        Obsidian counts them as links too."""
+        found: list[tuple[str, Link]] = []
+        for key, value in self.properties.items():
+            for text in _texts(value):
+                found.extend((key, link) for link in wikilinks_in(text))
+        return tuple(found)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.body.split("\n")
+
+    @cached_property
     def headings(self) -> tuple[Heading, ...]:
         return parse_headings(self.body)
 
@@ -63,6 +84,16 @@ class InvalidNote:
     reason: str
     mentions_subject: bool
     subjects: tuple[str, ...] | None
+
+
+def _texts(value: PropertyValue) -> list[str]:
+    if isinstance(value, str):
+        return [value] if "[[" in value else []
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _texts(item)]
+    return []
 
 
 def note_title(path: str) -> str:
@@ -151,16 +182,12 @@ def top_level_key_lines(yaml_text: str) -> dict[str, int]:
 
 
 def first_heading(body: str) -> str | None:
-    """The first level-1 ATX heading outside code fences."""
-    in_fence = False
-    for line in body.split("\n"):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if not in_fence:
-            found = _H1.match(line)
-            if found:
-                return found.group(1).strip()
+    """The first level-1 ATX heading outside code."""
+    for line in masked_lines(body):
+        if line.startswith("#"):
+            found = atx_heading(line)
+            if found and found[0] == 1:
+                return found[1]
     return None
 
 

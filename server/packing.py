@@ -15,7 +15,8 @@ _ELLIPSIS = "…"
 
 
 def compact_json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    # allow_nan=False: a NaN would make the text invalid JSON; normalization prevents it.
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def json_size(value: Any) -> int:

@@ -8,6 +8,7 @@ values of a type no property can hold.  Nothing downstream touches raw YAML.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -175,6 +176,9 @@ def normalize_value(key: str, value: Any) -> PropertyValue:
         return value.isoformat()
     if isinstance(value, dt.date):
         return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        # YAML's .nan and .inf have no JSON form: keep them as the text they were written as.
+        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
     if value is None or isinstance(value, str | bool | int | float):
         return value
     if isinstance(value, list | tuple | set):

@@ -7,7 +7,7 @@ from typing import Any
 from server.arguments import check_range, show_value
 from server.errors import InvalidArgument
 from server.note import Note
-from server.packing import compact_json, json_size
+from server.packing import compact_json, json_size, shorten_to_bytes
 from server.resolve import fold, resolve_argument
 from server.scope import Scope
 from server.syntax import Heading, block_span, lines_between, section_span
@@ -31,15 +31,7 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
     path, subpath = resolve_argument(view, note)
     wanted = section.strip() if section and section.strip() else subpath
     if path in view.broken:
-        broken = view.broken[path]
-        return {
-            "status": "degraded",
-            "untrusted": True,
-            "vault": view.name,
-            "path": path,
-            "problems": [problem(broken)],
-            "hint": "this note cannot be read as written: fix the problem named in `problems` first",
-        }
+        return _broken_note(view.name, path, problem(view.broken[path]), budget)
     found = view.visible[path]
     result.update(
         path=found.path,
@@ -54,7 +46,7 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
     if wanted:
         span = find_section(found, wanted)
         result["section"] = wanted
-        result["text"] = lines_between(found.body, span)
+        result["text"] = lines_between(found.lines, span)
     if json_size(result) <= budget:
         return result
     del result["text"]
@@ -63,31 +55,61 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
     return result
 
 
+def _broken_note(vault: str, path: str, broken: dict[str, str], budget: int) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "status": "degraded",
+        "untrusted": True,
+        "vault": vault,
+        "path": path,
+        "problems": [broken],
+        "hint": "this note cannot be read as written: fix the problem named in `problems` first",
+    }
+    over = json_size(result) - budget
+    if over > 0:
+        reason = broken["reason"].encode("utf-8")
+        broken["reason"] = shorten_to_bytes(broken["reason"], max(0, len(reason) - over - 3))
+    if json_size(result) > budget:
+        raise InvalidArgument(f"budget={budget} cannot hold even this note's path; use at least {json_size(result)}")
+    return result
+
+
 def section_list(note: Note) -> list[dict[str, Any]]:
     """Every heading with its level, file line and the size of its whole section in bytes."""
+    # Byte offsets of each line's start, so every section's size is one subtraction.
+    offsets = [0]
+    for line in note.lines:
+        offsets.append(offsets[-1] + len(line.encode("utf-8")) + 1)
     listed = []
     for index, heading in enumerate(note.headings):
-        span = section_span(note.body, note.headings, index)
+        first, last = section_span(len(note.lines), note.headings, index)
         listed.append(
             {
                 "heading": heading.text,
                 "level": heading.level,
                 "line": note.body_first_line + heading.line - 1,
-                "bytes": len(lines_between(note.body, span).encode("utf-8")),
+                "bytes": offsets[last] - offsets[first - 1],
             }
         )
     return listed
 
 
 def find_section(note: Note, wanted: str) -> tuple[int, int]:
-    """Body line span of 'Heading', 'Heading#Sub…' or '^block-id'; InvalidArgument when absent."""
+    """Body line span of 'Heading', 'Heading#Sub…' or '^block-id'; InvalidArgument when absent.
+
+    A heading may itself contain '#' ('Issue #12'): the whole text is tried as one heading
+    before it is read as a path of nested headings.
+    """
     if wanted.startswith("^"):
         span = block_span(note.body, wanted[1:])
         if span is None:
             raise InvalidArgument(f"note {note.title!r} has no block {show_value(wanted)}")
         return span
     headings = note.headings
-    start, end = 1, len(note.body.split("\n"))
+    line_count = len(note.lines)
+    whole = _heading_within(headings, wanted.strip(), 1, line_count)
+    if whole is not None:
+        return section_span(line_count, headings, whole)
+    start, end = 1, line_count
     chosen: int | None = None
     for part in (p.strip() for p in wanted.split("#") if p.strip()):
         chosen = _heading_within(headings, part, start, end)
@@ -95,10 +117,11 @@ def find_section(note: Note, wanted: str) -> tuple[int, int]:
             raise InvalidArgument(
                 f"note {note.title!r} has no section {show_value(wanted)}; its headings are {_named(headings)}"
             )
-        start, end = section_span(note.body, headings, chosen)
+        first, end = section_span(line_count, headings, chosen)
+        start = first + 1  # a subheading lies below its parent's own line
     if chosen is None:
         raise InvalidArgument("section is empty: give a heading of the note")
-    return start, end
+    return section_span(line_count, headings, chosen)
 
 
 def _heading_within(headings: tuple[Heading, ...], text: str, start: int, end: int) -> int | None:

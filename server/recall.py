@@ -179,7 +179,7 @@ def _field_words(record: MemoryRecord) -> dict[str, set[str]]:
         "title": set(words(note.title)),
         "aliases": set(_all_words(note.aliases)),
         "heading": set(words(note.heading or "")),
-        "tags": set(_all_words(note.tags)),
+        "tags": set(_all_words(note.all_tags)),
         "body": set(words(note.body)),
     }
 

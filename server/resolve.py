@@ -64,10 +64,12 @@ class NameIndex:
         if "/" in key:
             # A partial path ('Build/Build decision') matches notes whose path ends with it.
             name = key.rsplit("/", 1)[-1]
-            return sorted(p for p in self.by_name.get(name, []) if fold(without_suffix(p)).endswith("/" + key))
-        if key in self.by_name:
+            partial = sorted(p for p in self.by_name.get(name, []) if fold(without_suffix(p)).endswith("/" + key))
+            if partial:
+                return partial
+        elif key in self.by_name:
             return sorted(self.by_name[key])
-        return sorted(set(self.by_alias.get(key, [])))
+        return sorted(set(self.by_alias.get(key, [])))  # an alias may contain '/' ('CI/CD')
 
 
 def index_notes(notes: Mapping[str, Note]) -> NameIndex:
@@ -96,31 +98,49 @@ def not_found(text: str) -> NoteNotFound:
 def resolve_argument(view: VaultView, text: str) -> tuple[str, str | None]:
     """Resolve a tool's `note` argument to a visible (or visibly broken) note path and subpath.
 
-    Raises InvalidArgument (empty, too long), NoteNotFound, or InvalidArgument for an
-    ambiguous name, listing the candidates the client may see.
+    The whole argument is tried as a path or name first, so a note whose name holds '#' or
+    '|' ('C# notes/Issue #12') is found; then 'Note#Heading' and '[[Note|shown]]' forms.
+    Raises InvalidArgument (empty, too long, ambiguous: listing the candidates the client may
+    see) or NoteNotFound.
     """
     if not isinstance(text, str) or not text.strip():
         raise InvalidArgument("note is empty: give a vault path like 'Projects/Build decision' or a note name")
     if len(text) > MAX_NOTE_ARGUMENT:
         raise InvalidArgument(f"note is {len(text)} characters long; the limit is {MAX_NOTE_ARGUMENT}")
-    target, subpath = split_note_argument(text)
-    if not target:
-        raise not_found(text)
-    if "/" in target or target.lower().endswith(NOTE_SUFFIX):
-        try:
-            guard_note_path(view.root, target)
-        except PathRejected:
-            raise not_found(text) from None
     reachable = {**view.visible, **{p: None for p in view.broken}}
     index = NameIndex.of((path, view.visible[path].aliases if path in view.visible else ()) for path in reachable)
-    found = index.candidates(target)
+    found: list[str] = []
+    subpath: str | None = None
+    for target, reading_subpath in _readings(text):
+        if not target:
+            continue
+        if "/" in target or target.lower().endswith(NOTE_SUFFIX):
+            try:
+                guard_note_path(view.root, target)
+            except PathRejected:
+                if not index.by_alias.get(fold(target)):
+                    continue
+        found = index.candidates(target)
+        if found:
+            subpath = reading_subpath
+            break
     if not found:
         raise not_found(text)
     if len(found) > 1:
         shown = ", ".join(repr(without_suffix(p)) for p in found[:MAX_CANDIDATES_SHOWN])
         more = f" and {len(found) - MAX_CANDIDATES_SHOWN} more" if len(found) > MAX_CANDIDATES_SHOWN else ""
-        raise InvalidArgument(f"note {show_value(target)} is ambiguous: it could be {shown}{more}; give the vault path")
+        raise InvalidArgument(f"note {show_value(text)} is ambiguous: it could be {shown}{more}; give the vault path")
     return found[0], subpath
+
+
+def _readings(text: str) -> list[tuple[str, str | None]]:
+    """The ways to read an argument, most literal first."""
+    whole = text.strip()
+    readings: list[tuple[str, str | None]] = [(whole, None)]
+    split = split_note_argument(text)
+    if split != (whole, None):
+        readings.append(split)
+    return readings
 
 
 def resolve_link(index: NameIndex, link: Link, from_path: str) -> str | None:

@@ -2,6 +2,10 @@
 
 Pure functions over text.  Code blocks and inline code are not syntax (a `[[link]]` or
 `#tag` inside backticks is just text), so every scanner works on the body with code masked.
+
+Every scanner runs in time linear in the line length: a note is untrusted input, and one
+pathological line (sixty thousand '[' or spaces) must not stall every client's call.  Regular
+expressions here have bounded repetitions or no backtracking across a line.
 """
 
 from __future__ import annotations
@@ -10,15 +14,20 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-_MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
-_URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_TAG = re.compile(r"(?:^|(?<=\s))#([\w/-]+)")
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]{1,1000}?)\]\]")
+# Target: one level of balanced parentheses ('Note (draft).md'), no brackets (Obsidian allows
+# none in note names).  Without brackets in text or target, no two match attempts scan the same
+# characters, which keeps this linear on any line.
+_MD_LINK = re.compile(
+    r"(!?)\[([^\[\]\n]{0,500})\]\([ \t]{0,10}"
+    r"(<[^<>\[\]\n]{1,2000}>|(?:[^()\s\[\]]|\([^()\s\[\]]{0,200}\)){1,2000})"
+    r"(?:[ \t]{1,10}\"[^\"\n]{0,500}\")?[ \t]{0,10}\)"
+)
+_URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}:")
+_TAG = re.compile(r"(?:^|(?<=\s))#([\w/-]{1,200})")
+_LIST_ITEM = re.compile(r"^[ \t]{0,40}(?:[-*+]|\d{1,9}[.)])[ \t]")
+_BLOCK_ID_AT_END = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]{1,200})$")
 
 
 @dataclass(frozen=True)
@@ -30,7 +39,9 @@ class Link:
     display: str | None
     embed: bool
     style: str  # 'wiki' | 'markdown'
-    line: int  # 1-based line of the body
+    line: int  # 1-based line of the body (0: a link in the properties)
+    column: int = 0  # where the link starts in its line
+    length: int = 0  # how long it is as written
 
 
 @dataclass(frozen=True)
@@ -40,62 +51,122 @@ class Heading:
     line: int  # 1-based line of the body
 
 
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, text) when `line` is an ATX heading ('## Text ##'), else None.  Linear time."""
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not stripped.startswith("#"):
+        return None
+    level = len(stripped) - len(stripped.lstrip("#"))
+    rest = stripped[level:]
+    if level > 6 or (rest and rest[0] not in " \t"):
+        return None
+    text = rest.strip(" \t")
+    closing = text.rstrip("#")
+    if closing != text and (not closing or closing[-1] in " \t"):
+        text = closing.rstrip(" \t")
+    return (level, text) if text else None
+
+
+def _mask_inline_code(line: str) -> str:
+    """Blank out `code spans`: a run of n backticks up to the next run of exactly n."""
+    if "`" not in line:
+        return line
+    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", line)]
+    next_same: list[int | None] = [None] * len(runs)
+    last_seen: dict[int, int] = {}
+    for index in range(len(runs) - 1, -1, -1):
+        size = runs[index][1] - runs[index][0]
+        next_same[index] = last_seen.get(size)
+        last_seen[size] = index
+    chars = list(line)
+    index = 0
+    while index < len(runs):
+        closing = next_same[index]
+        if closing is None:
+            index += 1
+            continue
+        for position in range(runs[index][0], runs[closing][1]):
+            chars[position] = " "
+        index = closing + 1
+    return "".join(chars)
+
+
 def masked_lines(body: str) -> list[str]:
     """The body's lines with code (fenced blocks and inline spans) blanked out, same lengths."""
-    lines = body.split("\n")
     out: list[str] = []
     fence: str | None = None
-    for line in lines:
-        opener = _FENCE.match(line)
+    for line in body.split("\n"):
         if fence is not None:
-            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
+            # A closing fence has no info string: only fence characters, at least as many.
+            stripped = line.strip()
+            if (
+                stripped
+                and set(stripped) == {fence[0]}
+                and len(stripped) >= len(fence)
+                and len(line) - len(line.lstrip(" ")) <= 3
+            ):
                 fence = None
             out.append(" " * len(line))
             continue
+        opener = _FENCE_OPEN.match(line)
         if opener:
             fence = opener.group(1)
             out.append(" " * len(line))
             continue
-        out.append(_INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line))
+        out.append(_mask_inline_code(line))
     return out
+
+
+def wikilinks_in(text: str, line: int = 0) -> list[Link]:
+    """Wikilinks and embeds in one line of text (also used for property values)."""
+    links = []
+    for found in _WIKILINK.finditer(text):
+        inner = found.group(2).replace("\\|", "|")
+        target_part, _, display = inner.partition("|")
+        target, _, subpath = target_part.partition("#")
+        links.append(
+            Link(
+                target=target.strip(),
+                subpath=subpath.strip() or None,
+                display=display.strip() or None,
+                embed=found.group(1) == "!",
+                style="wiki",
+                line=line,
+                column=found.start(),
+                length=found.end() - found.start(),
+            )
+        )
+    return links
 
 
 def parse_links(body: str) -> tuple[Link, ...]:
     """Every wikilink, embed and markdown link to a note, outside code, in order."""
     links: list[Link] = []
     for number, line in enumerate(masked_lines(body), start=1):
-        for found in _WIKILINK.finditer(line):
-            inner = found.group(2).replace("\\|", "|")
-            target_part, _, display = inner.partition("|")
-            target, _, subpath = target_part.partition("#")
-            links.append(
-                Link(
-                    target=target.strip(),
-                    subpath=subpath.strip() or None,
-                    display=display.strip() or None,
-                    embed=found.group(1) == "!",
-                    style="wiki",
-                    line=number,
-                )
-            )
+        if "[" not in line:
+            continue
+        links.extend(wikilinks_in(line, number))
         for found in _MD_LINK.finditer(line):
             url = found.group(3)
             if url.startswith("<") and url.endswith(">"):
                 url = url[1:-1]
             if _URL_SCHEME.match(url):
                 continue  # http:, obsidian:, mailto: … are not links to a note in this vault
-            target, _, subpath = unquote(url).partition("#")
+            # '#' in the URL is the fragment mark; an encoded '%23' is part of the name.
+            path_part, _, fragment = url.partition("#")
             links.append(
                 Link(
-                    target=target.strip(),
-                    subpath=subpath.strip() or None,
+                    target=unquote(path_part).strip(),
+                    subpath=unquote(fragment).strip() or None,
                     display=found.group(2) or None,
                     embed=found.group(1) == "!",
                     style="markdown",
                     line=number,
+                    column=found.start(),
+                    length=found.end() - found.start(),
                 )
             )
-    links.sort(key=lambda link: link.line)
+    links.sort(key=lambda link: (link.line, link.column))
     return tuple(links)
 
 
@@ -103,6 +174,8 @@ def parse_inline_tags(body: str) -> tuple[str, ...]:
     """Inline `#tags` outside code, without '#', in order of first use; a tag needs a non-digit."""
     found: dict[str, None] = {}
     for line in masked_lines(body):
+        if "#" not in line:
+            continue
         for match in _TAG.finditer(line):
             tag = match.group(1).strip("/")
             if any(not (c.isdigit() or c == "/") for c in tag):
@@ -114,43 +187,57 @@ def parse_headings(body: str) -> tuple[Heading, ...]:
     """ATX headings outside code, in order."""
     headings: list[Heading] = []
     for number, line in enumerate(masked_lines(body), start=1):
-        found = _HEADING.match(line)
-        if found and found.group(2).strip():
-            headings.append(Heading(level=len(found.group(1)), text=found.group(2).strip(), line=number))
+        if "#" in line[:4]:
+            found = atx_heading(line)
+            if found:
+                headings.append(Heading(level=found[0], text=found[1], line=number))
     return tuple(headings)
 
 
-def section_span(body: str, headings: tuple[Heading, ...], index: int) -> tuple[int, int]:
+def section_span(line_count: int, headings: tuple[Heading, ...], index: int) -> tuple[int, int]:
     """First and last body line (1-based, inclusive) of the section under headings[index]:
     up to the next heading of the same or a higher level."""
-    start = headings[index].line
     level = headings[index].level
-    end = len(body.split("\n"))
     for later in headings[index + 1 :]:
         if later.level <= level:
-            end = later.line - 1
-            break
-    return start, end
+            return headings[index].line, later.line - 1
+    return headings[index].line, line_count
 
 
 def block_span(body: str, block_id: str) -> tuple[int, int] | None:
-    """The paragraph (or list item) carrying `^block_id`, as a body line span, or None."""
+    """The block carrying `^block_id`, as a body line span, or None.
+
+    A paragraph or list item carries the id at its end; a quote, table or other block carries
+    it on a line of its own after the block (with or without a blank line between).
+    """
     lines = masked_lines(body)
     for number, line in enumerate(lines, start=1):
-        found = _BLOCK_ID.search(line)
+        found = _BLOCK_ID_AT_END.search(line.rstrip(" \t"))
         if not found or found.group(1) != block_id:
             continue
-        start = number
-        if not _LIST_ITEM.match(line):
-            while start > 1:
-                previous = lines[start - 2]
-                if not previous.strip() or _HEADING.match(previous) or _LIST_ITEM.match(previous):
-                    break
-                start -= 1
-        return start, number
+        if line.strip() == f"^{block_id}":
+            end = number - 1
+            while end >= 1 and not lines[end - 1].strip():
+                end -= 1
+            if end < 1:
+                return number, number
+            return _paragraph_start(lines, end), number
+        if _LIST_ITEM.match(line):
+            return number, number
+        return _paragraph_start(lines, number), number
     return None
 
 
-def lines_between(body: str, span: tuple[int, int]) -> str:
-    lines = body.split("\n")
+def _paragraph_start(lines: list[str], last: int) -> int:
+    start = last
+    while start > 1:
+        previous = lines[start - 2]
+        if not previous.strip() or atx_heading(previous) or (_LIST_ITEM.match(previous) and start != last):
+            break
+        start -= 1
+    return start
+
+
+def lines_between(lines: list[str], span: tuple[int, int]) -> str:
+    """The text of body lines span[0]..span[1] (1-based, inclusive), ending with a newline."""
     return "\n".join(lines[span[0] - 1 : span[1]]).rstrip("\n") + "\n"

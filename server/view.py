@@ -29,6 +29,7 @@ class VaultView:
     visible: dict[str, Note]  # path → note this client may see
     records: dict[str, MemoryRecord]  # path → record, for visible records
     broken: dict[str, InvalidNote]  # path → invalid note that could be in this client's view
+    exposure_mode: str = "records"
 
     def problems(self, subjects: tuple[str, ...] | None = None) -> list[dict[str, str]]:
         """Broken notes that could matter to this answer (to the `subjects`, when given)."""
@@ -63,6 +64,7 @@ def open_view(scope: Scope) -> VaultView:
         visible=visible,
         records=records,
         broken=broken,
+        exposure_mode=exposure.mode,
     )
 
 

@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from server.syntax import block_span, lines_between, parse_headings, parse_inline_tags, parse_links, section_span
+from server.syntax import (
+    atx_heading,
+    block_span,
+    lines_between,
+    parse_headings,
+    parse_inline_tags,
+    parse_links,
+    section_span,
+)
 from server.uri import obsidian_uri
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def one_link(text: str) -> tuple[str, str | None, str | None, bool, str]:
@@ -111,14 +125,15 @@ def test_headings_skip_code_fences() -> None:
 )
 def test_a_section_runs_to_the_next_heading_of_its_level_or_higher(index: int, text: str) -> None:
     headings = parse_headings(BODY)
-    assert lines_between(BODY, section_span(BODY, headings, index)) == text
+    lines = BODY.split("\n")
+    assert lines_between(lines, section_span(len(lines), headings, index)) == text
 
 
 def test_a_block_id_names_its_paragraph() -> None:
     body = "para one\ncontinues here ^abc\n\nother"
     span = block_span(body, "abc")
     assert span is not None
-    assert lines_between(body, span) == "para one\ncontinues here ^abc\n"
+    assert lines_between(body.split("\n"), span) == "para one\ncontinues here ^abc\n"
     assert block_span(body, "missing") is None
 
 
@@ -134,3 +149,75 @@ def test_a_block_id_names_its_paragraph() -> None:
 )
 def test_obsidian_uris_encode_every_component(vault: str, path: str, uri: str) -> None:
     assert obsidian_uri(vault, path) == uri
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[y](Note%20(draft).md)", ("Note (draft).md", None, "y", False, "markdown")),
+        (
+            "[x](C%23%20notes/Issue%20%2312.md#Head%20one)",
+            ("C# notes/Issue #12.md", "Head one", "x", False, "markdown"),
+        ),
+        ("[[C# notes/Issue 12#Part]]", ("C", " notes/Issue 12#Part", None, False, "wiki")),
+    ],
+    ids=["parentheses", "encoded-hash", "wiki-hash-is-a-heading"],
+)
+def test_link_corner_cases(text: str, expected: tuple[str, str | None, str | None, bool, str]) -> None:
+    target, subpath, display, embed, style = one_link(text)
+    assert (target.strip(), subpath.strip() if subpath else None, display, embed, style) == (
+        expected[0].strip(),
+        expected[1].strip() if expected[1] else None,
+        *expected[2:],
+    )
+
+
+def test_a_fence_line_with_an_info_string_does_not_close_a_fence() -> None:
+    assert parse_links("```\n```js\n[[Inside]]\n```\n[[Outside]]") == parse_links("\n\n\n\n[[Outside]]")
+
+
+def test_links_know_where_they_are_written() -> None:
+    (link,) = parse_links("see the [note](My%20Note.md) here")
+    assert (link.column, link.length) == (8, 20)
+
+
+@pytest.mark.parametrize(
+    ("line", "heading"),
+    [
+        ("## Issue #12", (2, "Issue #12")),
+        ("## Closed ##", (2, "Closed")),
+        ("# Tag#", (1, "Tag#")),
+        ("   # Indented three", (1, "Indented three")),
+        ("    # Indented four", None),
+        ("#NoSpace", None),
+        ("####### Seven", None),
+        ("#", None),
+    ],
+)
+def test_atx_headings(line: str, heading: tuple[int, str] | None) -> None:
+    assert atx_heading(line) == heading
+
+
+def test_a_block_id_on_its_own_line_names_the_block_above() -> None:
+    body = "intro\n\n> quoted line one\n> quoted line two\n\n^q1\n\nafter"
+    span = block_span(body, "q1")
+    assert span is not None
+    assert lines_between(body.split("\n"), span) == "> quoted line one\n> quoted line two\n\n^q1\n"
+
+
+def test_pathological_lines_are_parsed_in_linear_time() -> None:
+    # Regular expressions that backtrack took minutes on lines like these; run in a child
+    # with a generous timeout so a regression fails instead of hanging the suite.
+    probe = (
+        "from server.note import parse_note\n"
+        "lines = ['[' * 200000, '[a](' * 50000, '# a' + ' ' * 200000 + 'b', '#' + '\\t' * 200000,\n"
+        "         '[](' + '[](x)' * 40000, '` ' * 100000, '[[' * 100000]\n"
+        "for line in lines:\n"
+        "    note = parse_note('P.md', ('---\\nsubject: s\\n---\\n' + line + '\\n# h\\n' * 3000).encode(), 0)\n"
+        "    note.links, note.headings, note.all_tags, note.heading\n"
+        "print('done')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True, cwd=ROOT
+    )
+    assert done.stdout.strip() == "done"
