@@ -11,7 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from app import cli_report, cli_setup
+from app import cli_clients, cli_report, cli_setup
+from app.cli_clients import PIN_ACTIVE
+from app.snippets import FORMS
 from server import __version__
 from server.config import ACTIVE, ConfigError
 
@@ -73,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--json", action="store_true", help="the report as JSON")
     health.set_defaults(handler=cli_report.health)
 
+    _client_config_commands(commands)
+
     status = commands.add_parser("status", help="config, vaults, clients and last activity on one screen")
     status.set_defaults(handler=cli_report.status)
     return parser
@@ -118,6 +122,38 @@ def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
     expose.add_argument("id", metavar="ID")
     expose.add_argument("rule", nargs="+", metavar="records|vault|SUBJECT")
     expose.set_defaults(handler=cli_setup.client_expose)
+
+
+def _client_config_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    pin_help = "put --vault in the entry: the active vault's folder, or PATH (default: follow the config)"
+    snippet = commands.add_parser(
+        "snippet",
+        help="print the config snippet that makes a client start Vault Recall",
+        description="Print a client's config entry for Vault Recall, in the client's own format.",
+    )
+    snippet.add_argument("client", nargs="?", metavar="CLIENT", help="a client id (see --list)")
+    snippet.add_argument("--list", action="store_true", help="the clients, their forms and config files")
+    snippet.add_argument("--form", choices=FORMS, default="file", help="file (default), cli or link")
+    snippet.add_argument("--pin-vault", nargs="?", const=PIN_ACTIVE, metavar="PATH", help=pin_help)
+    snippet.set_defaults(handler=cli_clients.snippet_command)
+
+    install = commands.add_parser(
+        "install",
+        help="add Vault Recall to a client's config file (backed up, atomic, idempotent)",
+        description="Merge our entry into the client's config file, keeping everything else; "
+        "a file that does not parse is refused and the snippet printed instead.",
+    )
+    install.add_argument("client", metavar="CLIENT")
+    install.add_argument("--dry-run", action="store_true", help="show the change as a diff, write nothing")
+    install.add_argument("--config-file", metavar="PATH", help="the client's config file, if not the usual one")
+    install.add_argument("--pin-vault", nargs="?", const=PIN_ACTIVE, metavar="PATH", help=pin_help)
+    install.set_defaults(handler=cli_clients.install_command)
+
+    uninstall = commands.add_parser("uninstall", help="remove only our entry from a client's config file")
+    uninstall.add_argument("client", metavar="CLIENT")
+    uninstall.add_argument("--dry-run", action="store_true", help="show the change as a diff, write nothing")
+    uninstall.add_argument("--config-file", metavar="PATH", help="the client's config file, if not the usual one")
+    uninstall.set_defaults(handler=cli_clients.uninstall_command)
 
 
 def _positive(text: str) -> int:

@@ -1,0 +1,58 @@
+"""End to end: what `vault-recall install` writes into a client's file starts a real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from app.cli import main
+from app.clients import SERVER_NAME
+from tests.e2e import call, paths
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+def read_back(client_id: str, path: Path) -> list[str]:
+    """The command and args the client would run, read the way the client reads its file."""
+    if client_id == "codex":
+        entry = tomllib.loads(path.read_text(encoding="utf-8"))["mcp_servers"][SERVER_NAME]
+    else:
+        container = "servers" if client_id == "vscode" else "mcpServers"
+        entry = json.loads(path.read_text(encoding="utf-8"))[container][SERVER_NAME]
+    return [entry["command"], *entry["args"]]
+
+
+@pytest.mark.parametrize(
+    ("client_id", "file_name"),
+    [
+        ("claude-desktop", "claude_desktop_config.json"),
+        ("cursor", "mcp.json"),
+        ("windsurf", "mcp_config.json"),
+        ("gemini", "settings.json"),
+        ("amazon-q", "mcp.json"),
+        ("vscode", "mcp.json"),
+        ("codex", "config.toml"),
+    ],
+)
+async def test_the_installed_command_serves_recall(
+    client_id: str, file_name: str, tmp_path: Path, shared_sample: Path
+) -> None:
+    assert main(["vault", "add", str(shared_sample)]) == 0
+    path = tmp_path / client_id / file_name
+    assert main(["install", client_id, "--config-file", str(path)]) == 0
+    argv = read_back(client_id, path)
+    assert Path(argv[0]).is_absolute()
+    assert argv[-3:] == ["serve", "--client", client_id] or argv[-2:] == ["--client", client_id]
+    # Started the way a GUI client starts it: a minimal environment, a working folder of its own.
+    env = {"VAULT_RECALL_HOME": os.environ["VAULT_RECALL_HOME"], "HOME": str(tmp_path)}
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(tmp_path))
+    async with Client(params, read_timeout_seconds=30) as session:
+        result = await call(session, "recall_context", {"subject": "build-system", "query": "bazel"})
+    assert result["status"] == "ok"
+    assert "Projects/Build/Build decision.md" in paths(result)
