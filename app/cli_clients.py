@@ -14,6 +14,7 @@ from app.install import InstallError, apply, plan_install, plan_uninstall
 from app.launch import serve_argv
 from app.snippets import SnippetError, file_snippet, forms_of, snippet
 from server.config import ClientEntry, Config, ConfigError, load_config
+from server.vault import display, is_displayable
 
 PIN_ACTIVE = "active"
 
@@ -32,6 +33,8 @@ def _pinned(value: str | None) -> Path | None:
         return None
     if value != PIN_ACTIVE:
         path = Path(value).expanduser().absolute()
+        if not is_displayable(str(path)):
+            raise CommandError(f"{display(path)} is not a UTF-8 path, which client config files cannot hold")
         if not path.is_dir():
             raise CommandError(f"{path} is not a folder")
         return path

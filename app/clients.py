@@ -170,7 +170,9 @@ def config_location(client_id: str, home: Path, platform: str) -> Path | None:
         codex_home = os.environ.get("CODEX_HOME")
         return (Path(codex_home) if codex_home else home / ".codex") / "config.toml"
     if client_id == "zed":
-        return (appdata / "Zed/settings.json") if appdata is not None else home / ".config/zed/settings.json"
+        return (appdata / "Zed/settings.json") if appdata is not None else xdg / "zed/settings.json"
+    if client_id == "opencode":
+        return xdg / "opencode/opencode.json"
     if client_id == "goose":
         if appdata is not None:
             return appdata / "Block/goose/config/config.yaml"
@@ -191,7 +193,6 @@ def config_location(client_id: str, home: Path, platform: str) -> Path | None:
         "windsurf": home / ".codeium/windsurf/mcp_config.json",
         "gemini": home / ".gemini/settings.json",
         "continue": home / ".continue/config.yaml",
-        "opencode": home / ".config/opencode/opencode.json",
         "amazon-q": home / ".aws/amazonq/mcp.json",
     }
     return fixed.get(client_id)

@@ -71,12 +71,31 @@ def _render(value: Any, base: str, unit: str, newline: str) -> str:
     return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", newline + base)
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKey(key)
+        found[key] = value
+    return found
+
+
 def parse_object(text: str, what: str) -> dict[str, Any]:
     """Parse `text` as a JSON object (empty text is an empty object), or raise JsonEditError."""
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_refuse_duplicates)
+    except _DuplicateKey as exc:
+        raise JsonEditError(
+            f"{what} has the key {exc.key!r} twice in one object, so which one counts is unclear; it was left untouched"
+        ) from None
     except json.JSONDecodeError as exc:
         raise JsonEditError(
             f"{what} is not plain JSON (line {exc.lineno}: {exc.msg}; comments and trailing commas "
@@ -104,7 +123,11 @@ def set_member(text: str, container: str, name: str, value: Any, what: str = "th
     inner, inner_close = _members(text, holder.value_start)
     existing = next((m for m in inner if m.key == name), None)
     if existing is not None:
+        if data[container][name] == value:
+            return text  # already so: not a byte changes
         base = _line_indent(text, existing.key_start)
+        if "\n" not in text.strip():
+            return text[: existing.value_start] + json.dumps(value, ensure_ascii=False) + text[existing.value_end :]
         rendered = _render(value, base, unit, newline)
         return text[: existing.value_start] + rendered + text[existing.value_end :]
     return _insert(text, holder.value_start, inner_close, inner, name, value, unit, newline)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shlex
-import subprocess
 from typing import Any
 from urllib.parse import quote
 
@@ -43,8 +43,18 @@ def cli_snippet(spec: ClientSpec, argv: list[str], windows: bool | None = None) 
         raise SnippetError(f"{spec.name} has no command for adding servers; use --form file{_also_link(spec)}")
     command = spec.cli(argv)
     if windows if windows is not None else os.name == "nt":
-        return subprocess.list2cmdline(command)
+        return powershell_join(command)
     return shlex.join(command)
+
+
+_BARE = re.compile(r"[A-Za-z0-9_./:\\=+-]+")
+
+
+def powershell_join(argv: list[str]) -> str:
+    """A PowerShell command line: single-quoted literals ('' for a quote), so '&', '%', '$'
+    and spaces in paths mean nothing to the shell."""
+    quoted = [arg if _BARE.fullmatch(arg) else "'" + arg.replace("'", "''") + "'" for arg in argv]
+    return ("& " if quoted[0] != argv[0] else "") + " ".join(quoted)
 
 
 def link_snippet(spec: ClientSpec, argv: list[str]) -> str:

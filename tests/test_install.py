@@ -75,7 +75,7 @@ def test_other_servers_are_kept_byte_for_byte(tmp_path: Path) -> None:
     cut = after.index(', "vault-recall"') if ', "vault-recall"' in after else after.index(',\n    "vault-recall"')
     assert after[:cut] == OTHERS_JSON[:cut]
     assert after.endswith(OTHERS_JSON[OTHERS_JSON.index('\n  },\n  "zzz"') :])
-    assert backup is not None and backup.name == "mcp.json" + BACKUP_SUFFIX
+    assert backup is not None and re.fullmatch(r"mcp\.json\.\d{8}-\d{6}" + re.escape(BACKUP_SUFFIX), backup.name)
     assert backup.read_text(encoding="utf-8") == OTHERS_JSON
     assert stat.S_IMODE(path.stat().st_mode) == 0o640  # its permissions are kept
     # Uninstalling gives back exactly the original bytes.
@@ -146,7 +146,7 @@ def test_a_read_only_file_is_a_clear_error_and_untouched(tmp_path: Path) -> None
     with pytest.raises(InstallError, match="is read-only, so it was left untouched"):
         install(path)
     assert path.read_text(encoding="utf-8") == OTHERS_JSON
-    assert not (tmp_path / ("mcp.json" + BACKUP_SUFFIX)).exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["mcp.json"]  # no backup, no temporary file
 
 
 def test_a_crash_between_write_and_rename_leaves_the_original_intact(tmp_path: Path) -> None:
@@ -182,7 +182,7 @@ def test_install_registers_the_client_and_uninstall_removes_only_ours(
     path.write_text(OTHERS_JSON, encoding="utf-8")
     assert main(["install", "cursor", "--config-file", str(path)]) == 0
     out = capsys.readouterr().out
-    assert f"Added Vault Recall to {path} (old file kept as mcp.json{BACKUP_SUFFIX})" in out
+    assert re.search(rf"Added Vault Recall to {re.escape(str(path))} \(old file kept as mcp\.json\.[\d-]+\.vault", out)
     assert "Registered client 'cursor'" in out
     assert load_config().client("cursor") is not None
     assert main(["install", "cursor", "--config-file", str(path)]) == 0
@@ -275,3 +275,136 @@ def test_a_broken_config_of_ours_stops_the_install_before_the_clients_file(
     assert "is not valid JSON" in capsys.readouterr().err
     assert not path.exists()
     assert os.listdir(tmp_path) == []
+
+
+# Found in review
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"mcpServers": "}", "mcpServers": {}}',
+        '{"mcpServers": 1, "mcpServers": {}}',
+        '{"mcpServers": {"vault-recall": 1, "vault-recall": 2}}',
+    ],
+)
+def test_duplicate_keys_are_refused(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(content, encoding="utf-8")
+    for make in (lambda: plan_install(spec("cursor"), ARGV, path), lambda: plan_uninstall(spec("cursor"), path)):
+        with pytest.raises(InstallError, match="twice in one object"):
+            make()
+    assert path.read_text(encoding="utf-8") == content
+
+
+def test_a_one_line_file_is_idempotent_and_every_backup_kept(tmp_path: Path) -> None:
+    path = tmp_path / "one.json"
+    path.write_text('{"theme": "dark"}', encoding="utf-8")
+    first = install(path)
+    once = path.read_bytes()
+    assert install(path) is None and path.read_bytes() == once
+    apply(plan_uninstall(spec("cursor"), path))
+    assert path.read_text(encoding="utf-8") == '{"theme": "dark", "mcpServers": {}}'
+    backups = sorted(p for p in tmp_path.iterdir() if p.name.endswith(BACKUP_SUFFIX))
+    assert first in backups and len(backups) == 2
+    assert first.read_text(encoding="utf-8") == '{"theme": "dark"}'  # the original is never overwritten
+
+
+def test_a_symlinked_config_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles/mcp.json"
+    real.parent.mkdir()
+    real.write_text(OTHERS_JSON, encoding="utf-8")
+    link = tmp_path / ".cursor/mcp.json"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    install(link)
+    assert link.is_symlink()
+    assert SERVER_NAME in json.loads(real.read_text(encoding="utf-8"))["mcpServers"]
+
+
+def test_settings_a_person_added_to_our_entry_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {SERVER_NAME: {"command": "/old", "args": [], "env": {"A": "1"}}}}))
+    plan = plan_install(spec("cursor"), ARGV, path)
+    assert plan.replaced
+    apply(plan)
+    assert json.loads(path.read_text())["mcpServers"][SERVER_NAME] == {
+        "command": ARGV[0],
+        "args": ARGV[1:],
+        "env": {"A": "1"},
+    }
+    toml = tmp_path / "config.toml"
+    toml.write_text(
+        '[mcp_servers.vault-recall]\ncommand = "/old"\nstartup_timeout_sec = 30\n'
+        '[mcp_servers.vault-recall.env]\nTOKEN = "secret"\n',
+        encoding="utf-8",
+    )
+    install(toml, "codex")
+    entry = tomllib.loads(toml.read_text(encoding="utf-8"))["mcp_servers"][SERVER_NAME]
+    assert entry == {"command": ARGV[0], "args": ARGV[1:], "startup_timeout_sec": 30, "env": {"TOKEN": "secret"}}
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['mcp_servers.other.command = "x"\nmodel = "o3"\n', 'mcp_servers = { other = { command = "x", args = [] } }\n'],
+    ids=["dotted-keys", "inline-table"],
+)
+def test_toml_layouts_that_cannot_be_edited_safely_are_refused(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(content, encoding="utf-8")
+    try:
+        apply(plan_install(spec("codex"), ARGV, path))
+    except InstallError as exc:
+        assert "left untouched" in str(exc)
+        assert path.read_text(encoding="utf-8") == content
+        return
+    # If it was edited, nothing else may have changed.
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert data["mcp_servers"].pop(SERVER_NAME) == {"command": ARGV[0], "args": ARGV[1:]}
+    assert data == tomllib.loads(content)
+
+
+INDENTED_CONTINUE = """name: Mine
+version: 1.0.0
+schema: v1
+models:
+  - name: gpt
+    provider: openai   # the model I use
+mcpServers:
+  - name: other
+    command: uvx
+"""
+
+
+def test_yaml_keeps_the_files_own_indentation_and_line_endings(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_bytes(INDENTED_CONTINUE.replace("\n", "\r\n").encode())
+    install(path, "continue")
+    after = path.read_bytes().decode()
+    assert after.startswith(INDENTED_CONTINUE.replace("\n", "\r\n"))  # untouched, byte for byte
+    assert "\n" not in after.replace("\r\n", "")
+    apply(plan_uninstall(spec("continue"), path))
+    assert path.read_bytes().decode() == INDENTED_CONTINUE.replace("\n", "\r\n")
+
+
+def test_a_comments_only_yaml_keeps_its_comments(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("# keep me\n# and me\n", encoding="utf-8")
+    install(path, "goose")
+    after = path.read_text(encoding="utf-8")
+    assert after.startswith("# keep me\n# and me\n")
+    assert yaml.safe_load(after)["extensions"][SERVER_NAME]["cmd"] == ARGV[0]
+
+
+def test_a_new_continue_config_has_the_fields_continue_requires(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    install(path, "continue")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert (data["name"], data["version"], data["schema"]) == ("Local config", "1.0.0", "v1")
+
+
+def test_a_byte_order_mark_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_bytes(b"\xef\xbb\xbf" + OTHERS_JSON.replace("\n", "\r\n").encode())
+    install(path)
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf{\r\n")

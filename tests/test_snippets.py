@@ -139,3 +139,23 @@ def test_printing_a_snippet_registers_the_client(capsys: pytest.CaptureFixture[s
 def test_an_unknown_client_lists_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["snippet", "notepad"]) == 1
     assert "unknown client 'notepad'; known clients: claude-desktop, claude-code" in capsys.readouterr().err
+
+
+def test_windows_cli_forms_are_powershell_literals() -> None:
+    from app.snippets import powershell_join
+
+    argv = ["C:\\R&D\\%USERPROFILE%\\vault-recall.exe", "serve", "--client", "o'brien"]
+    line = powershell_join(["codex", "mcp", "add", SERVER_NAME, "--", *argv])
+    assert line == "codex mcp add vault-recall -- 'C:\\R&D\\%USERPROFILE%\\vault-recall.exe' serve --client 'o''brien'"
+    assert powershell_join(["C:\\Program Files\\x.exe", "a"]) == "& 'C:\\Program Files\\x.exe' a"
+
+
+def test_a_pinned_vault_path_that_is_not_utf8_is_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    folder = os.fsdecode(os.fsencode(tmp_path) + b"/v\xff")
+    os.mkdir(folder)
+    assert main(["snippet", "cursor", "--pin-vault", folder]) == 1
+    assert "is not a UTF-8 path" in capsys.readouterr().err
