@@ -111,6 +111,16 @@ def clients_who_recalled(path: Path, note_path: str) -> list[tuple[str, int, flo
             return []
 
 
+def newest_event_id(path: Path) -> int:
+    with reading(path) as connection:
+        if connection is None:
+            return 0
+        try:
+            return int(connection.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+
 def count_events(path: Path) -> int:
     with reading(path) as connection:
         if connection is None:

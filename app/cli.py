@@ -156,10 +156,13 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
     uninstall.set_defaults(handler=cli_clients.uninstall_command)
 
 
+MAX_LIMIT = 100_000
+
+
 def _positive(text: str) -> int:
     value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+    if not 1 <= value <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_LIMIT:,}")
     return value
 
 

@@ -7,11 +7,11 @@ import json
 import time
 from pathlib import Path
 
-from app.activity_view import EventRow, count_events, latest_per_client, recent_events
+from app.activity_view import EventRow, count_events, latest_per_client, newest_event_id, recent_events
 from app.cli_setup import describe_exposure
 from app.health import HealthReport, check_health
 from app.timefmt import ago, clock
-from server.config import ACTIVE, ConfigError, activity_path, config_path, load_config
+from server.config import ACTIVE, activity_path, config_path, load_config
 from server.scope import ServeOptions, current_scope
 
 FOLLOW_POLL_SECONDS = 1.0
@@ -30,6 +30,8 @@ def activity(args: argparse.Namespace) -> int:
     try:
         while True:  # until Ctrl-C: a person watching their clients
             time.sleep(FOLLOW_POLL_SECONDS)
+            if newest_event_id(path) < last:
+                last = 0  # the store was deleted and started again: its ids start over
             for event in recent_events(path, limit=1000, client=args.client, after_id=last):
                 print(_format_event(event, as_json=args.json), flush=True)
                 last = event.id
@@ -96,12 +98,7 @@ def _section(title: str, lines: list[str]) -> None:
 def status(args: argparse.Namespace) -> int:
     path = config_path()
     print(f"Config:   {path}" + ("" if path.exists() else " (not created yet)"))
-    try:
-        config = load_config()
-    except ConfigError as exc:
-        print(f"  BROKEN: {exc}")
-        print("  Every client answers 'unavailable' until it is fixed; Vault Recall will not overwrite it.")
-        return 1
+    config = load_config()  # a broken config is reported by main() as one sentence, exit 1
     print("Vaults:")
     if not config.vaults:
         print("  none — add one: vault-recall vault add PATH")

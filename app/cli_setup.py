@@ -21,6 +21,7 @@ from server.config import (
     load_config,
 )
 from server.records import SUBJECT_PATTERN
+from server.vault import display, is_displayable
 
 
 class CommandError(Exception):
@@ -42,9 +43,13 @@ def vault_list(args: argparse.Namespace) -> int:
 
 def vault_add(args: argparse.Namespace) -> int:
     path = Path(args.path).expanduser().absolute()
+    if not is_displayable(str(path)):
+        raise CommandError(f"{display(path)} is not a UTF-8 path, which the config file cannot hold")
     if not path.is_dir():
         raise CommandError(f"{path} is not a folder")
-    name = args.name or path.name
+    name = (args.name if args.name is not None else path.name).strip()
+    if not name:
+        raise CommandError("this vault needs a name: give one with --name")
     if not (path / ".obsidian").is_dir():
         print(f"note: {path} has no .obsidian folder; is it an Obsidian vault? Added anyway.", file=sys.stderr)
 
@@ -143,6 +148,8 @@ def client_expose(args: argparse.Namespace) -> int:
     rule: str | tuple[str, ...]
     if args.rule in (["records"], ["vault"]):
         rule = args.rule[0]
+    elif {"records", "vault"} & set(args.rule):
+        raise CommandError("'records' and 'vault' stand alone; to share some subjects, list only them")
     else:
         bad = [s for s in args.rule if not SUBJECT_PATTERN.fullmatch(s)]
         if bad:

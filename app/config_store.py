@@ -11,7 +11,12 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from server.config import Config, config_path, load_config
@@ -40,12 +45,30 @@ def save_config(config: Config, path: Path | None = None) -> Path:
 
 
 def update_config(change: Callable[[Config], Config], path: Path | None = None) -> Config:
-    """Load the current config (raising ConfigError if it is broken), apply `change`, save."""
-    current = load_config(path)
-    updated = change(current)
-    if updated != current:
-        save_config(updated, path)
+    """Load the current config (raising ConfigError if it is broken), apply `change`, save.
+
+    Holds a lock for the whole read-modify-write, so two commands (or the tray and a command)
+    changing the config at once both keep their change.
+    """
+    path = path or config_path()
+    with _locked(path.parent):
+        current = load_config(path)
+        updated = change(current)
+        if updated != current or updated.to_json() != current.to_json():
+            save_config(updated, path)
     return updated
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(folder / ".config.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if fcntl is not None:  # Windows has no flock: the last writer wins there
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _fsync_folder(folder: Path) -> None:

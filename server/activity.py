@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from server.arguments import show_value
 
 log = logging.getLogger(__name__)
 
@@ -119,24 +123,59 @@ def _ensure_schema(connection: sqlite3.Connection) -> None:
         raise
 
 
-@dataclass
 class ActivityWriter:
-    """Appends the events of one server process.  Never raises.
+    """Appends the events of one server process, on a thread of its own: a tool call hands its
+    event over and answers at once, so a locked or slow store never delays a call.  Never raises.
 
-    The connection stays open between calls (closing the last connection to a WAL database
-    checkpoints it, which costs more than the insert), but before each event the store's
-    file identity is checked: a store deleted or replaced meanwhile is opened afresh.
+    The connection stays open between events (closing the last connection to a WAL database
+    checkpoints it, which costs more than the insert), but before each event the store's file
+    identity is checked: a store deleted or replaced meanwhile is opened afresh.
     """
 
-    written: int = 0
-    _connection: sqlite3.Connection | None = field(default=None, repr=False)
-    _identity: tuple[str, int, int] | None = None
+    QUEUE_LIMIT = 10_000  # events waiting; past it new ones are dropped (and said so)
+
+    def __init__(self) -> None:
+        self.written = 0
+        self._connection: sqlite3.Connection | None = None
+        self._identity: tuple[str, int, int] | None = None
+        self._queue: queue.Queue[tuple[Path, ActivityEvent, int, int] | None] = queue.Queue(self.QUEUE_LIMIT)
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, path: Path, event: ActivityEvent, retention_days: int = 30, max_events: int = 100_000) -> None:
+        """Queue one event for the writer thread (started on first use)."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="activity-writer", daemon=True)
+                self._thread.start()
+        try:
+            self._queue.put_nowait((path, event, retention_days, max_events))
+        except queue.Full:
+            log.warning("activity not recorded: %d events are already waiting for the store", self.QUEUE_LIMIT)
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Write what is queued (waiting at most `timeout` seconds), then stop the thread."""
+        with self._lock:
+            thread = self._thread
+        if thread is not None:
+            self._queue.put(None)
+            thread.join(timeout)
+        else:
+            self._disconnect()  # events were appended directly, on this thread
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            try:
+                self.append(*item)
+            except Exception:  # the thread's entry point: one bad event must not stop the rest
+                log.exception("activity not recorded: unexpected error")
+        self._disconnect()  # SQLite connections belong to the thread that opened them
 
     def append(self, path: Path, event: ActivityEvent, retention_days: int = 30, max_events: int = 100_000) -> bool:
-        """Store one event; False (and a line on stderr) when the store cannot take it."""
+        """Store one event now; False (and a line on stderr) when the store cannot take it."""
         try:
             connection = self._open(path)
-        except (sqlite3.Error, OSError, ActivityStoreError) as exc:
+        except (sqlite3.Error, OSError, ValueError, ActivityStoreError) as exc:
             log.warning("activity not recorded: cannot open %s: %s", path, exc)
             return False
         try:
@@ -145,20 +184,20 @@ class ActivityWriter:
             if self.written % PRUNE_EVERY == 1:
                 prune(connection, retention_days, max_events)
             return True
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, ValueError) as exc:  # ValueError: text SQLite cannot store
             log.warning("activity not recorded in %s: %s", path, exc)
-            self.close()
+            self._disconnect()
             return False
 
     def _open(self, path: Path) -> sqlite3.Connection:
         if self._connection is not None and self._identity == _identity(path):
             return self._connection
-        self.close()
+        self._disconnect()
         self._connection = connect(path)
         self._identity = _identity(path)
         return self._connection
 
-    def close(self) -> None:
+    def _disconnect(self) -> None:
         if self._connection is not None:
             self._connection.close()
         self._connection = None
@@ -246,6 +285,8 @@ def event_from_result(
                 returned.append((str(item["path"]), item.get("revision")))
         if "path" in result and "text" in result:  # read_note
             returned.append((str(result["path"]), result.get("revision")))
+    if error is not None and not keep_query_text:
+        error = _redacted(error, [arguments.get("query"), arguments.get("note"), arguments.get("section")])
     return ActivityEvent(
         client=client,
         tool=tool,
@@ -260,3 +301,12 @@ def event_from_result(
         omitted=(result or {}).get("omitted") if result else None,
         error=error,
     )
+
+
+def _redacted(text: str, secrets: list[Any]) -> str:
+    """An error message without the words the person asked not to keep."""
+    for secret in secrets:
+        if isinstance(secret, str) and secret:
+            for form in sorted({repr(secret), show_value(secret), secret}, key=len, reverse=True):
+                text = text.replace(form, "'…'")
+    return text

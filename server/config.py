@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,12 +32,12 @@ _MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 def config_dir() -> Path:
     home = os.environ.get(HOME_ENV)
-    return Path(home) if home else platformdirs.user_config_path(APP_NAME)
+    return Path(home).absolute() if home else platformdirs.user_config_path(APP_NAME)
 
 
 def state_dir() -> Path:
     home = os.environ.get(HOME_ENV)
-    return Path(home) if home else platformdirs.user_state_path(APP_NAME)
+    return Path(home).absolute() if home else platformdirs.user_state_path(APP_NAME)
 
 
 def config_path() -> Path:
@@ -47,10 +48,16 @@ def activity_path() -> Path:
     return state_dir() / ACTIVITY_FILE
 
 
+# Keys this version does not know are kept as they were (a newer tray's settings, a person's
+# notes in the file): every write puts them back.
+Extra = tuple[tuple[str, Any], ...]
+
+
 @dataclass(frozen=True)
 class VaultEntry:
     name: str
     path: str
+    extra: Extra = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,7 @@ class ClientEntry:
     id: str
     vault: str = ACTIVE  # a vault name, or "active"
     exposure: str | tuple[str, ...] = "records"  # records | vault | subjects (a tuple)
+    extra: Extra = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,8 @@ class Config:
     active_vault: str | None = None
     clients: tuple[ClientEntry, ...] = ()
     activity: ActivitySettings = field(default_factory=ActivitySettings)
+    extra: Extra = field(default=(), compare=False)
+    activity_extra: Extra = field(default=(), compare=False)
 
     def vault(self, name: str) -> VaultEntry | None:
         return next((v for v in self.vaults if v.name == name), None)
@@ -83,21 +93,19 @@ class Config:
     def to_json(self) -> dict[str, Any]:
         return {
             "version": CONFIG_VERSION,
-            "vaults": [{"name": v.name, "path": v.path} for v in self.vaults],
+            "vaults": [{"name": v.name, "path": v.path, **dict(v.extra)} for v in self.vaults],
             "active_vault": self.active_vault,
             "clients": [
-                {
-                    "id": c.id,
-                    "vault": c.vault,
-                    "exposure": c.exposure if isinstance(c.exposure, str) else list(c.exposure),
-                }
+                {"id": c.id, "vault": c.vault, "exposure": _exposure_json(c.exposure), **dict(c.extra)}
                 for c in self.clients
             ],
             "activity": {
                 "keep_query_text": self.activity.keep_query_text,
                 "retention_days": self.activity.retention_days,
                 "max_events": self.activity.max_events,
+                **dict(self.activity_extra),
             },
+            **dict(self.extra),
         }
 
 
@@ -119,11 +127,19 @@ class ConfigError(Exception):
 def load_config(path: Path | None = None) -> Config:
     """Read and validate the config; a missing file is the empty default config."""
     path = path or config_path()
+    # O_NONBLOCK and a regular-file check: a FIFO put in its place must not block every call.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        with open(path, "rb") as f:
-            raw = f.read(_MAX_CONFIG_BYTES + 1)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return Config()
+    except OSError as exc:
+        raise ConfigError(path, None, f"cannot be read: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ConfigError(path, None, "is not a regular file")
+            raw = f.read(_MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(path, None, f"cannot be read: {exc.strerror}") from None
     if len(raw) > _MAX_CONFIG_BYTES:
@@ -139,10 +155,30 @@ def parse_config(raw: bytes, path: Path) -> Config:
     if not text.strip():
         raise ConfigError(path, 1, "is empty (a write was cut short?); restore it or delete it to start over")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
         raise ConfigError(path, exc.lineno, f"is not valid JSON: {exc.msg}") from None
+    except _DuplicateKey as exc:
+        raise ConfigError(path, _line_of(text, exc.key), f"has the key {exc.key!r} twice in one object") from None
+    except (ValueError, RecursionError) as exc:
+        # Python's own limits: a number of thousands of digits, nesting thousands deep.
+        raise ConfigError(path, None, f"cannot be read as a config ({type(exc).__name__})") from None
     return _validate(data, text, path)
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKey(key)
+        found[key] = value
+    return found
 
 
 def _validate(data: Any, text: str, path: Path) -> Config:
@@ -152,7 +188,7 @@ def _validate(data: Any, text: str, path: Path) -> Config:
     if not isinstance(data, dict):
         raise ConfigError(path, 1, "must be a JSON object")
     version = data.get("version")
-    if version != CONFIG_VERSION:
+    if type(version) is not int or version != CONFIG_VERSION:
         raise fail(
             "version",
             f"has version {version!r}; this Vault Recall reads version {CONFIG_VERSION}"
@@ -162,9 +198,11 @@ def _validate(data: Any, text: str, path: Path) -> Config:
     for item in _list(data, "vaults", fail):
         if not isinstance(item, dict) or not _text(item.get("name")) or not _text(item.get("path")):
             raise fail("vaults", "each vault needs a text 'name' and a text 'path'")
+        if "\x00" in item["path"] or not os.path.isabs(os.path.expanduser(item["path"])):
+            raise fail(item["name"], f"vault {item['name']!r} needs an absolute folder path")
         if any(v.name == item["name"] for v in vaults):
             raise fail(item["name"], f"vault name {item['name']!r} is used twice")
-        vaults.append(VaultEntry(name=item["name"], path=item["path"]))
+        vaults.append(VaultEntry(name=item["name"], path=item["path"], extra=_extra(item, ("name", "path"))))
     active = data.get("active_vault")
     if active is not None and not any(v.name == active for v in vaults):
         raise fail("active_vault", f"active_vault {active!r} is not one of the vaults")
@@ -180,9 +218,9 @@ def _validate(data: Any, text: str, path: Path) -> Config:
         vault = item.get("vault", ACTIVE)
         if not isinstance(vault, str) or (vault != ACTIVE and not any(v.name == vault for v in vaults)):
             raise fail(client_id, f"client {client_id!r} uses vault {vault!r}, which is not one of the vaults")
-        clients.append(
-            ClientEntry(id=client_id, vault=vault, exposure=_exposure(item.get("exposure", "records"), client_id, fail))
-        )
+        exposure = _exposure(item.get("exposure", "records"), client_id, fail)
+        extra = _extra(item, ("id", "vault", "exposure"))
+        clients.append(ClientEntry(id=client_id, vault=vault, exposure=exposure, extra=extra))
     activity = data.get("activity", {})
     if not isinstance(activity, dict):
         raise fail("activity", "'activity' must be an object")
@@ -200,7 +238,13 @@ def _validate(data: Any, text: str, path: Path) -> Config:
         active_vault=active,
         clients=tuple(clients),
         activity=ActivitySettings(keep_query_text=keep, retention_days=retention, max_events=max_events),
+        extra=_extra(data, ("version", "vaults", "active_vault", "clients", "activity")),
+        activity_extra=_extra(activity, ("keep_query_text", "retention_days", "max_events")),
     )
+
+
+def _extra(item: dict[str, Any], known: tuple[str, ...]) -> Extra:
+    return tuple((key, value) for key, value in item.items() if key not in known)
 
 
 def _exposure(value: Any, client_id: str, fail: Any) -> str | tuple[str, ...]:
@@ -222,7 +266,14 @@ def _list(data: dict[str, Any], key: str, fail: Any) -> list[Any]:
 
 
 def _text(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
+    """Non-empty text that can be written back (no lone surrogates from '\\ud800' escapes)."""
+    if not isinstance(value, str) or not value.strip():
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _whole(value: Any) -> bool:

@@ -17,7 +17,7 @@ from server.note import InvalidNote
 from server.packing import MAX_PROBLEMS, pack, shorten_to_bytes
 from server.records import MemoryRecord, is_calendar_date
 from server.scan import VaultScan, scan_vault
-from server.scope import Scope
+from server.scope import Exposure, Scope
 from server.uri import obsidian_uri
 from server.vault import vault_name
 from server.words import words
@@ -56,7 +56,7 @@ def recall_context(
     if scan is None:
         return pack(envelope, [], budget=budget, limit=limit)
 
-    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, [subject])]
+    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, [subject], scope.exposure)]
     candidates = [r for r in scan.records if subject in r.subjects and r.status == "active" and r.kind == "decision"]
     matches = [m for m in (_match(r, wanted) for r in candidates) if m is not None]
     if match == "all":
@@ -90,7 +90,7 @@ def recall_activity(
     scan = _scan_or_reason(scope, envelope)
     if scan is None:
         return pack(envelope, [], budget=budget, limit=limit)
-    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, [subject])]
+    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, [subject], scope.exposure)]
     events = [
         r
         for r in scan.records
@@ -138,7 +138,7 @@ def list_subjects(scope: Scope) -> dict[str, Any]:
                 entry["modified"] = record.note.modified
     result["subjects"] = [counts[s] for s in sorted(counts)]
     exposed = sorted(scope.exposure.subjects) if scope.exposure.mode == "subjects" else None
-    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, exposed)]
+    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, exposed, scope.exposure)]
     result["problems"] = problems[:MAX_PROBLEMS]
     if len(problems) > MAX_PROBLEMS:
         result["problems_omitted"] = len(problems) - MAX_PROBLEMS
@@ -160,11 +160,18 @@ def _scan_or_reason(scope: Scope, result: dict[str, Any]) -> VaultScan | None:
         return None
 
 
-def _could_be_about(note: InvalidNote, subjects: Sequence[str] | None) -> bool:
-    """An invalid note is in scope when it cannot be ruled out (`subjects` None: any subject)."""
+def _could_be_about(note: InvalidNote, subjects: Sequence[str] | None, exposure: Exposure) -> bool:
+    """An invalid note is in scope when it cannot be ruled out (`subjects` None: any subject).
+
+    A client limited to some subjects is never shown a broken note whose subject cannot be
+    read: it might belong to a subject the client was not given, and its path alone says too
+    much.  The person still sees it in `vault-recall health` and the tray.
+    """
     if not note.mentions_subject:
         return False
-    if note.subjects is None or subjects is None:
+    if note.subjects is None:
+        return exposure.mode != "subjects"
+    if subjects is None:
         return True
     return any(s in note.subjects for s in subjects)
 

@@ -40,4 +40,4 @@ def record_activity(
         client_info=client_info,
         keep_query_text=settings.keep_query_text,
     )
-    writer.append(activity_path(), event, settings.retention_days, settings.max_events)
+    writer.submit(activity_path(), event, settings.retention_days, settings.max_events)

@@ -32,5 +32,9 @@ def serve(client: str, vault: Path | None) -> int:
         return 2
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vault-recall[%(process)d] %(message)s")
     options = ServeOptions(client=client, pinned_vault=vault.expanduser().absolute() if vault else None)
-    build_server(options).run("stdio")
+    server = build_server(options)
+    try:
+        server.run("stdio")
+    finally:
+        server.activity.close()  # the last calls' events, before the process ends
     return 0

@@ -90,6 +90,8 @@ def check_vault_folder(root: Path) -> None:
     """Raise VaultUnavailable with a reason a person can act on if `root` cannot be read."""
     try:
         st = os.stat(root)
+    except ValueError:  # a NUL in the path: no such folder can exist
+        raise VaultUnavailable(f"vault path {display(root)!r} is not a valid folder path") from None
     except FileNotFoundError:
         raise VaultUnavailable(f"vault folder {display(root)} does not exist") from None
     except PermissionError:

@@ -156,3 +156,33 @@ def test_activity_follow_prints_new_events_as_they_come() -> None:
         assert json.loads(read_line(follower.stdout))["client"] == "after"  # the next poll, about 1 s
         follower.terminate()
         follower.wait(timeout=30)
+
+
+def test_errors_do_not_keep_query_text_when_it_is_off() -> None:
+    failed = event_from_result(
+        client="c",
+        tool="read_note",
+        arguments={"note": "divorce lawyer"},
+        result=None,
+        error="Error executing tool read_note: no note 'divorce lawyer' that this client can read",
+        started=time.perf_counter(),
+        client_info=(None, None),
+        keep_query_text=False,
+    )
+    assert failed.query is None
+    assert failed.error is not None and "divorce" not in failed.error
+
+
+def test_text_sqlite_cannot_store_drops_the_event_without_raising(tmp_path: Path) -> None:
+    writer = ActivityWriter()
+    assert writer.append(tmp_path / "a.sqlite3", event(query="bad \ud800 surrogate")) is False
+    assert writer.append(tmp_path / "a.sqlite3", event(query="fine")) is True
+
+
+def test_queued_events_are_written_by_the_time_the_writer_closes(tmp_path: Path) -> None:
+    store = tmp_path / "a.sqlite3"
+    writer = ActivityWriter()
+    for n in range(50):
+        writer.submit(store, event(f"c{n % 5}"))
+    writer.close()
+    assert count_events(store) == 50

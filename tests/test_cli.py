@@ -51,6 +51,8 @@ def test_vault_add_use_list_remove(capsys: pytest.CaptureFixture[str], two_vault
         (["client", "add", "Bad Id"], "client id 'Bad Id' is not valid"),
         (["client", "expose", "cursor", "Not-A-Slug!"], "is not a subject slug, nor 'records' or 'vault'"),
         (["client", "add", "zed", "--vault", "Nope"], "there is no vault named 'Nope'"),
+        (["vault", "add", "/"], "this vault needs a name: give one with --name"),
+        (["client", "expose", "zed", "records", "vault"], "'records' and 'vault' stand alone"),
     ],
 )
 def test_errors_are_one_sentence_and_exit_1(capsys: pytest.CaptureFixture[str], argv: list[str], words: str) -> None:

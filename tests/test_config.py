@@ -40,6 +40,8 @@ def test_a_saved_config_reads_back_the_same() -> None:
 
 
 def test_the_config_is_readable_by_its_user_only() -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().parent.chmod(0o755)  # a folder someone made readable: the next save closes it
     path = save_config(GOOD)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
@@ -157,3 +159,82 @@ def test_json_written_is_the_documented_shape() -> None:
     assert data["version"] == 1
     assert data["clients"][0] == {"id": "cursor", "vault": "active", "exposure": ["build"]}
     assert data["activity"] == {"keep_query_text": True, "retention_days": 30, "max_events": 100000}
+
+
+# Found in review
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('{"version": 1, "n": ' + "9" * 5000 + "}", "cannot be read as a config (ValueError)"),
+        ('{"version": 1, "x": ' + "[" * 100000 + "]" * 100000 + "}", "cannot be read as a config (RecursionError)"),
+        ('{"version": 1,\n"vaults": [],\n"vaults": []}', "line 2: has the key 'vaults' twice"),
+        ('{"version": true}', "has version True"),
+        ('{"version": 1.0}', "has version 1.0"),
+        ('{"version": 1, "vaults": [{"name": "A", "path": "/a\\u0000b"}]}', "needs an absolute folder path"),
+        ('{"version": 1, "vaults": [{"name": "A", "path": "relative/dir"}]}', "needs an absolute folder path"),
+        ('{"version": 1, "vaults": [{"name": "A\\ud800", "path": "/a"}]}', "each vault needs a text 'name'"),
+    ],
+)
+def test_configs_that_break_pythons_limits_or_ours_are_one_sentence(text: str, words: str) -> None:
+    write(text)
+    with pytest.raises(ConfigError) as raised:
+        load_config()
+    assert words in str(raised.value)
+
+
+def test_a_fifo_in_place_of_the_config_does_not_block() -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(config_path())
+    with pytest.raises(ConfigError, match="is not a regular file"):
+        load_config()
+
+
+def test_settings_this_version_does_not_know_survive_a_write() -> None:
+    write(
+        json.dumps(
+            {
+                "version": 1,
+                "tray": {"notify": False},
+                "vaults": [{"name": "W", "path": "/w", "color": "blue"}],
+                "clients": [{"id": "cursor", "note": "work laptop"}],
+                "activity": {"future_knob": 3},
+            }
+        )
+    )
+    update_config(
+        lambda c: Config(
+            vaults=c.vaults,
+            active_vault="W",
+            clients=c.clients,
+            activity=c.activity,
+            extra=c.extra,
+            activity_extra=c.activity_extra,
+        )
+    )
+    data = json.loads(config_path().read_text(encoding="utf-8"))
+    assert data["tray"] == {"notify": False} and data["active_vault"] == "W"
+    assert data["vaults"][0]["color"] == "blue" and data["clients"][0]["note"] == "work laptop"
+    assert data["activity"]["future_knob"] == 3
+
+
+def test_commands_running_at_once_keep_every_change() -> None:
+    save_config(Config())
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "app", "client", "add", f"c{n}"],
+            cwd=ROOT,
+            env=dict(os.environ),
+            stdout=subprocess.DEVNULL,
+        )
+        for n in range(10)
+    ]
+    assert all(p.wait(timeout=60) == 0 for p in processes)
+    assert sorted(c.id for c in load_config().clients) == sorted(f"c{n}" for n in range(10))
+
+
+def test_a_relative_home_is_taken_from_the_working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("VAULT_RECALL_HOME", "relative-home")
+    assert config_path() == tmp_path / "relative-home/config.json"

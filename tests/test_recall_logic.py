@@ -252,3 +252,24 @@ def test_list_subjects_is_degraded_by_broken_records(vault: Path) -> None:
     assert listed["problems"] == [
         {"path": "Broken.md", "reason": "Broken.md, line 3: property 'status' must be 'active' or 'archived'"}
     ]
+
+
+def test_a_subject_limited_client_sees_no_broken_note_of_unknown_subject(vault: Path) -> None:
+    (vault / "Payroll").mkdir()
+    (vault / "Payroll/CEO salary 2026.md").write_text("---\nsubject: Payroll Secret\n---\nx\n", encoding="utf-8")
+    (vault / "Payroll/Layoffs plan.md").write_text("---\nsubject: {{\n---\n", encoding="utf-8")
+    (vault / "Broken build.md").write_text("---\nsubject: build\nsubject: build\n---\n", encoding="utf-8")
+    limited = scope(vault, Exposure(mode="subjects", subjects=frozenset({"build"})))
+    for result in (
+        recall.recall_context(limited, "build", "bazel"),
+        recall.recall_activity(limited, "build"),
+        recall.list_subjects(limited),
+    ):
+        assert [p["path"] for p in result["problems"]] == ["Broken build.md"]
+    # With every subject shared, the unreadable ones could be about anything: they are named.
+    everything = recall.recall_context(scope(vault), "build", "bazel")
+    assert {p["path"] for p in everything["problems"]} == {
+        "Broken build.md",
+        "Payroll/CEO salary 2026.md",
+        "Payroll/Layoffs plan.md",
+    }
