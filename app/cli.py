@@ -77,6 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     _client_config_commands(commands)
 
+    tray = commands.add_parser(
+        "tray",
+        help="the tray icon (what `vault-recall` with no command starts)",
+        description="Show Vault Recall's tray icon: the vault and its health, who recalled what, client snippets.",
+    )
+    tray.set_defaults(handler=_tray)
+
     status = commands.add_parser("status", help="config, vaults, clients and last activity on one screen")
     status.set_defaults(handler=cli_report.status)
     return parser
@@ -156,6 +163,24 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
     uninstall.set_defaults(handler=cli_clients.uninstall_command)
 
 
+def _tray(args: argparse.Namespace) -> int:
+    from app.tray_backend import choose_backend, tray_problem
+
+    problem = tray_problem()
+    if problem is not None:
+        print(f"vault-recall: cannot show the tray: {problem}\n", file=sys.stderr)
+        print("Here is the status instead (vault-recall --help lists every command):\n", file=sys.stderr)
+        cli_report.status(args)
+        return 1
+    choose_backend()
+    from app.tray_app import TrayApp
+    from app.tray_state import ensure_a_vault
+
+    ensure_a_vault()
+    TrayApp().run()
+    return 0
+
+
 MAX_LIMIT = 100_000
 
 
@@ -177,10 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.demo import run_demo
 
         return run_demo(keep=args.keep)
-    handler = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help(sys.stderr)
-        return 2
+    handler = getattr(args, "handler", _tray)  # no command: the tray
     try:
         code: int = handler(args)
     except ConfigError as exc:

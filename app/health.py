@@ -40,13 +40,15 @@ class HealthReport:
     def exit_code(self) -> int:
         return {"ok": 0, "degraded": 1}.get(self.status, 2)
 
-    def summary(self) -> str:
-        """One line: 'Work — 1,204 notes, 87 records, 2 problems'."""
+    def summary(self, name: str | None = None) -> str:
+        """One line: 'Work — 1,204 notes, 87 records, 2 problems' (`name`: the vault's name in
+        the config, when it differs from its folder's)."""
+        name = name or self.vault
         if self.status == "unavailable":
-            return f"{self.vault or 'No vault'} — unavailable: {self.reason}"
+            return f"{name or 'No vault'} — unavailable: {self.reason}"
         issues = len(self.problems) + len(self.too_large)
         tail = "no problems" if issues == 0 else f"{issues:,} problem{'s' if issues != 1 else ''}"
-        return f"{self.vault} — {self.notes:,} notes, {self.records:,} records, {tail}"
+        return f"{name} — {self.notes:,} notes, {self.records:,} records, {tail}"
 
     def to_json(self) -> dict[str, Any]:
         return {

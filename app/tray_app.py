@@ -1,0 +1,308 @@
+"""The pystray adapter: turns the menu model into pystray's menu, runs actions, keeps it fresh.
+
+A background thread polls cheap signs of change (the activity store's newest event id, the
+config file's time, the vault folder's times) once a second; health is re-checked on a thread
+of its own every minute and whenever the vault changes, so neither a slow disk nor a big vault
+ever blocks the menu.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from app import tray_state
+from app.activity_view import newest_event_id, recent_events
+from app.cli_clients import register
+from app.clients import client_spec
+from app.config_store import update_config
+from app.desktop import autostart, clipboard, folder_picker, opener
+from app.health import HealthReport, check_health
+from app.install import InstallError, apply, plan_install
+from app.launch import serve_argv
+from app.snippets import file_snippet
+from app.tray_icon import render_icon
+from app.tray_menu import Item, build_menu, client_name, note_name, status_of, tooltip
+from server.config import ClientEntry, Config, ConfigError, VaultEntry, activity_path, config_path
+from server.uri import obsidian_uri
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 1.0
+HEALTH_SECONDS = 60.0
+RECALL_MARK_SECONDS = 3.0
+# Set to a file path, the tray writes its current menu model there as JSON (tests, debugging).
+MENU_DUMP_ENV = "VAULT_RECALL_TRAY_MENU_DUMP"
+
+
+def menu_as_data(items: tuple[Item, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "text": i.text,
+            "action": list(i.action) if i.action else None,
+            "checked": i.checked,
+            "enabled": i.enabled,
+            "submenu": menu_as_data(i.submenu) if i.submenu is not None else None,
+        }
+        for i in items
+    ]
+
+
+class TrayApp:
+    def __init__(self) -> None:
+        import pystray  # imported here: the backend was chosen before (tray_backend)
+
+        self._pystray = pystray
+        self._lock = threading.Lock()
+        self._health: HealthReport | None = None
+        self._checking = False
+        self._stop = threading.Event()
+        self._last_event = newest_event_id(activity_path())
+        self._recall_until = 0.0
+        self._fingerprint: Any = None
+        self._config_mtime: int | None = None
+        self._next_health = 0.0
+        self.state = tray_state.gather(None)
+        self.icon = pystray.Icon("vault-recall", self._image(), tooltip(self.state), self._menu())
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        self.icon.run(setup=self._setup)
+
+    def _setup(self, icon: Any) -> None:
+        icon.visible = True
+        threading.Thread(target=self._watch, name="tray-watch", daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(POLL_SECONDS):
+            try:
+                self._poll()
+            except Exception:  # the thread's entry point: keep watching whatever happened
+                log.exception("tray refresh failed")
+
+    def _poll(self) -> None:
+        changed = False
+        newest = newest_event_id(activity_path())
+        if newest != self._last_event:
+            self._on_recalls(newest)
+            changed = True
+        try:
+            mtime: int | None = config_path().stat().st_mtime_ns
+        except OSError:
+            mtime = None
+        if mtime != self._config_mtime:
+            self._config_mtime = mtime
+            self._next_health = 0.0  # the active vault may have changed
+            changed = True
+        vault = tray_state.active_vault_path(self.state.config)
+        fingerprint = tray_state.vault_fingerprint(vault)
+        if fingerprint != self._fingerprint:
+            self._fingerprint = fingerprint
+            self._next_health = 0.0
+        if time.monotonic() >= self._next_health and not self._checking:
+            self._start_health_check()
+        if self._recall_until and time.monotonic() > self._recall_until:
+            self._recall_until = 0.0
+            changed = True
+        if changed:
+            self.refresh()
+
+    def _on_recalls(self, newest: int) -> None:
+        fresh = [e for e in recent_events(activity_path(), limit=50, after_id=self._last_event) if e.returned]
+        self._last_event = newest
+        if not fresh:
+            return
+        self._recall_until = time.monotonic() + RECALL_MARK_SECONDS
+        if self.state.notify_recall:
+            latest = fresh[-1]
+            self._notify(f"{client_name(latest.client)} recalled {note_name(latest.returned[0])}")
+
+    def _start_health_check(self) -> None:
+        self._checking = True
+        self._next_health = time.monotonic() + HEALTH_SECONDS
+        vault = tray_state.active_vault_path(self.state.config)
+
+        def check() -> None:
+            try:
+                report = check_health(vault, "no vault is chosen yet")
+            finally:
+                self._checking = False
+            before = self._health
+            self._health = report
+            if before is not None and before.status != report.status and self.state.notify_health:
+                self._notify(f"{report.vault or 'Vault'}: {report.summary()}")
+            self.refresh()
+
+        threading.Thread(target=check, name="tray-health", daemon=True).start()
+
+    def refresh(self) -> None:
+        """Rebuild state, menu, icon and tooltip from fresh data."""
+        with self._lock:
+            self.state = tray_state.gather(self._health)
+            self.icon.icon = self._image()
+            self.icon.title = tooltip(self.state)
+            self.icon.menu = self._menu()
+            self.icon.update_menu()
+
+    def _image(self) -> Any:
+        return render_icon(status_of(self.state), recalling=bool(self._recall_until), size=64)
+
+    def _notify(self, message: str) -> None:
+        if getattr(self.icon, "HAS_NOTIFICATION", False):
+            try:
+                self.icon.notify(message, "Vault Recall")
+            except Exception:  # notification daemons come and go; the tray must not
+                log.warning("could not show a notification: %s", message)
+
+    # -- the menu -----------------------------------------------------------------------------
+
+    def _menu(self) -> Any:
+        items = build_menu(self.state)
+        dump = os.environ.get(MENU_DUMP_ENV)
+        if dump:
+            temp = dump + ".tmp"
+            Path(temp).write_text(json.dumps(menu_as_data(items), ensure_ascii=False), encoding="utf-8")
+            os.replace(temp, dump)
+        return self._pystray.Menu(*[self._item(i) for i in items])
+
+    def _item(self, item: Item) -> Any:
+        pystray = self._pystray
+        if item.separator:
+            return pystray.Menu.SEPARATOR
+        if item.submenu is not None:
+            return pystray.MenuItem(
+                item.text, pystray.Menu(*[self._item(i) for i in item.submenu]), enabled=item.enabled
+            )
+        action = item.action
+
+        def run(icon: Any, menu_item: Any) -> None:
+            if action:
+                self.dispatch(action)
+
+        checked = None if item.checked is None else (lambda _menu_item, value=item.checked: value)
+        return pystray.MenuItem(
+            item.text, run, checked=checked, radio=item.radio, enabled=item.enabled, default=item.default
+        )
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def dispatch(self, action: tuple[str, ...]) -> None:
+        try:
+            self._do(action)
+        except (ConfigError, InstallError, OSError) as exc:
+            self._notify(str(exc))
+            log.warning("%s: %s", action[0], exc)
+        self.refresh()
+
+    def _do(self, action: tuple[str, ...]) -> None:
+        name, *args = action
+        config = self.state.config
+        vault = tray_state.active_vault_path(config)
+        if name == "quit":
+            self._stop.set()
+            self.icon.stop()
+        elif name == "use":
+            update_config(lambda c: _use(c, args[0]))
+        elif name == "use_path":
+            update_config(lambda c: _use_path(c, Path(args[0]), args[1]))
+        elif name == "choose_folder":
+            folder_picker.choose_folder(self._chosen)
+        elif name == "open_vault" and vault is not None:
+            opener.open_target(f"obsidian://open?vault={_quote(config.active_vault or vault.name)}")
+        elif name == "show_folder" and vault is not None:
+            opener.open_target(str(vault))
+        elif name == "open_note":
+            opener.open_target(obsidian_uri(config.active_vault or "", args[0]))
+        elif name == "show_config":
+            opener.open_target(str(config_path().parent))
+        elif name == "toggle":
+            self._toggle(args[0])
+        elif name == "add_client":
+            register(args[0])
+        elif name == "copy_snippet":
+            spec = client_spec(args[0])
+            if spec is not None and clipboard.copy_text(file_snippet(spec, serve_argv(spec.id))):
+                self._notify(f"{spec.name} config snippet copied")
+        elif name == "install":
+            spec = client_spec(args[0])
+            path = spec.config_file() if spec else None
+            if spec is not None and path is not None:
+                plan = plan_install(spec, serve_argv(spec.id), path)
+                apply(plan)
+                register(spec.id)
+                self._notify(f"Vault Recall added to {path}; restart {spec.name}")
+        elif name == "expose":
+            update_config(lambda c: _expose(c, args[0], args[1]))
+        elif name == "expose_toggle":
+            update_config(lambda c: _expose_toggle(c, args[0], args[1]))
+
+    def _chosen(self, folder: Path | None) -> None:
+        if folder is not None:
+            self.dispatch(("use_path", str(folder), folder.name))
+
+    def _toggle(self, setting: str) -> None:
+        if setting == "start_at_login":
+            if autostart.is_enabled():
+                autostart.disable()
+            else:
+                autostart.enable()
+        else:
+            current = getattr(self.state, setting)
+            tray_state.set_tray_setting(setting, not current)
+
+
+def _quote(text: str) -> str:
+    return quote(text, safe="")
+
+
+def _use(config: Config, name: str) -> Config:
+    if config.vault(name) is None:
+        raise ConfigError(config_path(), None, f"there is no vault named {name!r}")
+    return _replace(config, active_vault=name)
+
+
+def _use_path(config: Config, path: Path, name: str) -> Config:
+    for entry in config.vaults:
+        if Path(entry.path).expanduser() == path:
+            return _replace(config, active_vault=entry.name)
+    unique = name
+    number = 2
+    while config.vault(unique) is not None:
+        unique = f"{name} ({number})"
+        number += 1
+    return _replace(config, vaults=(*config.vaults, VaultEntry(unique, str(path))), active_vault=unique)
+
+
+def _client(config: Config, client_id: str) -> ClientEntry:
+    return config.client(client_id) or ClientEntry(id=client_id)
+
+
+def _with_client(config: Config, entry: ClientEntry) -> Config:
+    others = tuple(c for c in config.clients if c.id != entry.id)
+    if config.client(entry.id) is None:
+        return _replace(config, clients=(*others, entry))
+    return _replace(config, clients=tuple(entry if c.id == entry.id else c for c in config.clients))
+
+
+def _expose(config: Config, client_id: str, rule: str) -> Config:
+    return _with_client(config, dataclasses.replace(_client(config, client_id), exposure=rule))
+
+
+def _expose_toggle(config: Config, client_id: str, subject: str) -> Config:
+    entry = _client(config, client_id)
+    chosen = list(entry.exposure) if isinstance(entry.exposure, tuple) else []
+    chosen = [s for s in chosen if s != subject] if subject in chosen else [*chosen, subject]
+    rule: str | tuple[str, ...] = tuple(chosen) if chosen else "records"
+    return _with_client(config, dataclasses.replace(entry, exposure=rule))
+
+
+def _replace(config: Config, **changes: Any) -> Config:
+    return dataclasses.replace(config, **changes)
