@@ -7,7 +7,7 @@ items for every state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.activity_view import ClientSummary, EventRow
@@ -54,7 +54,6 @@ class TrayState:
     notify_health: bool = True
     start_at_login: bool = False
     now: float = 0.0
-    subjects: tuple[str, ...] = field(default=())  # the active vault's subjects, for exposure
 
 
 def status_of(state: TrayState) -> str:
@@ -136,7 +135,7 @@ def _problems(state: TrayState) -> tuple[Item, ...]:
     if state.health is None or state.health.status == "unavailable":
         return ()
     items = [
-        Item(_short(f"{note_name(p['path'])} — {p['reason'].split(': ', 1)[-1]}", 90), ("open_note", p["path"]))
+        Item(_short(f"{note_name(p['path'])} — {_without_path(p['path'], p['reason'])}", 90), ("open_note", p["path"]))
         for p in state.health.problems[:MAX_PROBLEMS]
     ]
     items += [
@@ -149,6 +148,11 @@ def _problems(state: TrayState) -> tuple[Item, ...]:
     if hidden > 0:
         items.append(Item(f"… and {hidden} more (vault-recall health)", enabled=False))
     return tuple(items)
+
+
+def _without_path(path: str, reason: str) -> str:
+    """'Notes/N.md, line 3: x' → 'line 3: x' (the menu names the note already)."""
+    return reason[len(path) :].lstrip(",: ") if reason.startswith(path) else reason
 
 
 def _vault_menu(state: TrayState) -> tuple[Item, ...]:
@@ -236,11 +240,11 @@ def _client_menu(state: TrayState, client_id: str, summary: ClientSummary | None
         ),
         Item("Every note of the vault", ("expose", client_id, "vault"), checked=exposure == "vault", radio=True),
     ]
-    if state.subjects:
+    chosen = exposure if isinstance(exposure, tuple) else ()
+    known = tuple(s["subject"] for s in state.health.subjects) if state.health else ()
+    subjects = sorted(set(known) | set(chosen))
+    if subjects:
         sees.append(SEPARATOR)
-        chosen = exposure if isinstance(exposure, tuple) else ()
-        sees += [
-            Item(_short(f"Only {s}"), ("expose_toggle", client_id, s), checked=s in chosen) for s in state.subjects
-        ]
+        sees += [Item(_short(f"Only {s}"), ("expose_toggle", client_id, s), checked=s in chosen) for s in subjects]
     items.append(Item("Sees", submenu=tuple(sees)))
     return tuple(items)

@@ -71,7 +71,6 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
     except FileNotFoundError:
         sample = None
     store = activity_path()
-    subjects: tuple[str, ...] = tuple(s["subject"] for s in health.subjects) if health else ()
     return TrayState(
         config=config,
         config_error=error,
@@ -84,7 +83,6 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
         notify_health=settings["notify_health"],
         start_at_login=autostart.is_enabled(),
         now=now if now is not None else time.time(),
-        subjects=subjects,
     )
 
 

@@ -1,0 +1,240 @@
+"""The tray's menu as data, for every state the tray can be in."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from app.activity_view import ClientSummary, EventRow
+from app.clients import CLIENTS
+from app.health import HealthReport
+from app.obsidian_vaults import KnownVault
+from app.tray_menu import Item, TrayState, build_menu, status_of, tooltip
+from server.config import ClientEntry, Config, VaultEntry
+
+NOW = 1_800_000_000.0
+WORK = Config(vaults=(VaultEntry("Work", "/v/work"), VaultEntry("Home", "/v/home")), active_vault="Work")
+
+
+def healthy(**kw: object) -> HealthReport:
+    fields: dict[str, object] = {
+        "status": "ok",
+        "vault": "work",
+        "path": "/v/work",
+        "notes": 1204,
+        "records": 87,
+        "subjects": ({"subject": "build", "active": 3, "archived": 0, "events": 1},),
+    } | kw
+    return HealthReport(**fields)  # type: ignore[arg-type]
+
+
+def event(client: str, path: str, seconds_ago: float, n: int = 1) -> EventRow:
+    return EventRow(
+        id=n,
+        ts=NOW - seconds_ago,
+        client=client,
+        client_name=None,
+        tool="recall_context",
+        vault="work",
+        subject="build",
+        query="q",
+        status="ok",
+        omitted=0,
+        duration_ms=1.0,
+        error=None,
+        returned=(path,),
+    )
+
+
+def texts(items: tuple[Item, ...]) -> list[str]:
+    return [i.text for i in items]
+
+
+def find(items: tuple[Item, ...], *path: str) -> Item:
+    for item in items:
+        if item.text == path[0]:
+            return item if len(path) == 1 else find(item.submenu or (), *path[1:])
+    raise AssertionError(f"{path[0]!r} not in {texts(items)}")
+
+
+def state(**kw: object) -> TrayState:
+    fields: dict[str, object] = {"config": WORK, "health": healthy(), "now": NOW} | kw
+    return TrayState(**fields)  # type: ignore[arg-type]
+
+
+def test_a_healthy_vault() -> None:
+    menu = build_menu(state())
+    assert menu[0].text == "Work — 1,204 notes, 87 records, no problems" and menu[0].default
+    assert texts(menu)[1:] == [
+        "-",
+        "Vault",
+        "Recent recalls",
+        "Clients",
+        "-",
+        "Notify on recall",
+        "Notify on health change",
+        "Start at login",
+        "-",
+        "Quit Vault Recall",
+    ]
+    assert status_of(state()) == "ok"
+    assert tooltip(state()) == "Vault Recall — Work: healthy"
+    assert find(menu, "Quit Vault Recall").action == ("quit",)
+
+
+def test_a_degraded_vault_lists_its_problems_opening_each_note() -> None:
+    problems = tuple(
+        {"path": f"Notes/N{i}.md", "reason": f"Notes/N{i}.md, line 3: property 'x' is defined twice"} for i in range(20)
+    )
+    report = healthy(
+        status="degraded", problems=problems, too_large=({"path": "Big.md", "bytes": 90000, "limit": 65536},)
+    )
+    menu = build_menu(state(health=report))
+    assert menu[0].text == "Work — 1,204 notes, 87 records, 21 problems"
+    listed = find(menu, "Problems (21)").submenu or ()
+    assert listed[0].text == "N0 — line 3: property 'x' is defined twice"
+    assert listed[0].action == ("open_note", "Notes/N0.md")
+    assert listed[-1].text == "… and 6 more (vault-recall health)" and not listed[-1].enabled
+    assert status_of(state(health=report)) == "degraded"
+    assert tooltip(state(health=report)) == "Vault Recall — Work: some notes are broken"
+
+
+def test_an_unavailable_vault() -> None:
+    report = HealthReport(
+        status="unavailable", vault="work", path="/v/work", reason="vault folder /v/work does not exist"
+    )
+    menu = build_menu(state(health=report))
+    assert menu[0].text == "Work — unavailable: vault folder /v/work does not exist"
+    assert "Problems" not in " ".join(texts(menu))
+    assert status_of(state(health=report)) == "unavailable"
+
+
+def test_no_vault_yet_invites_picking_one_obsidians_first() -> None:
+    known = (
+        KnownVault("Research", Path("/o/Research"), 2, True, Path("/x")),
+        KnownVault("Diary", Path("/o/Diary"), 1, False, Path("/x")),
+    )
+    menu = build_menu(state(config=Config(), health=None, known_vaults=known))
+    assert menu[0].text == "No vault yet — pick one below"
+    pick = find(menu, "Pick your own vault…").submenu or ()
+    assert texts(pick)[:3] == ["Obsidian's vaults", "Research", "Diary"]
+    assert pick[1].action == ("use_path", "/o/Research", "Research") and pick[1].radio and not pick[1].checked
+    assert status_of(state(config=Config(), health=None)) == "unavailable"
+
+
+def test_the_sample_vault_on_first_run_invites_a_real_one() -> None:
+    sample = Path("/repo/assets/sample-vault")
+    config = Config(vaults=(VaultEntry("Sample vault", str(sample)),), active_vault="Sample vault")
+    menu = build_menu(state(config=config, sample_vault=sample))
+    assert "Pick your own vault…" in texts(menu)
+    vaults = find(menu, "Vault").submenu or ()
+    assert find(vaults, "Sample vault (bundled)").checked is True
+
+
+def test_vault_choices_are_radio_items_with_the_active_one_checked() -> None:
+    vaults = find(build_menu(state()), "Vault").submenu or ()
+    assert texts(vaults) == ["Your vaults", "Work", "Home", "-", "Choose folder…", "Open in Obsidian", "Show folder"]
+    assert (find(vaults, "Work").checked, find(vaults, "Home").checked) == (True, False)
+    assert find(vaults, "Home").action == ("use", "Home")
+
+
+def test_a_broken_config_says_so_and_offers_only_safe_actions() -> None:
+    menu = build_menu(state(config=Config(), config_error="/c/config.json, line 2: is not valid JSON"))
+    assert menu[0].text.startswith("Config broken: /c/config.json, line 2") and not menu[0].enabled
+    assert [i.action for i in menu if i.action] == [("show_config",), ("quit",)]
+    assert status_of(state(config_error="x")) == "unavailable"
+
+
+def test_recent_recalls_name_the_client_the_note_and_when() -> None:
+    recent = (event("cursor", "Projects/Build decision.md", 120, 1), event("zed", "Team/Review.md", 10, 2))
+    menu = build_menu(state(recent=recent))
+    recalls = find(menu, "Recent recalls").submenu or ()
+    assert texts(recalls) == ["Zed · Review · just now", "Cursor · Build decision · 2 min ago"]
+    assert recalls[1].action == ("open_note", "Projects/Build decision.md")
+    assert tooltip(state(recent=recent)) == "Vault Recall — Work: healthy; last recall just now"
+
+
+def test_hundreds_of_recalls_show_the_ten_newest() -> None:
+    recent = tuple(event("cursor", f"N{i}.md", 1000 - i, i) for i in range(500))
+    recalls = find(build_menu(state(recent=recent)), "Recent recalls").submenu or ()
+    assert len(recalls) == 10 and recalls[0].text.startswith("Cursor · N499 ·")
+
+
+def test_each_client_has_its_notes_snippet_install_and_exposure() -> None:
+    config = Config(
+        vaults=WORK.vaults,
+        active_vault="Work",
+        clients=(ClientEntry("cursor", exposure=("build",)), ClientEntry("jetbrains")),
+    )
+    recent = (event("cursor", "A.md", 300, 1), event("cursor", "B.md", 200, 2), event("zed", "C.md", 100, 3))
+    clients = (
+        ClientSummary("zed", 4, NOW - 100, "recall_context", "ok"),
+        ClientSummary("cursor", 2, NOW - 200, "x", "ok"),
+    )
+    menu = build_menu(state(config=config, recent=recent, clients=clients))
+    listed = find(menu, "Clients").submenu or ()
+    assert texts(listed)[:3] == ["Cursor", "JetBrains AI Assistant", "Zed"]  # registered first, then seen
+    cursor = find(listed, "Cursor").submenu or ()
+    assert texts(cursor) == [
+        "Last seen 3 min ago · 2 calls",
+        "Recalled: B",
+        "Recalled: A",
+        "-",
+        "Copy config snippet",
+        "Install into Cursor…",
+        "Sees",
+    ]
+    assert find(cursor, "Copy config snippet").action == ("copy_snippet", "cursor")
+    sees = find(cursor, "Sees").submenu or ()
+    assert find(sees, "Memory records of every subject").checked is False
+    assert find(sees, "Only build").checked is True and find(sees, "Only build").action == (
+        "expose_toggle",
+        "cursor",
+        "build",
+    )
+    jetbrains = find(listed, "JetBrains AI Assistant").submenu or ()
+    assert "Install into JetBrains AI Assistant…" not in texts(jetbrains)  # settings only: no file to install into
+    add = find(listed, "Add client").submenu or ()
+    assert len(add) == len(CLIENTS) - 3 and ("add_client", "windsurf") in [i.action for i in add]
+
+
+def test_many_clients_long_names_and_unicode_stay_short() -> None:
+    long_name = "Ünïcödé vault with a very long name that goes on " * 3
+    config = Config(
+        vaults=(VaultEntry(long_name, "/v/x"),),
+        active_vault=long_name,
+        clients=tuple(ClientEntry(f"client-{i}") for i in range(40)),
+    )
+    menu = build_menu(state(config=config, health=healthy(vault="x")))
+    assert all(len(i.text) <= 90 for i in menu)
+    assert menu[0].text.endswith("…")
+    assert len(find(menu, "Clients").submenu or ()) == 40 + 2
+
+
+@pytest.mark.parametrize(
+    ("setting", "text"),
+    [
+        ("notify_recall", "Notify on recall"),
+        ("notify_health", "Notify on health change"),
+        ("start_at_login", "Start at login"),
+    ],
+)
+def test_toggles_show_their_state(setting: str, text: str) -> None:
+    on = find(build_menu(state(**{setting: True})), text)
+    off = find(build_menu(state(**{setting: False})), text)
+    assert (on.checked, off.checked, on.action) == (True, False, ("toggle", setting))
+
+
+def test_health_still_being_checked() -> None:
+    menu = build_menu(state(health=None))
+    assert menu[0].text == "Work — checking…"
+    assert status_of(state(health=None)) == "ok"
+
+
+def test_the_clock_is_the_states_not_the_menus() -> None:
+    recent = (event("cursor", "A.md", 7200, 1),)
+    first = build_menu(state(recent=recent))
+    time.sleep(0)  # building twice from one state gives one menu, whatever the time
+    assert build_menu(state(recent=recent)) == first
