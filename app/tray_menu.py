@@ -54,6 +54,8 @@ class TrayState:
     notify_health: bool = True
     start_at_login: bool = False
     now: float = 0.0
+    can_copy: bool = True  # a clipboard tool exists here
+    can_pick_folder: bool = True  # a folder dialog exists here
 
 
 def status_of(state: TrayState) -> str:
@@ -183,7 +185,7 @@ def _vault_menu(state: TrayState) -> tuple[Item, ...]:
         )
     items += [
         SEPARATOR,
-        Item("Choose folder…", ("choose_folder",)),
+        Item("Choose folder…", ("choose_folder",), enabled=state.can_pick_folder),
         Item("Open in Obsidian", ("open_vault",), enabled=active is not None),
         Item("Show folder", ("show_folder",), enabled=active is not None),
     ]
@@ -217,7 +219,8 @@ def _clients_menu(state: TrayState) -> tuple[Item, ...]:
 
 def _client_menu(state: TrayState, client_id: str, summary: ClientSummary | None) -> tuple[Item, ...]:
     spec = client_spec(client_id)
-    last = f"Last seen {ago(summary.last_ts, state.now)} · {summary.calls:,} calls" if summary else "Not seen yet"
+    calls = f"{summary.calls:,} call{'s' if summary.calls != 1 else ''}" if summary else ""
+    last = f"Last seen {ago(summary.last_ts, state.now)} · {calls}" if summary else "Not seen yet"
     items: list[Item] = [Item(last, enabled=False)]
     notes: list[str] = []
     for event in reversed(state.recent):
@@ -226,7 +229,7 @@ def _client_menu(state: TrayState, client_id: str, summary: ClientSummary | None
     items += [Item(_short(f"Recalled: {note_name(p)}"), ("open_note", p)) for p in notes[:5]]
     items.append(SEPARATOR)
     if spec is not None:
-        items.append(Item("Copy config snippet", ("copy_snippet", client_id)))
+        items.append(Item("Copy config snippet", ("copy_snippet", client_id), enabled=state.can_copy))
         if not spec.paste_only:
             items.append(Item(f"Install into {spec.name}…", ("install", client_id)))
     entry = state.config.client(client_id)

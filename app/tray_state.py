@@ -14,7 +14,7 @@ from typing import Any
 
 from app.activity_view import latest_per_client, recent_events
 from app.config_store import update_config
-from app.desktop import autostart
+from app.desktop import autostart, clipboard, folder_picker
 from app.health import HealthReport
 from app.obsidian_vaults import discover_vaults
 from app.sample_vault import sample_vault_path
@@ -83,6 +83,8 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
         notify_health=settings["notify_health"],
         start_at_login=autostart.is_enabled(),
         now=now if now is not None else time.time(),
+        can_copy=clipboard.HAS_CLIPBOARD,
+        can_pick_folder=folder_picker.HAS_FOLDER_PICKER,
     )
 
 

@@ -238,3 +238,14 @@ def test_the_clock_is_the_states_not_the_menus() -> None:
     first = build_menu(state(recent=recent))
     time.sleep(0)  # building twice from one state gives one menu, whatever the time
     assert build_menu(state(recent=recent)) == first
+
+
+def test_actions_this_desktop_cannot_do_are_greyed_out() -> None:
+    config = Config(vaults=WORK.vaults, active_vault="Work", clients=(ClientEntry("cursor"),))
+    menu = build_menu(state(config=config, can_copy=False, can_pick_folder=False))
+    assert find(menu, "Vault", "Choose folder…").enabled is False
+    assert find(menu, "Clients", "Cursor", "Copy config snippet").enabled is False
+    menu = build_menu(state(config=config))
+    assert (
+        find(menu, "Vault", "Choose folder…").enabled and find(menu, "Clients", "Cursor", "Copy config snippet").enabled
+    )

@@ -1,0 +1,304 @@
+"""The real tray on a real X server: Xvfb, a tray host (trayer), a D-Bus session and a
+notification daemon (dunst), pystray's GTK backend.  Clicks and keys go through xdotool;
+what the menu shows is read back from screenshots (kept under the test's temp dir) and from
+what its items do: the note they open, the clipboard they fill, the config they change.
+
+Needs Linux with Xvfb, trayer, dbus-daemon, dunst, xdotool, xclip, ImageMagick's `import` and
+PyGObject; `.ci/run` installs them.  Skipped elsewhere, but never silently in CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from app.config_store import save_config
+from server.config import ClientEntry, Config, VaultEntry, load_config
+from tests.e2e import call, copy_sample_vault, serving, vault_recall_command
+from tests.vaults import record, write_vault
+
+pytestmark = [pytest.mark.e2e]
+
+TOOLS = ("Xvfb", "trayer", "dbus-daemon", "dunst", "xdotool", "xclip", "import")
+ICON_GREEN = (46, 158, 91)
+
+
+def missing_parts() -> list[str]:
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    try:
+        import gi
+
+        gi.require_version("Gtk", "3.0")
+        from gi.repository import Gtk  # noqa: F401
+    except (ImportError, ValueError):
+        missing.append("PyGObject (pip install '.[gtk]')")
+    return missing
+
+
+def wait_until(check: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+class Desktop:
+    """A headless desktop session the tray can live in."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.shots = root / "screenshots"
+        self.shots.mkdir(parents=True)
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.env = dict(os.environ)
+        self.shot_count = 0
+
+    def start(self, command: list[str], **kw: Any) -> subprocess.Popen[bytes]:
+        log = open(self.root / f"{Path(command[0]).name}-{len(self.processes)}.log", "wb")  # noqa: SIM115
+        process = subprocess.Popen(command, env=self.env, stdout=log, stderr=subprocess.STDOUT, **kw)
+        log.close()
+        self.processes.append(process)
+        return process
+
+    def run(self, *command: str) -> str:
+        return subprocess.run(command, env=self.env, capture_output=True, text=True, timeout=30, check=True).stdout
+
+    def screenshot(self, name: str) -> Path:
+        self.shot_count += 1
+        path = self.shots / f"{self.shot_count:02}-{name}.png"
+        self.run("import", "-window", "root", str(path))
+        return path
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=10)
+
+
+@pytest.fixture
+def desktop(tmp_path: Path) -> Iterator[Desktop]:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the X11 tray test runs on Linux")
+    missing = missing_parts()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the tray test; missing: {', '.join(missing)} (.ci/run installs them)")
+        pytest.skip(f"missing for the tray test: {', '.join(missing)}")
+    session = Desktop(tmp_path / "desktop")
+    number = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    session.env["DISPLAY"] = f":{number}"
+    session.env.pop("WAYLAND_DISPLAY", None)
+    try:
+        session.start(["Xvfb", f":{number}", "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+        wait_until(
+            lambda: (
+                subprocess.run(
+                    ["xdotool", "getdisplaygeometry"], env=session.env, capture_output=True, check=False
+                ).returncode
+                == 0
+            ),
+            "the X server",
+        )
+        bus = subprocess.run(
+            ["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.split()
+        session.env["DBUS_SESSION_BUS_ADDRESS"] = bus[0]
+        dbus_pid = int(bus[1])
+        session.start(["dunst"])
+        session.start(
+            [
+                "trayer",
+                "--edge",
+                "top",
+                "--align",
+                "right",
+                "--widthtype",
+                "pixel",
+                "--width",
+                "240",
+                "--heighttype",
+                "pixel",
+                "--height",
+                "32",
+                "--SetDockType",
+                "true",
+                "--transparent",
+                "false",
+            ]
+        )
+        yield session
+    finally:
+        session.stop()
+        if "DBUS_SESSION_BUS_ADDRESS" in session.env:
+            os.kill(dbus_pid, signal.SIGTERM)
+
+
+def find_icon(screenshot: Path) -> tuple[int, int]:
+    """Where our (green) icon is in the tray area at the top of the screen."""
+    from PIL import Image
+
+    image = Image.open(screenshot).convert("RGB")
+    hits = [
+        (x, y)
+        for y in range(0, 40)
+        for x in range(image.width - 300, image.width)
+        if all(abs(a - b) < 30 for a, b in zip(image.getpixel((x, y)), ICON_GREEN, strict=True))
+    ]
+    assert hits, "the tray icon is not on screen"
+    xs, ys = [x for x, _ in hits], [y for _, y in hits]
+    return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
+
+
+def keys_to(menu: list[dict[str, Any]], *labels: str) -> list[str]:
+    """Keys that walk a GTK menu to the item at `labels`: Down moves over enabled items only,
+    Right opens a submenu on its first enabled item, Return activates."""
+    keys: list[str] = []
+    level = menu
+    for depth, label in enumerate(labels):
+        selectable = [i for i in level if i["text"] != "-" and i["enabled"]]
+        index = next(n for n, i in enumerate(selectable) if i["text"] == label)
+        keys += ["Down"] * (index + (0 if depth else 1))
+        item = selectable[index]
+        if item["submenu"] is not None and depth < len(labels) - 1:
+            keys.append("Right")
+            level = item["submenu"]
+    return [*keys, "Return"]
+
+
+def choose(desktop: Desktop, dump: Path, *labels: str) -> None:
+    """Open the tray menu with a right click and activate the item at `labels`."""
+    menu = json.loads(dump.read_text(encoding="utf-8"))
+    x, y = find_icon(desktop.screenshot("before-" + slug(labels[-1])))
+    desktop.run("xdotool", "mousemove", str(x), str(y), "click", "3")
+    wait_until(lambda: menu_open(desktop), "the menu to open")
+    keys = keys_to(menu, *labels)
+    for key in keys[:-1]:
+        desktop.run("xdotool", "key", "--delay", "60", key)
+    desktop.screenshot("menu-" + "-".join(slug(label) for label in labels))
+    desktop.run("xdotool", "key", keys[-1])
+
+
+def slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text)[:40]
+
+
+def menu_open(desktop: Desktop) -> bool:
+    """The menu is drawn: the (black) screen below the tray is no longer black."""
+    from PIL import Image
+
+    shot = desktop.root / "probe.png"
+    desktop.run("import", "-window", "root", "-crop", "300x60+724+40", str(shot))
+    image = Image.open(shot).convert("L")
+    pixels = [image.getpixel((x, y)) for x in range(0, image.width, 3) for y in range(0, image.height, 3)]
+    return sum(1 for p in pixels if isinstance(p, int) and p > 100) > 60
+
+
+def stable(path: Path, quiet: float = 1.5) -> bool:
+    """True once `path` exists and has not changed for `quiet` seconds (the menu is settled)."""
+    try:
+        return time.time() - path.stat().st_mtime > quiet
+    except FileNotFoundError:
+        return False
+
+
+def test_the_tray_shows_recalls_copies_snippets_switches_vaults_and_quits(desktop: Desktop, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    desktop.env["VAULT_RECALL_HOME"] = str(home)
+    os.environ["VAULT_RECALL_HOME"] = str(home)  # for the serve process and our own config reads
+    work = copy_sample_vault(tmp_path / "Work")
+    other = write_vault(tmp_path / "Other", {"Other.md": record("other", "another vault")})
+    save_config(
+        Config(
+            vaults=(VaultEntry("Work", str(work)), VaultEntry("Other", str(other))),
+            active_vault="Work",
+            clients=(ClientEntry("cursor"),),
+        )
+    )
+    opened = tmp_path / "opened.txt"
+    recorder = tmp_path / "record-open.py"
+    recorder.write_text(f"import sys\nopen({str(opened)!r}, 'a').write(sys.argv[-1] + '\\n')\n", encoding="utf-8")
+    dump = tmp_path / "menu.json"
+    desktop.env.update(
+        PYSTRAY_BACKEND="gtk",
+        VAULT_RECALL_TRAY_MENU_DUMP=str(dump),
+        VAULT_RECALL_OPEN_COMMAND=f"{sys.executable} {recorder}",
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    )
+    tray = desktop.start([*vault_recall_command(), "tray"])
+    wait_until(lambda: stable(dump), "the tray's first menu")
+
+    # A real client recalls a note through a real server.
+    async def recall() -> None:
+        async with serving("cursor", None) as session:
+            result = await call(session, "recall_context", {"subject": "build-system", "query": "bazel"})
+            assert result["vault"] == "Work" and result["records"]
+
+    anyio.run(recall)
+
+    def recalled_under_cursor() -> bool:
+        menu = json.loads(dump.read_text(encoding="utf-8"))
+        clients = next(i for i in menu if i["text"] == "Clients")["submenu"]
+        cursor = next((i for i in clients if i["text"] == "Cursor"), None)
+        return cursor is not None and any(i["text"] == "Recalled: Build decision" for i in cursor["submenu"])
+
+    wait_until(recalled_under_cursor, "the recall in the menu")
+    wait_until(lambda: stable(dump, quiet=4.0), "the recall mark to fade", timeout=60)
+
+    # The recall is in the real menu, under the right client: its item opens that note.
+    choose(desktop, dump, "Clients", "Cursor", "Recalled: Build decision")
+    expected = "obsidian://open?vault=Work&file=Projects%2FBuild%2FBuild%20decision"
+    wait_until(lambda: opened.exists() and expected in opened.read_text(encoding="utf-8"), "the note to open")
+
+    # Copy config snippet puts Cursor's entry on the clipboard.
+    choose(desktop, dump, "Clients", "Cursor", "Copy config snippet")
+
+    def clipboard() -> dict[str, Any] | None:
+        done = subprocess.run(
+            ["xclip", "-selection", "clipboard", "-o"], env=desktop.env, capture_output=True, text=True, check=False
+        )
+        try:
+            return json.loads(done.stdout) if done.returncode == 0 else None
+        except json.JSONDecodeError:
+            return None
+
+    snippet = wait_until(clipboard, "the snippet on the clipboard")
+    assert snippet["mcpServers"]["vault-recall"]["args"][:3] == ["serve", "--client", "cursor"]
+
+    # Picking another vault changes the config every server reads.
+    wait_until(lambda: stable(dump), "the menu to settle")
+    choose(desktop, dump, "Vault", "Other")
+    wait_until(lambda: load_config().active_vault == "Other", "the active vault to change")
+    wait_until(
+        lambda: json.loads(dump.read_text(encoding="utf-8"))[0]["text"].startswith("Other —"),
+        "the menu to show the new vault",
+    )
+    wait_until(lambda: stable(dump), "the menu to settle")
+    desktop.screenshot("after-switch")
+
+    # Quit ends the tray cleanly.
+    choose(desktop, dump, "Quit Vault Recall")
+    assert tray.wait(timeout=30) == 0
+    assert len(list(desktop.shots.iterdir())) >= 8
