@@ -111,14 +111,18 @@ def clients_who_recalled(path: Path, note_path: str) -> list[tuple[str, int, flo
             return []
 
 
-def newest_event_id(path: Path) -> int:
+def newest_event_id(path: Path) -> int | None:
+    """The newest event's id (0: no store or no events), or None when the store cannot be read
+    right now (locked, say) — which is not the same as empty."""
+    if not path.exists():
+        return 0
     with reading(path) as connection:
         if connection is None:
-            return 0
+            return None
         try:
             return int(connection.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0])
         except sqlite3.Error:
-            return 0
+            return None
 
 
 def count_events(path: Path) -> int:

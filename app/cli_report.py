@@ -30,7 +30,8 @@ def activity(args: argparse.Namespace) -> int:
     try:
         while True:  # until Ctrl-C: a person watching their clients
             time.sleep(FOLLOW_POLL_SECONDS)
-            if newest_event_id(path) < last:
+            newest = newest_event_id(path)
+            if newest is not None and newest < last:
                 last = 0  # the store was deleted and started again: its ids start over
             for event in recent_events(path, limit=1000, client=args.client, after_id=last):
                 print(_format_event(event, as_json=args.json), flush=True)

@@ -48,7 +48,7 @@ class HealthReport:
             return f"{name or 'No vault'} — unavailable: {self.reason}"
         issues = len(self.problems) + len(self.too_large)
         tail = "no problems" if issues == 0 else f"{issues:,} problem{'s' if issues != 1 else ''}"
-        return f"{name} — {self.notes:,} notes, {self.records:,} records, {tail}"
+        return f"{name} — {_count(self.notes, 'note')}, {_count(self.records, 'record')}, {tail}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,6 +65,10 @@ class HealthReport:
             "ambiguous_names": list(self.ambiguous_names),
             "unreadable_folders": list(self.unreadable_folders),
         }
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def check_health(vault: Path | None, why_none: str = "no vault is configured") -> HealthReport:

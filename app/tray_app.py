@@ -12,6 +12,7 @@ import dataclasses
 import json
 import logging
 import os
+import queue
 import threading
 import time
 from pathlib import Path
@@ -32,6 +33,7 @@ from app.tray_icon import render_icon
 from app.tray_menu import Item, build_menu, client_name, note_name, status_of, tooltip
 from server.config import ClientEntry, Config, ConfigError, VaultEntry, activity_path, config_path
 from server.uri import obsidian_uri
+from server.vault import vault_name
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,10 @@ def menu_as_data(items: tuple[Item, ...]) -> list[dict[str, Any]]:
 
 
 class TrayApp:
+    """Three threads touch it: GTK's (menu clicks, which only queue actions), the watcher (polls
+    and refreshes) and the action worker (runs actions, then refreshes).  Gathering state reads
+    files and happens outside the lock; only swapping the icon's menu and image is locked."""
+
     def __init__(self) -> None:
         import pystray  # imported here: the backend was chosen before (tray_backend)
 
@@ -64,13 +70,15 @@ class TrayApp:
         self._health: HealthReport | None = None
         self._checking = False
         self._stop = threading.Event()
-        self._last_event = newest_event_id(activity_path())
+        self._actions: queue.Queue[tuple[str, ...]] = queue.Queue()
+        newest = newest_event_id(activity_path())
+        self._last_event = newest or 0
         self._recall_until = 0.0
         self._fingerprint: Any = None
         self._config_mtime: int | None = None
         self._next_health = 0.0
         self.state = tray_state.gather(None)
-        self.icon = pystray.Icon("vault-recall", self._image(), tooltip(self.state), self._menu())
+        self.icon = pystray.Icon("vault-recall", self._image(self.state), tooltip(self.state), self._menu(self.state))
 
     # -- running ------------------------------------------------------------------------------
 
@@ -80,6 +88,7 @@ class TrayApp:
     def _setup(self, icon: Any) -> None:
         icon.visible = True
         threading.Thread(target=self._watch, name="tray-watch", daemon=True).start()
+        threading.Thread(target=self._work, name="tray-actions", daemon=True).start()
 
     def _watch(self) -> None:
         while not self._stop.wait(POLL_SECONDS):
@@ -88,10 +97,23 @@ class TrayApp:
             except Exception:  # the thread's entry point: keep watching whatever happened
                 log.exception("tray refresh failed")
 
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            action = self._actions.get()
+            try:
+                self._do(action)
+            except (ConfigError, InstallError, OSError) as exc:
+                self._notify(str(exc))
+                log.warning("%s: %s", action[0], exc)
+            except Exception:  # the thread's entry point: the next click must still work
+                log.exception("tray action %s failed", action[0])
+            if not self._stop.is_set():
+                self.refresh()
+
     def _poll(self) -> None:
         changed = False
         newest = newest_event_id(activity_path())
-        if newest != self._last_event:
+        if newest is not None and newest != self._last_event:  # None: the store is busy, not empty
             self._on_recalls(newest)
             changed = True
         try:
@@ -108,7 +130,7 @@ class TrayApp:
             self._fingerprint = fingerprint
             self._next_health = 0.0
         if time.monotonic() >= self._next_health and not self._checking:
-            self._start_health_check()
+            self._start_health_check(vault)
         if self._recall_until and time.monotonic() > self._recall_until:
             self._recall_until = 0.0
             changed = True
@@ -116,7 +138,8 @@ class TrayApp:
             self.refresh()
 
     def _on_recalls(self, newest: int) -> None:
-        fresh = [e for e in recent_events(activity_path(), limit=50, after_id=self._last_event) if e.returned]
+        after = self._last_event if newest > self._last_event else 0  # a recreated store starts over
+        fresh = [e for e in recent_events(activity_path(), limit=50, after_id=after) if e.returned]
         self._last_event = newest
         if not fresh:
             return
@@ -125,35 +148,42 @@ class TrayApp:
             latest = fresh[-1]
             self._notify(f"{client_name(latest.client)} recalled {note_name(latest.returned[0])}")
 
-    def _start_health_check(self) -> None:
+    def _start_health_check(self, vault: Path | None) -> None:
         self._checking = True
         self._next_health = time.monotonic() + HEALTH_SECONDS
-        vault = tray_state.active_vault_path(self.state.config)
 
         def check() -> None:
             try:
                 report = check_health(vault, "no vault is chosen yet")
+                before = self._health
+                if vault != tray_state.active_vault_path(self.state.config):
+                    self._next_health = 0.0  # the vault changed meanwhile: check the new one
+                    return
+                self._health = report
+                same_vault = before is not None and before.path == report.path
+                if same_vault and before.status != report.status and self.state.notify_health:  # type: ignore[union-attr]
+                    self._notify(report.summary(self.state.config.active_vault))
+                self.refresh()
+            except Exception:  # the thread's entry point
+                log.exception("health check failed")
             finally:
                 self._checking = False
-            before = self._health
-            self._health = report
-            if before is not None and before.status != report.status and self.state.notify_health:
-                self._notify(f"{report.vault or 'Vault'}: {report.summary()}")
-            self.refresh()
 
         threading.Thread(target=check, name="tray-health", daemon=True).start()
 
     def refresh(self) -> None:
         """Rebuild state, menu, icon and tooltip from fresh data."""
+        state = tray_state.gather(self._health)
+        image, title, menu = self._image(state), tooltip(state), self._menu(state)
         with self._lock:
-            self.state = tray_state.gather(self._health)
-            self.icon.icon = self._image()
-            self.icon.title = tooltip(self.state)
-            self.icon.menu = self._menu()
+            self.state = state
+            self.icon.icon = image
+            self.icon.title = title
+            self.icon.menu = menu
             self.icon.update_menu()
 
-    def _image(self) -> Any:
-        return render_icon(status_of(self.state), recalling=bool(self._recall_until), size=64)
+    def _image(self, state: Any) -> Any:
+        return render_icon(status_of(state), recalling=bool(self._recall_until), size=64)
 
     def _notify(self, message: str) -> None:
         if getattr(self.icon, "HAS_NOTIFICATION", False):
@@ -164,8 +194,8 @@ class TrayApp:
 
     # -- the menu -----------------------------------------------------------------------------
 
-    def _menu(self) -> Any:
-        items = build_menu(self.state)
+    def _menu(self, state: Any) -> Any:
+        items = build_menu(state)
         dump = os.environ.get(MENU_DUMP_ENV)
         if dump:
             temp = dump + ".tmp"
@@ -195,32 +225,33 @@ class TrayApp:
     # -- actions ------------------------------------------------------------------------------
 
     def dispatch(self, action: tuple[str, ...]) -> None:
-        try:
-            self._do(action)
-        except (ConfigError, InstallError, OSError) as exc:
-            self._notify(str(exc))
-            log.warning("%s: %s", action[0], exc)
-        self.refresh()
+        """Called on GTK's thread: hand the action to the worker so no click waits on a disk."""
+        if action == ("quit",):
+            self._stop.set()
+            self._actions.put(action)  # wakes the worker so it can end
+            self.icon.stop()
+            return
+        self._actions.put(action)
 
     def _do(self, action: tuple[str, ...]) -> None:
         name, *args = action
         config = self.state.config
         vault = tray_state.active_vault_path(config)
+        folder_name = vault_name(vault) if vault else ""  # how Obsidian knows the vault
         if name == "quit":
-            self._stop.set()
-            self.icon.stop()
-        elif name == "use":
+            return
+        if name == "use":
             update_config(lambda c: _use(c, args[0]))
         elif name == "use_path":
             update_config(lambda c: _use_path(c, Path(args[0]), args[1]))
         elif name == "choose_folder":
             folder_picker.choose_folder(self._chosen)
         elif name == "open_vault" and vault is not None:
-            opener.open_target(f"obsidian://open?vault={_quote(config.active_vault or vault.name)}")
+            opener.open_target(f"obsidian://open?vault={quote(folder_name, safe='')}")
         elif name == "show_folder" and vault is not None:
             opener.open_target(str(vault))
         elif name == "open_note":
-            opener.open_target(obsidian_uri(config.active_vault or "", args[0]))
+            opener.open_target(obsidian_uri(args[1] if len(args) > 1 and args[1] else folder_name, args[0]))
         elif name == "show_config":
             opener.open_target(str(config_path().parent))
         elif name == "toggle":
@@ -235,10 +266,10 @@ class TrayApp:
             spec = client_spec(args[0])
             path = spec.config_file() if spec else None
             if spec is not None and path is not None:
-                plan = plan_install(spec, serve_argv(spec.id), path)
-                apply(plan)
+                backup = apply(plan_install(spec, serve_argv(spec.id), path))
                 register(spec.id)
-                self._notify(f"Vault Recall added to {path}; restart {spec.name}")
+                kept = f" (old file kept as {backup.name})" if backup else ""
+                self._notify(f"Vault Recall added to {path}{kept}; restart {spec.name}")
         elif name == "expose":
             update_config(lambda c: _expose(c, args[0], args[1]))
         elif name == "expose_toggle":
@@ -246,7 +277,7 @@ class TrayApp:
 
     def _chosen(self, folder: Path | None) -> None:
         if folder is not None:
-            self.dispatch(("use_path", str(folder), folder.name))
+            self.dispatch(("use_path", str(folder), folder.name or str(folder)))
 
     def _toggle(self, setting: str) -> None:
         if setting == "start_at_login":
@@ -259,10 +290,6 @@ class TrayApp:
             tray_state.set_tray_setting(setting, not current)
 
 
-def _quote(text: str) -> str:
-    return quote(text, safe="")
-
-
 def _use(config: Config, name: str) -> Config:
     if config.vault(name) is None:
         raise ConfigError(config_path(), None, f"there is no vault named {name!r}")
@@ -270,6 +297,9 @@ def _use(config: Config, name: str) -> Config:
 
 
 def _use_path(config: Config, path: Path, name: str) -> Config:
+    name = name.strip() or str(path)  # a drive or '/' has no folder name
+    if not path.is_dir():
+        raise ConfigError(config_path(), None, f"{path} is not a folder")
     for entry in config.vaults:
         if Path(entry.path).expanduser() == path:
             return _replace(config, active_vault=entry.name)

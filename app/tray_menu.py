@@ -60,10 +60,8 @@ class TrayState:
 
 def status_of(state: TrayState) -> str:
     """ok | degraded | unavailable, for the icon."""
-    if state.config_error or (state.health is None and not state.config.active_vault):
-        return "unavailable"
-    if state.health is None:
-        return "ok"
+    if state.config_error or state.health is None:
+        return "unavailable"  # grey until the vault is known to be readable
     return state.health.status
 
 
@@ -129,7 +127,7 @@ def _health_line(state: TrayState) -> str:
     if not state.config.active_vault:
         return "No vault yet — pick one below"
     if state.health is None:
-        return f"{state.config.active_vault} — checking…"
+        return _short(f"{state.config.active_vault} — checking…", 90)
     return _short(state.health.summary(state.config.active_vault), 90)
 
 
@@ -159,7 +157,7 @@ def _without_path(path: str, reason: str) -> str:
 
 def _vault_menu(state: TrayState) -> tuple[Item, ...]:
     active = state.config.vault(state.config.active_vault) if state.config.active_vault else None
-    active_path = Path(active.path) if active else None
+    active_path = Path(active.path).expanduser() if active else None
     items: list[Item] = []
     known_paths = set()
     if state.known_vaults:
@@ -174,7 +172,7 @@ def _vault_menu(state: TrayState) -> tuple[Item, ...]:
                 radio=True,
             )
         )
-    added = [v for v in state.config.vaults if Path(v.path) not in known_paths]
+    added = [v for v in state.config.vaults if Path(v.path).expanduser() not in known_paths]
     if added:
         items.append(Item("Added by hand" if state.known_vaults else "Your vaults", enabled=False))
     for entry in added:
@@ -199,7 +197,7 @@ def _recent_menu(state: TrayState) -> tuple[Item, ...]:
     return tuple(
         Item(
             _short(f"{client_name(e.client)} · {note_name(e.returned[0])} · {ago(e.ts, state.now)}"),
-            ("open_note", e.returned[0]),
+            ("open_note", e.returned[0], e.vault or ""),
         )
         for e in recalls
     )
@@ -222,16 +220,19 @@ def _client_menu(state: TrayState, client_id: str, summary: ClientSummary | None
     calls = f"{summary.calls:,} call{'s' if summary.calls != 1 else ''}" if summary else ""
     last = f"Last seen {ago(summary.last_ts, state.now)} · {calls}" if summary else "Not seen yet"
     items: list[Item] = [Item(last, enabled=False)]
-    notes: list[str] = []
+    notes: dict[str, str] = {}  # path → the vault it was recalled from
     for event in reversed(state.recent):
         if event.client == client_id:
-            notes += [p for p in event.returned if p not in notes]
-    items += [Item(_short(f"Recalled: {note_name(p)}"), ("open_note", p)) for p in notes[:5]]
+            for path in event.returned:
+                notes.setdefault(path, event.vault or "")
+    items += [
+        Item(_short(f"Recalled: {note_name(p)}"), ("open_note", p, vault)) for p, vault in list(notes.items())[:5]
+    ]
     items.append(SEPARATOR)
     if spec is not None:
         items.append(Item("Copy config snippet", ("copy_snippet", client_id), enabled=state.can_copy))
         if not spec.paste_only:
-            items.append(Item(f"Install into {spec.name}…", ("install", client_id)))
+            items.append(Item(f"Install into {spec.name}", ("install", client_id)))
     entry = state.config.client(client_id)
     exposure = entry.exposure if entry else "records"
     sees = [

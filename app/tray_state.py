@@ -20,6 +20,7 @@ from app.obsidian_vaults import discover_vaults
 from app.sample_vault import sample_vault_path
 from app.tray_menu import TrayState
 from server.config import Config, ConfigError, VaultEntry, activity_path, load_config
+from server.vault import display
 
 TRAY_KEY = "tray"
 DEFAULT_SETTINGS = {"notify_recall": False, "notify_health": True}
@@ -71,6 +72,9 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
     except FileNotFoundError:
         sample = None
     store = activity_path()
+    active = active_vault_path(config)
+    if health is not None and (active is None or health.path != display(active)):
+        health = None  # a report about another vault (just switched): "checking…" until the new one
     return TrayState(
         config=config,
         config_error=error,

@@ -88,7 +88,8 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
     uri = path.as_uri() + ("" if create else "?mode=ro")
     connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     try:
-        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # Viewers (the tray, the CLI) wait briefly: a menu must not hang on a writer's lock.
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS if create else 200}")
         connection.execute("PRAGMA foreign_keys = ON")
         # In WAL mode NORMAL skips the fsync of every commit: a power cut may lose the last
         # few events, never corrupt the store, and a call does not wait on the disk.

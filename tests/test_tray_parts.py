@@ -100,3 +100,23 @@ def test_the_cli_shows_the_status_instead_of_a_traceback(monkeypatch: pytest.Mon
     assert done.returncode == 1
     assert "cannot show the tray: there is no graphical session" in done.stderr
     assert "Traceback" not in done.stderr and done.stdout.startswith("Config:")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/opt/Vault Recall/bin/vr",
+        '/o/$x"y%/vr',
+        "/o/back\\slash/vr",
+        "/o/tab\there/vr",
+        "/o/semi;colon '/vr",
+        "/home/zoë/~/vr",
+    ],
+)
+def test_odd_launcher_paths_still_make_a_valid_desktop_entry(tmp_path: Path, path: str) -> None:
+    if shutil.which("desktop-file-validate") is None:
+        pytest.skip("desktop-file-validate (desktop-file-utils) is not installed")
+    entry = tmp_path / "vault-recall.desktop"
+    entry.write_bytes(autostart.autostart_content("linux", [path]))
+    done = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout == "", done.stdout

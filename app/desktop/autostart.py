@@ -46,7 +46,8 @@ def _exec_line(argv: list[str]) -> str:
             return arg
         return '"' + "".join("\\" + c if c in '"`$\\' else c for c in arg) + '"'
 
-    return " ".join(quote(a) for a in argv).replace("\\", "\\\\").replace("%", "%%")
+    value = " ".join(quote(a) for a in argv).replace("\\", "\\\\").replace("%", "%%")
+    return value.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
 
 
 def autostart_content(platform: str | None = None, argv: list[str] | None = None) -> bytes:
