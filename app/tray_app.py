@@ -122,8 +122,8 @@ class TrayApp:
             mtime = None
         if mtime != self._config_mtime:
             self._config_mtime = mtime
-            self._next_health = 0.0  # the active vault may have changed
-            changed = True
+            self._next_health = 0.0  # the active vault may have changed:
+            self.refresh()  # read it now, so the health check below is for the right one
         vault = tray_state.active_vault_path(self.state.config)
         fingerprint = tray_state.vault_fingerprint(vault)
         if fingerprint != self._fingerprint:
@@ -156,7 +156,7 @@ class TrayApp:
             try:
                 report = check_health(vault, "no vault is chosen yet")
                 before = self._health
-                if vault != tray_state.active_vault_path(self.state.config):
+                if vault != tray_state.current_vault_path():
                     self._next_health = 0.0  # the vault changed meanwhile: check the new one
                     return
                 self._health = report
@@ -174,6 +174,8 @@ class TrayApp:
     def refresh(self) -> None:
         """Rebuild state, menu, icon and tooltip from fresh data."""
         state = tray_state.gather(self._health)
+        if state.health is None and self._health is not None:
+            self._next_health = 0.0  # the report was about another vault: check this one
         image, title, menu = self._image(state), tooltip(state), self._menu(state)
         with self._lock:
             self.state = state

@@ -92,6 +92,14 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
     )
 
 
+def current_vault_path() -> Path | None:
+    """The active vault as the config says right now (None too when the config is broken)."""
+    try:
+        return active_vault_path(load_config())
+    except ConfigError:
+        return None
+
+
 def active_vault_path(config: Config) -> Path | None:
     entry = config.vault(config.active_vault) if config.active_vault else None
     return Path(entry.path).expanduser() if entry else None

@@ -16,7 +16,7 @@ from server.errors import InvalidArgument, VaultUnavailable
 from server.note import InvalidNote
 from server.packing import MAX_PROBLEMS, pack, shorten_to_bytes
 from server.records import MemoryRecord, is_calendar_date
-from server.scan import VaultScan, scan_vault
+from server.scan import VaultScan, scan_subject, scan_vault
 from server.scope import Exposure, Scope
 from server.uri import obsidian_uri
 from server.vault import vault_name
@@ -52,7 +52,7 @@ def recall_context(
     scope.exposure.require_subject(subject, scope.client)
 
     envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
-    scan = _scan_or_reason(scope, envelope)
+    scan = _scan_or_reason(scope, envelope, subject)
     if scan is None:
         return pack(envelope, [], budget=budget, limit=limit)
 
@@ -87,7 +87,7 @@ def recall_activity(
     scope.exposure.require_subject(subject, scope.client)
 
     envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
-    scan = _scan_or_reason(scope, envelope)
+    scan = _scan_or_reason(scope, envelope, subject)
     if scan is None:
         return pack(envelope, [], budget=budget, limit=limit)
     problems = [_problem(p) for p in scan.invalid if _could_be_about(p, [subject], scope.exposure)]
@@ -147,14 +147,15 @@ def list_subjects(scope: Scope) -> dict[str, Any]:
     return result
 
 
-def _scan_or_reason(scope: Scope, result: dict[str, Any]) -> VaultScan | None:
-    """Scan the scope's vault; on failure turn `result` into an `unavailable` answer."""
+def _scan_or_reason(scope: Scope, result: dict[str, Any], subject: str | None = None) -> VaultScan | None:
+    """Scan the scope's vault (only what `subject` needs, when given); on failure turn `result`
+    into an `unavailable` answer."""
     if scope.vault is None:
         result.update(status="unavailable", reason=scope.why or "no vault is configured")
         return None
     result["vault"] = vault_name(scope.vault)
     try:
-        return scan_vault(scope.vault)
+        return scan_subject(scope.vault, subject) if subject is not None else scan_vault(scope.vault)
     except VaultUnavailable as exc:
         result.update(status="unavailable", reason=shorten_to_bytes(str(exc), _MAX_REASON_BYTES))
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,24 +31,8 @@ def scan_vault(root: Path) -> VaultScan:
     notes: list[Note] = []
     records: list[MemoryRecord] = []
     invalid: list[InvalidNote] = []
-    for folder in listing.unreadable_folders:
-        invalid.append(
-            InvalidNote(
-                path=display(folder) + "/",
-                reason=f"folder {display(folder)}/ cannot be read (permission denied), so its notes are missing",
-                mentions_subject=True,
-                subjects=None,
-            )
-        )
-    for bad_name in listing.undecodable:
-        shown = display(bad_name)
-        invalid.append(
-            invalid_from_head(
-                shown,
-                _read_head(root, bad_name),
-                f"{shown}: the file name is not valid UTF-8 text; rename the note in Obsidian or your file manager",
-            )
-        )
+    invalid += [_unreadable_folder(folder) for folder in listing.unreadable_folders]
+    invalid += [_undecodable(root, name) for name in listing.undecodable]
     for entry in listing.notes:
         parsed = _read_and_parse(root, entry.path)
         if parsed is None:
@@ -62,6 +47,95 @@ def scan_vault(root: Path) -> VaultScan:
         elif record is not None:
             records.append(record)
     return VaultScan(listing=listing, notes=tuple(notes), records=tuple(records), invalid=tuple(invalid))
+
+
+# The `subject:` line of a properties block, found in raw bytes without parsing any YAML.
+_SUBJECT_LINE = re.compile(rb"^subject[ \t]*:([^\n]*)$", re.MULTILINE)
+_PROPERTIES_START = (b"---", b"\xef\xbb\xbf---")
+
+
+def scan_subject(root: Path, subject: str) -> VaultScan:
+    """The part of a scan one subject needs: every record of `subject` (any status or kind)
+    and every invalid note that could be about it, read fresh.
+
+    Every note is still read, but one that cannot be a record of `subject` is skipped before
+    any decoding or YAML: no properties block, no `subject` in it, or a `subject:` line that
+    plainly names other subjects.  Anything less plain is parsed in full, so the answer is the
+    same as from `scan_vault` (tests/test_fast_scan.py checks that on generated vaults).
+    """
+    listing = list_notes(root)
+    wanted = subject.encode("ascii")
+    records: list[MemoryRecord] = []
+    invalid: list[InvalidNote] = [_unreadable_folder(folder) for folder in listing.unreadable_folders]
+    invalid += [_undecodable(root, name) for name in listing.undecodable]
+    notes: list[Note] = []
+    for entry in listing.notes:
+        try:
+            raw = read_note_bytes(root, entry.path)
+        except (OSError, NoteTooLarge):
+            parsed = _read_and_parse(root, entry.path)  # the slow path reports these properly
+        else:
+            if _plainly_not_about(raw.data, wanted):
+                continue
+            parsed = parse_note(entry.path, raw.data, raw.mtime_ns)
+        if parsed is None:
+            continue
+        if isinstance(parsed, InvalidNote):
+            invalid.append(parsed)
+            continue
+        record = as_record(parsed)
+        if isinstance(record, InvalidNote):
+            invalid.append(record)
+        elif record is not None and subject in record.subjects:
+            records.append(record)
+            notes.append(parsed)
+    return VaultScan(listing=listing, notes=tuple(notes), records=tuple(records), invalid=tuple(invalid))
+
+
+def _plainly_not_about(data: bytes, subject: bytes) -> bool:
+    """True when these bytes cannot hold a record of `subject`, nor an invalid note that could
+    be about it.  False whenever unsure."""
+    if not data.startswith(_PROPERTIES_START):
+        # No properties block: never a record, never an invalid note about a subject — unless
+        # it is not UTF-8 at all (UTF-16 with its BOM is decoded by the slow path).
+        return not data.startswith((b"\xff\xfe", b"\xfe\xff"))
+    end = data.find(b"\n---", 3)
+    block = data[: end if end > 0 else len(data)]
+    if b"subject" not in block:
+        return True
+    if subject in block:
+        return False
+    found = _SUBJECT_LINE.search(block)
+    if found is None:
+        return False
+    value = found.group(1).strip().strip(b"'\"")
+    if _SLUG_BYTES.fullmatch(value):
+        return True  # `subject: other-slug`
+    if value.startswith(b"[") and value.endswith(b"]"):
+        items = [item.strip().strip(b"'\"") for item in value[1:-1].split(b",")]
+        return bool(items) and all(_SLUG_BYTES.fullmatch(item) for item in items)
+    return False
+
+
+_SLUG_BYTES = re.compile(rb"[a-z0-9-]{1,64}")
+
+
+def _unreadable_folder(folder: str) -> InvalidNote:
+    return InvalidNote(
+        path=display(folder) + "/",
+        reason=f"folder {display(folder)}/ cannot be read (permission denied), so its notes are missing",
+        mentions_subject=True,
+        subjects=None,
+    )
+
+
+def _undecodable(root: Path, name: str) -> InvalidNote:
+    shown = display(name)
+    return invalid_from_head(
+        shown,
+        _read_head(root, name),
+        f"{shown}: the file name is not valid UTF-8 text; rename the note in Obsidian or your file manager",
+    )
 
 
 def _read_and_parse(root: Path, path: str) -> Note | InvalidNote | None:

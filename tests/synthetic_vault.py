@@ -65,7 +65,10 @@ def generate(root: Path, n: int, seed: int = 7, invalid: int = 0) -> SyntheticVa
     total = 0
     records = 0
     for index in range(n):
-        folder = Path(rng.choice(FOLDERS)) / f"Area {index % 37:02}" / f"Topic {index % 11}"
+        # About 2% as many folders as notes, up to three deep, as in vaults people keep.
+        folder = Path(rng.choice(FOLDERS)) / f"Area {rng.randrange(max(1, n // 700)):02}"
+        if rng.random() < 0.3:
+            folder = folder / f"Topic {rng.randrange(5)}"
         title = f"{rng.choice(WORDS).capitalize()} {rng.choice(WORDS)} {index:06}"
         titles.append(title)
         body_parts = [f"# {title}", ""]

@@ -1,0 +1,67 @@
+"""The subject scan skips notes by their raw bytes; it must answer exactly as the full scan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from server import recall
+from server.scan import scan_subject, scan_vault
+from server.scope import Exposure, Scope
+from tests.synthetic_vault import SUBJECTS, generate
+from tests.vaults import write_vault
+
+TRICKY = {
+    "Quoted.md": '---\n"subject": build-system\n---\ncache\n',
+    "Flow.md": "---\n{subject: build-system, x: 1}\n---\ncache\n",
+    "List.md": "---\nsubject:\n  - release-process\n  - build-system\n---\ncache\n",
+    "Other list.md": "---\nsubject: [hiring, security]\n---\ncache\n",
+    "Commented.md": "---\nsubject: hiring # not ours\n---\ncache\n",
+    "Tagged.md": "---\nsubject: !!str build-system\n---\ncache\n",
+    "Broken ours.md": "---\nsubject: build-system\nsubject: build-system\n---\ncache\n",
+    "Broken other.md": "---\nsubject: hiring\nx: 1\nx: 2\n---\ncache\n",
+    "Unreadable.md": "---\nsubject: {{\n---\ncache\n",
+    "Unterminated.md": "---\nsubject: build-system\ncache\n",
+    "Latin1.md": b"---\nsubject: build-system\n---\ncaf\xe9 cache\n",
+    "UTF16.md": "---\nsubject: build-system\nx: 1\nx: 2\n---\ncache\n".encode("utf-16"),
+    "BOM.md": b"\xef\xbb\xbf---\r\nsubject: build-system\r\n---\r\ncache\r\n",
+    "Plain.md": "subject: build-system in the body only, cache\n",
+    "Nested.md": "---\nmeta:\n  subject: build-system\n---\ncache\n",
+    "Indented other.md": "---\n  subject: hiring\n---\ncache\n",
+}
+
+
+def scope(vault: Path, mode: str = "records") -> Scope:
+    return Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=frozenset({"build-system"})))
+
+
+@pytest.fixture(scope="module")
+def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("fast") / "v"
+    generate(root, 400, seed=3, invalid=12)
+    write_vault(root / "Tricky", TRICKY)
+    return root
+
+
+@pytest.mark.parametrize("subject", [*SUBJECTS, "nobody"])
+def test_the_subject_scan_finds_the_same_records_and_problems(vault: Path, subject: str) -> None:
+    full = scan_vault(vault)
+    fast = scan_subject(vault, subject)
+    expected = sorted(r.note.path for r in full.records if subject in r.subjects)
+    assert sorted(r.note.path for r in fast.records) == expected
+    relevant = {n.path for n in full.invalid if n.mentions_subject and (n.subjects is None or subject in n.subjects)}
+    found = {n.path for n in fast.invalid if n.mentions_subject and (n.subjects is None or subject in n.subjects)}
+    assert found == relevant
+
+
+@pytest.mark.parametrize("mode", ["records", "subjects", "vault"])
+@pytest.mark.parametrize(("query", "match"), [("cache", "all"), ("cache deploy", "all"), ("cache zzz", "any")])
+def test_recall_answers_as_it_did_with_the_full_scan(
+    vault: Path, mode: str, query: str, match: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast = recall.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
+    monkeypatch.setattr(recall, "scan_subject", lambda root, subject: scan_vault(root))
+    full = recall.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
+    assert fast == full
+    assert fast["status"] == "degraded"
