@@ -14,7 +14,7 @@ from server.syntax import (
     Heading,
     Link,
     atx_heading,
-    masked_lines,
+    fenced,
     parse_headings,
     parse_inline_tags,
     parse_links,
@@ -182,9 +182,12 @@ def top_level_key_lines(yaml_text: str) -> dict[str, int]:
 
 
 def first_heading(body: str) -> str | None:
-    """The first level-1 ATX heading outside code."""
-    for line in masked_lines(body):
-        if line.startswith("#"):
+    """The first level-1 ATX heading outside code fences.  Stops at it: most notes open with
+    their heading, and every recalled note is asked."""
+    if "# " not in body:
+        return None
+    for line, in_code in fenced(body.split("\n")):
+        if not in_code and line.lstrip(" ").startswith("# "):
             found = atx_heading(line)
             if found and found[0] == 1:
                 return found[1]

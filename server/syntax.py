@@ -11,6 +11,7 @@ expressions here have bounded repetitions or no backtracking across a line.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -91,30 +92,29 @@ def _mask_inline_code(line: str) -> str:
     return "".join(chars)
 
 
-def masked_lines(body: str) -> list[str]:
-    """The body's lines with code (fenced blocks and inline spans) blanked out, same lengths."""
-    out: list[str] = []
+def fenced(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """Each line with whether it belongs to a fenced code block (fence lines included)."""
     fence: str | None = None
-    for line in body.split("\n"):
+    for line in lines:
         if fence is not None:
             # A closing fence has no info string: only fence characters, at least as many.
             stripped = line.strip()
-            if (
-                stripped
-                and set(stripped) == {fence[0]}
-                and len(stripped) >= len(fence)
-                and len(line) - len(line.lstrip(" ")) <= 3
-            ):
+            indent = len(line) - len(line.lstrip(" "))
+            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence) and indent <= 3:
                 fence = None
-            out.append(" " * len(line))
+            yield line, True
             continue
         opener = _FENCE_OPEN.match(line)
         if opener:
             fence = opener.group(1)
-            out.append(" " * len(line))
+            yield line, True
             continue
-        out.append(_mask_inline_code(line))
-    return out
+        yield line, False
+
+
+def masked_lines(body: str) -> list[str]:
+    """The body's lines with code (fenced blocks and inline spans) blanked out, same lengths."""
+    return [" " * len(line) if in_code else _mask_inline_code(line) for line, in_code in fenced(body.split("\n"))]
 
 
 def wikilinks_in(text: str, line: int = 0) -> list[Link]:
