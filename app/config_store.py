@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 
 try:
     import fcntl
@@ -19,6 +18,7 @@ except ImportError:  # pragma: no cover - Windows
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from app.atomic_write import write_atomically
 from server.config import Config, config_path, load_config
 
 
@@ -28,19 +28,7 @@ def save_config(config: Config, path: Path | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path.parent, 0o700)
     data = (json.dumps(config.to_json(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    fd, temp = tempfile.mkstemp(prefix=".config-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), 0o600)
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-    _fsync_folder(path.parent)
+    write_atomically(path, data, 0o600)
     return path
 
 
@@ -69,14 +57,3 @@ def _locked(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
-
-
-def _fsync_folder(folder: Path) -> None:
-    # Makes the rename itself durable; not possible (nor needed) on Windows.
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

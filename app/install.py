@@ -10,14 +10,12 @@ changes nothing the second time; settings a person added to our entry (env, time
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import difflib
 import io
 import json
 import os
 import stat
-import tempfile
 import time
 import tomllib
 from dataclasses import dataclass
@@ -31,6 +29,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.util import load_yaml_guess_indent
 from tomlkit.exceptions import TOMLKitError
 
+from app.atomic_write import write_atomically
 from app.clients import SERVER_NAME, ClientSpec
 from app.json_edit import JsonEditError, parse_object, remove_member, set_member
 
@@ -227,9 +226,9 @@ def apply(plan: Plan) -> Path | None:
             raise InstallError(f"{path} is read-only, so it was left untouched; make it writable or paste the snippet")
         mode = stat.S_IMODE(st.st_mode)
         backup = _backup_name(path)
-        _write_atomically(backup, path.read_bytes(), mode)
+        write_atomically(backup, path.read_bytes(), mode)
     path.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomically(path, plan.after.encode("utf-8"), mode)
+    write_atomically(path, plan.after.encode("utf-8"), mode)
     return backup
 
 
@@ -242,21 +241,6 @@ def _backup_name(path: Path) -> Path:
         number += 1
         candidate = path.with_name(f"{path.name}.{stamp}-{number}{BACKUP_SUFFIX}")
     return candidate
-
-
-def _write_atomically(path: Path, data: bytes, mode: int) -> None:
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), mode)
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
 
 
 def _plain(value: Any) -> Any:

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from server.config import DuplicateKey, no_duplicate_keys
+
 _DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
@@ -71,28 +73,13 @@ def _render(value: Any, base: str, unit: str, newline: str) -> str:
     return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", newline + base)
 
 
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise _DuplicateKey(key)
-        found[key] = value
-    return found
-
-
 def parse_object(text: str, what: str) -> dict[str, Any]:
     """Parse `text` as a JSON object (empty text is an empty object), or raise JsonEditError."""
     if not text.strip():
         return {}
     try:
-        data = json.loads(text, object_pairs_hook=_refuse_duplicates)
-    except _DuplicateKey as exc:
+        data = json.loads(text, object_pairs_hook=no_duplicate_keys)
+    except DuplicateKey as exc:
         raise JsonEditError(
             f"{what} has the key {exc.key!r} twice in one object, so which one counts is unclear; it was left untouched"
         ) from None

@@ -155,10 +155,10 @@ def parse_config(raw: bytes, path: Path) -> Config:
     if not text.strip():
         raise ConfigError(path, 1, "is empty (a write was cut short?); restore it or delete it to start over")
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates)
+        data = json.loads(text, object_pairs_hook=no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise ConfigError(path, exc.lineno, f"is not valid JSON: {exc.msg}") from None
-    except _DuplicateKey as exc:
+    except DuplicateKey as exc:
         raise ConfigError(path, _line_of(text, exc.key), f"has the key {exc.key!r} twice in one object") from None
     except (ValueError, RecursionError) as exc:
         # Python's own limits: a number of thousands of digits, nesting thousands deep.
@@ -166,17 +166,20 @@ def parse_config(raw: bytes, path: Path) -> Config:
     return _validate(data, text, path)
 
 
-class _DuplicateKey(ValueError):
+class DuplicateKey(ValueError):
+    """A JSON object names the same key twice (json.loads would silently keep the last)."""
+
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`object_pairs_hook` for json.loads that refuses duplicate keys."""
     found: dict[str, Any] = {}
     for key, value in pairs:
         if key in found:
-            raise _DuplicateKey(key)
+            raise DuplicateKey(key)
         found[key] = value
     return found
 

@@ -105,7 +105,7 @@ def test_a_crash_between_writing_and_renaming_leaves_the_old_config_whole() -> N
     assert done.returncode == 9
     assert config_path().read_bytes() == before
     assert load_config() == GOOD
-    leftovers = [p.name for p in config_path().parent.iterdir() if p.name.startswith(".config-")]
+    leftovers = [p.name for p in config_path().parent.iterdir() if p.name.startswith(".config.json.")]
     assert len(leftovers) == 1  # the half-done temporary file: ignored by every reader
     # The next write succeeds and is whole.
     update_config(lambda c: Config(vaults=c.vaults, active_vault="Home", clients=c.clients))
@@ -122,7 +122,7 @@ def test_a_failed_write_removes_its_temporary_file(monkeypatch: pytest.MonkeyPat
         patched.setattr(os, "replace", broken_replace)
         with pytest.raises(OSError):
             save_config(Config())
-    assert not [p for p in config_path().parent.iterdir() if p.name.startswith(".config-")]
+    assert not [p for p in config_path().parent.iterdir() if p.name.startswith(".config.json.")]
     assert load_config() == GOOD
 
 

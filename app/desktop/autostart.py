@@ -8,6 +8,7 @@ import plistlib
 import sys
 from pathlib import Path
 
+from app.atomic_write import write_atomically
 from app.launch import launcher
 
 DESKTOP_ENTRY = """[Desktop Entry]
@@ -69,9 +70,7 @@ def is_enabled(home: Path | None = None) -> bool:
 def enable(home: Path | None = None) -> Path:
     path = autostart_file(home)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(path.name + ".tmp")
-    temp.write_bytes(autostart_content())
-    os.replace(temp, path)
+    write_atomically(path, autostart_content(), 0o644)
     return path
 
 

@@ -1,0 +1,31 @@
+"""Writing a file so that a crash at any moment leaves the old version or the new one, whole."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomically(path: Path, data: bytes, mode: int) -> None:
+    """A temporary file beside `path` (so the rename stays on one file system), written and
+    synced with `mode`, renamed over `path`; then the folder is synced so the rename lasts."""
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    if os.name == "posix":  # Windows cannot open (nor needs to sync) a folder
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
