@@ -38,7 +38,9 @@ from server.vault import vault_name
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 1.0
-HEALTH_SECONDS = 60.0
+# Health is re-checked when the vault's folder changes, when a recall reports another status,
+# and otherwise every 30 checks' worth of time: 15 s for a small vault, up to 5 min for a huge one.
+HEALTH_MIN_SECONDS, HEALTH_MAX_SECONDS, HEALTH_COST_FACTOR = 15.0, 300.0, 30.0
 RECALL_MARK_SECONDS = 3.0
 # Set to a file path, the tray writes its current menu model there as JSON (tests, debugging).
 MENU_DUMP_ENV = "VAULT_RECALL_TRAY_MENU_DUMP"
@@ -139,8 +141,11 @@ class TrayApp:
 
     def _on_recalls(self, newest: int) -> None:
         after = self._last_event if newest > self._last_event else 0  # a recreated store starts over
-        fresh = [e for e in recent_events(activity_path(), limit=50, after_id=after) if e.returned]
+        events = recent_events(activity_path(), limit=50, after_id=after)
         self._last_event = newest
+        if self._health is not None and any(e.status not in (None, "error", self._health.status) for e in events):
+            self._next_health = 0.0  # a server just saw the vault differently: look again now
+        fresh = [e for e in events if e.returned]
         if not fresh:
             return
         self._recall_until = time.monotonic() + RECALL_MARK_SECONDS
@@ -150,11 +155,17 @@ class TrayApp:
 
     def _start_health_check(self, vault: Path | None) -> None:
         self._checking = True
-        self._next_health = time.monotonic() + HEALTH_SECONDS
+        self._next_health = time.monotonic() + HEALTH_MAX_SECONDS
 
         def check() -> None:
             try:
+                started = time.monotonic()
                 report = check_health(vault, "no vault is chosen yet")
+                cost = time.monotonic() - started
+                if self._next_health:  # 0 means a change asked for another look meanwhile: keep it
+                    self._next_health = time.monotonic() + min(
+                        HEALTH_MAX_SECONDS, max(HEALTH_MIN_SECONDS, HEALTH_COST_FACTOR * cost)
+                    )
                 before = self._health
                 if vault != tray_state.current_vault_path():
                     self._next_health = 0.0  # the vault changed meanwhile: check the new one

@@ -299,7 +299,26 @@ def test_the_tray_shows_recalls_copies_snippets_switches_vaults_and_quits(deskto
     wait_until(lambda: stable(dump), "the menu to settle")
     desktop.screenshot("after-switch")
 
+    # A note broken and repaired, and the vault's folder gone and back: the tray follows alone.
+    def first_line() -> str:
+        return str(json.loads(dump.read_text(encoding="utf-8"))[0]["text"])
+
+    (other / "Broken.md").write_text("---\nsubject: other\nsubject: other\n---\n", encoding="utf-8")
+    wait_until(lambda: first_line() == "Other — 2 notes, 1 record, 1 problem", "the broken note to show")
+    desktop.screenshot("degraded")
+    fixed = other / "Broken.md.saving"
+    fixed.write_text("---\nsubject: other\n---\nfixed\n", encoding="utf-8")
+    os.replace(fixed, other / "Broken.md")  # saved the way editors save
+    wait_until(lambda: first_line() == "Other — 2 notes, 2 records, no problems", "the repair to show")
+    moved = other.with_name("Other moved")
+    other.rename(moved)
+    wait_until(lambda: first_line().startswith("Other — unavailable: vault folder"), "the missing vault to show")
+    desktop.screenshot("unavailable")
+    moved.rename(other)
+    wait_until(lambda: first_line() == "Other — 2 notes, 2 records, no problems", "the vault to come back")
+    wait_until(lambda: stable(dump), "the menu to settle")
+
     # Quit ends the tray cleanly.
     choose(desktop, dump, "Quit Vault Recall")
     assert tray.wait(timeout=30) == 0
-    assert len(list(desktop.shots.iterdir())) >= 8
+    assert len(list(desktop.shots.iterdir())) >= 10
