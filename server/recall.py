@@ -16,7 +16,7 @@ from server.errors import InvalidArgument, VaultUnavailable
 from server.note import InvalidNote
 from server.packing import MAX_PROBLEMS, pack, shorten_to_bytes
 from server.records import MemoryRecord, is_calendar_date
-from server.scan import VaultScan, scan_subject, scan_vault
+from server.scan import VaultScan, scan_subject
 from server.scope import Exposure, Scope
 from server.uri import obsidian_uri
 from server.vault import vault_name
@@ -117,7 +117,7 @@ def recall_activity(
 def list_subjects(scope: Scope) -> dict[str, Any]:
     """The subjects this client may ask about, with record counts per subject."""
     result: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subjects": [], "problems": []}
-    scan = _scan_or_reason(scope, result)
+    scan = _scan_or_reason(scope, result, None)
     if scan is None:
         return result
     counts: dict[str, dict[str, Any]] = {}
@@ -147,15 +147,15 @@ def list_subjects(scope: Scope) -> dict[str, Any]:
     return result
 
 
-def _scan_or_reason(scope: Scope, result: dict[str, Any], subject: str | None = None) -> VaultScan | None:
-    """Scan the scope's vault (only what `subject` needs, when given); on failure turn `result`
-    into an `unavailable` answer."""
+def _scan_or_reason(scope: Scope, result: dict[str, Any], subject: str | None) -> VaultScan | None:
+    """Scan what the answer needs — the records (and possible problems) of `subject`, or of
+    every subject when None — and on failure turn `result` into `unavailable`."""
     if scope.vault is None:
         result.update(status="unavailable", reason=scope.why or "no vault is configured")
         return None
     result["vault"] = vault_name(scope.vault)
     try:
-        return scan_subject(scope.vault, subject) if subject is not None else scan_vault(scope.vault)
+        return scan_subject(scope.vault, subject)
     except VaultUnavailable as exc:
         result.update(status="unavailable", reason=shorten_to_bytes(str(exc), _MAX_REASON_BYTES))
         return None

@@ -54,9 +54,9 @@ _SUBJECT_LINE = re.compile(rb"^subject[ \t]*:([^\n]*)$", re.MULTILINE)
 _PROPERTIES_START = (b"---", b"\xef\xbb\xbf---")
 
 
-def scan_subject(root: Path, subject: str) -> VaultScan:
-    """The part of a scan one subject needs: every record of `subject` (any status or kind)
-    and every invalid note that could be about it, read fresh.
+def scan_subject(root: Path, subject: str | None) -> VaultScan:
+    """The part of a scan one subject needs (`None`: every subject): every record of it (any
+    status or kind) and every invalid note that could be about it, read fresh.
 
     Every note is still read, but one that cannot be a record of `subject` is skipped before
     any decoding or YAML: no properties block, no `subject` in it, or a `subject:` line that
@@ -64,7 +64,7 @@ def scan_subject(root: Path, subject: str) -> VaultScan:
     same as from `scan_vault` (tests/test_fast_scan.py checks that on generated vaults).
     """
     listing = list_notes(root)
-    wanted = subject.encode("ascii")
+    wanted = subject.encode("ascii") if subject is not None else None
     records: list[MemoryRecord] = []
     invalid: list[InvalidNote] = [_unreadable_folder(folder) for folder in listing.unreadable_folders]
     invalid += [_undecodable(root, name) for name in listing.undecodable]
@@ -86,15 +86,15 @@ def scan_subject(root: Path, subject: str) -> VaultScan:
         record = as_record(parsed)
         if isinstance(record, InvalidNote):
             invalid.append(record)
-        elif record is not None and subject in record.subjects:
+        elif record is not None and (subject is None or subject in record.subjects):
             records.append(record)
             notes.append(parsed)
     return VaultScan(listing=listing, notes=tuple(notes), records=tuple(records), invalid=tuple(invalid))
 
 
-def _plainly_not_about(data: bytes, subject: bytes) -> bool:
-    """True when these bytes cannot hold a record of `subject`, nor an invalid note that could
-    be about it.  False whenever unsure."""
+def _plainly_not_about(data: bytes, subject: bytes | None) -> bool:
+    """True when these bytes cannot hold a record of `subject` (None: of any subject), nor an
+    invalid note that could be about it.  False whenever unsure."""
     if not data.startswith(_PROPERTIES_START):
         # No properties block: never a record, never an invalid note about a subject — unless
         # it is not UTF-8 at all (UTF-16 with its BOM is decoded by the slow path).
@@ -103,7 +103,7 @@ def _plainly_not_about(data: bytes, subject: bytes) -> bool:
     block = data[: end if end > 0 else len(data)]
     if b"subject" not in block:
         return True
-    if subject in block:
+    if subject is None or subject in block:
         return False
     found = _SUBJECT_LINE.search(block)
     if found is None:

@@ -65,3 +65,20 @@ def test_recall_answers_as_it_did_with_the_full_scan(
     full = recall.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
     assert fast == full
     assert fast["status"] == "degraded"
+
+
+def test_list_subjects_answers_as_it_did_with_the_full_scan(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for mode in ("records", "subjects", "vault"):
+        fast = recall.list_subjects(scope(vault, mode))
+        with monkeypatch.context() as patched:
+            patched.setattr(recall, "scan_subject", lambda root, subject: scan_vault(root))
+            full = recall.list_subjects(scope(vault, mode))
+        assert fast == full and fast["subjects"]
+
+
+def test_the_any_subject_scan_keeps_every_record(vault: Path) -> None:
+    full = scan_vault(vault)
+    fast = scan_subject(vault, None)
+    assert sorted(r.note.path for r in fast.records) == sorted(r.note.path for r in full.records)
+    mentions = {n.path for n in full.invalid if n.mentions_subject}
+    assert {n.path for n in fast.invalid if n.mentions_subject} == mentions
