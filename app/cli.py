@@ -84,6 +84,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tray.set_defaults(handler=_tray)
 
+    desktop = commands.add_parser(
+        "desktop",
+        help="add or remove Vault Recall in the applications menu (Linux)",
+        description="Install a per-user launcher (.desktop file and icons, XDG folders), or remove it.",
+    )
+    desktop.add_argument("action", choices=("install", "uninstall"))
+    desktop.set_defaults(handler=_desktop)
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="check config, vault, activity store, tray, clipboard and installed clients",
+        description="Check the whole chain on this machine and say what to fix. Exit 0: all fine; 1: something to fix.",
+    )
+    doctor.set_defaults(handler=_doctor)
+
     status = commands.add_parser("status", help="config, vaults, clients and last activity on one screen")
     status.set_defaults(handler=cli_report.status)
     return parser
@@ -179,6 +194,26 @@ def _tray(args: argparse.Namespace) -> int:
     ensure_a_vault()
     TrayApp().run()
     return 0
+
+
+def _desktop(args: argparse.Namespace) -> int:
+    from app.desktop import launcher_entry
+
+    if args.action == "install":
+        written = launcher_entry.install()
+        print(f"Added Vault Recall to the applications menu: {written[0]} (and {len(written) - 1} icons)")
+    else:
+        removed = launcher_entry.uninstall()
+        print(f"Removed {len(removed)} file(s)" if removed else "Vault Recall was not in the applications menu")
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from app.doctor import report, run_checks
+
+    checks = run_checks()
+    print(report(checks))
+    return 0 if all(c.ok for c in checks) else 1
 
 
 MAX_LIMIT = 100_000

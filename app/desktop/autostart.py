@@ -9,19 +9,9 @@ import sys
 from pathlib import Path
 
 from app.atomic_write import write_atomically
+from app.desktop.desktop_entry import desktop_entry
 from app.launch import launcher
 
-DESKTOP_ENTRY = """[Desktop Entry]
-Type=Application
-Name=Vault Recall
-GenericName=AI memory from your Obsidian vault
-Comment=Lets every AI client recall the decisions kept in your Obsidian vault
-Exec={exec}
-Icon=vault-recall
-Terminal=false
-Categories=Utility;
-X-GNOME-Autostart-enabled=true
-"""
 LAUNCH_AGENT_LABEL = "app.vault-recall.tray"
 
 
@@ -37,20 +27,6 @@ def autostart_file(home: Path | None = None, platform: str | None = None) -> Pat
     return config / "autostart/vault-recall.desktop"
 
 
-def _exec_line(argv: list[str]) -> str:
-    """argv as a Desktop Entry Exec value: arguments with reserved characters double-quoted with
-    `"`, backquote, `$` and backslash escaped; then backslashes escaped again (the value is a
-    'string'), and `%` doubled (field codes)."""
-
-    def quote(arg: str) -> str:
-        if arg and all(c.isalnum() or c in "/._-+=:," for c in arg):
-            return arg
-        return '"' + "".join("\\" + c if c in '"`$\\' else c for c in arg) + '"'
-
-    value = " ".join(quote(a) for a in argv).replace("\\", "\\\\").replace("%", "%%")
-    return value.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
-
-
 def autostart_content(platform: str | None = None, argv: list[str] | None = None) -> bytes:
     platform = platform or sys.platform
     argv = [*(argv or launcher()), "tray"]
@@ -60,7 +36,7 @@ def autostart_content(platform: str | None = None, argv: list[str] | None = None
         )
     if platform.startswith("win"):
         return ('@start "" ' + " ".join(f'"{a}"' for a in argv) + "\r\n").encode("utf-8")
-    return DESKTOP_ENTRY.format(exec=_exec_line(argv)).encode("utf-8")
+    return desktop_entry(argv, autostart=True).encode("utf-8")
 
 
 def is_enabled(home: Path | None = None) -> bool:

@@ -1,0 +1,82 @@
+"""`vault-recall desktop install|uninstall` and `vault-recall doctor` on healthy and broken setups."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.config_store import save_config
+from app.desktop import launcher_entry
+from server.config import Config, VaultEntry, activity_path, config_path
+from tests.e2e import SAMPLE_VAULT
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A person's home of its own: the clients' config files and XDG folders live there."""
+    monkeypatch.setenv("HOME", str(tmp_path / "me"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "me/.config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "me/.local/share"))
+    (tmp_path / "me").mkdir()
+    return tmp_path / "me"
+
+
+def test_the_launcher_installs_a_valid_entry_and_icons_and_uninstalls_cleanly(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["desktop", "install"]) == 0
+    entry = home / ".local/share/applications/vault-recall.desktop"
+    assert entry.is_file() and "Exec=" in entry.read_text(encoding="utf-8")
+    assert " tray\n" in entry.read_text(encoding="utf-8")
+    icons = sorted((home / ".local/share/icons/hicolor").glob("*/apps/vault-recall.png"))
+    assert len(icons) == len(launcher_entry.ICON_SIZES)
+    if shutil.which("desktop-file-validate"):
+        done = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True, check=False)
+        assert done.returncode == 0 and done.stdout == "", done.stdout
+    assert main(["desktop", "uninstall"]) == 0
+    assert not entry.exists() and not list((home / ".local/share/icons/hicolor").glob("*/apps/vault-recall.png"))
+    assert "Added Vault Recall to the applications menu" in capsys.readouterr().out
+
+
+def checks(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, str]]:
+    code = main(["doctor"])
+    lines = [line for line in capsys.readouterr().out.splitlines() if not line.startswith(" ")]
+    return code, {
+        line[6:].split()[0] + (" " + line[6:].split()[1] if line[6:].startswith("client") else ""): line[:4].strip()
+        for line in lines
+    }
+
+
+def test_doctor_on_a_healthy_setup(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save_config(Config(vaults=(VaultEntry("Sample", str(SAMPLE_VAULT)),), active_vault="Sample"))
+    assert main(["install", "cursor"]) == 0
+    capsys.readouterr()
+    _, found = checks(capsys)
+    assert (found["config"], found["vault"], found["activity"], found["client cursor"]) == ("ok", "ok", "ok", "ok")
+
+
+def test_doctor_names_each_broken_link(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save_config(Config(vaults=(VaultEntry("Gone", str(home / "missing")),), active_vault="Gone"))
+    cursor = home / ".cursor/mcp.json"
+    cursor.parent.mkdir(parents=True)
+    cursor.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "vault-recall": {"command": "/nowhere/vault-recall", "args": ["serve", "--client", "cursor"]}
+                }
+            }
+        )
+    )
+    activity_path().mkdir(parents=True)  # a folder where the store's file should be
+    code, found = checks(capsys)
+    assert code == 1
+    assert (found["vault"], found["activity"], found["client cursor"]) == ("FAIL", "FAIL", "FAIL")
+    config_path().write_text("{", encoding="utf-8")
+    code, found = checks(capsys)
+    assert code == 1 and found["config"] == "FAIL" and "vault" not in found
