@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -23,6 +22,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import TextContent
 
+from app.launch import launcher
 from app.sample_vault import sample_vault_path
 from server.config import HOME_ENV
 
@@ -47,9 +47,10 @@ def serve_command(client: str, vault: Path) -> StdioServerParameters:
     servers get a config and activity folder of their own, beside the vault copy, so the
     demo neither depends on nor shows up in the person's real setup."""
     home = vault.parent / "vault-recall-home"
+    command = launcher()  # the console script, or the bundle's own executable
     return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "app", "serve", "--client", client, "--vault", str(vault)],
+        command=command[0],
+        args=[*command[1:], "serve", "--client", client, "--vault", str(vault)],
         env={**os.environ, HOME_ENV: str(home)},
     )
 
