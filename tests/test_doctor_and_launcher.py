@@ -80,3 +80,15 @@ def test_doctor_names_each_broken_link(home: Path, capsys: pytest.CaptureFixture
     config_path().write_text("{", encoding="utf-8")
     code, found = checks(capsys)
     assert code == 1 and found["config"] == "FAIL" and "vault" not in found
+
+
+def test_doctor_says_when_the_tray_or_the_clipboard_cannot_work(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("app.doctor.tray_problem", lambda: "the tray menu needs PyGObject with GTK 3")
+    monkeypatch.setattr("app.doctor.clipboard.copy_command", lambda: None)
+    code = main(["doctor"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "FAIL  tray" in out and "PyGObject" in out
+    assert "FAIL  clipboard" in out and "fix: install xclip (X11) or wl-clipboard (Wayland)" in out
