@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 
 def sample_vault_path() -> Path:
-    """The sample vault shipped beside the packages (a source checkout or editable install)."""
-    path = Path(__file__).resolve().parent.parent / "assets" / "sample-vault"
-    if not path.is_dir():
-        raise FileNotFoundError(f"the bundled sample vault is missing (looked in {path})")
-    return path
+    """The sample vault: beside the packages (a checkout, an editable install, the bundle), or
+    in the environment's share/ folder (a wheel installed by pip, pipx or uv)."""
+    for path in (
+        Path(__file__).resolve().parent.parent / "assets" / "sample-vault",
+        Path(sys.prefix) / "share" / "vault-recall" / "sample-vault",
+    ):
+        if path.is_dir():
+            return path
+    raise FileNotFoundError("the bundled sample vault is missing from this installation")
