@@ -10,6 +10,7 @@ changes nothing the second time; settings a person added to our entry (env, time
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import io
@@ -18,6 +19,7 @@ import os
 import stat
 import time
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,19 +100,13 @@ def plan_install(spec: ClientSpec, argv: list[str], path: Path) -> Plan:
     what = str(path)
     old = current_entry(spec, text, what)
     wanted = _merged(old, entry)
-    try:
+    with _refusing(what):
         if spec.format == "json":
             after = set_member(text, spec.container, SERVER_NAME, wanted, what)
         elif spec.format == "toml":
             after = _toml_set(text, spec.container, entry, what)
         else:
             after = _yaml_set(text, spec, wanted, what)
-    except JsonEditError as exc:
-        raise InstallError(str(exc)) from None
-    except (TOMLKitError, ValueError, TypeError, YAMLError) as exc:
-        raise InstallError(
-            f"{what} is laid out in a way this tool cannot edit safely ({exc}); it was left untouched"
-        ) from None
     _verify(spec, text, after, wanted, what)
     replaced = old is not None and any(old.get(key) != value for key, value in entry.items())
     return Plan(path=path, before=before, after=bom + after if after != text else before or after, replaced=replaced)
@@ -123,21 +119,28 @@ def plan_uninstall(spec: ClientSpec, path: Path) -> Plan:
         return Plan(path=path, before=None, after="", replaced=False)
     bom, text = _split_bom(before)
     what = str(path)
-    try:
+    with _refusing(what):
         if spec.format == "json":
             after = remove_member(text, spec.container, SERVER_NAME, what)
         elif spec.format == "toml":
             after = _toml_remove(text, spec.container, what)
         else:
             after = _yaml_remove(text, spec, what)
+    _verify(spec, text, after, None, what)
+    return Plan(path=path, before=before, after=bom + after if after != text else before, replaced=False)
+
+
+@contextlib.contextmanager
+def _refusing(what: str) -> Iterator[None]:
+    """Any failure to edit the file becomes one InstallError sentence: it was left untouched."""
+    try:
+        yield
     except JsonEditError as exc:
         raise InstallError(str(exc)) from None
     except (TOMLKitError, ValueError, TypeError, YAMLError) as exc:
         raise InstallError(
             f"{what} is laid out in a way this tool cannot edit safely ({exc}); it was left untouched"
         ) from None
-    _verify(spec, text, after, None, what)
-    return Plan(path=path, before=before, after=bom + after if after != text else before, replaced=False)
 
 
 def current_entry(spec: ClientSpec, text: str, what: str) -> dict[str, Any] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from server.arguments import check_range
-from server.packing import pack
+from server.packing import answer, pack
 from server.resolve import NameIndex, resolve_argument, resolve_link
 from server.scope import Scope
 from server.search import hit
@@ -47,10 +47,7 @@ def get_backlinks(scope: Scope, note: str, limit: int = 50) -> dict[str, Any]:
             line = source.lines[link.line - 1]
             hits.append(hit(path, line_number, line, link.column, link.column + link.length, view.name))
     problems = view.problems()
-    if problems:
-        envelope["status"] = "degraded"
-        return pack(envelope, hits, budget=BACKLINK_BUDGET, limit=limit, problems=problems)
-    return pack(envelope, hits, budget=BACKLINK_BUDGET, limit=limit)
+    return answer(envelope, hits, budget=BACKLINK_BUDGET, limit=limit, problems=problems)
 
 
 def _link_index(view: VaultView) -> NameIndex:

@@ -72,6 +72,20 @@ def pack(
     return result
 
 
+def answer(
+    envelope: dict[str, Any],
+    candidates: Sequence[dict[str, Any]],
+    *,
+    budget: int,
+    limit: int,
+    problems: Sequence[dict[str, Any]],
+) -> dict[str, Any]:
+    """A tool's packed answer: `degraded` with its (bounded) problems when there are any."""
+    if problems:
+        return pack({**envelope, "status": "degraded"}, candidates, budget=budget, limit=limit, problems=problems)
+    return pack(envelope, candidates, budget=budget, limit=limit)
+
+
 def _fit_envelope(result: dict[str, Any], budget: int) -> None:
     """Shorten the envelope's free-text fields (never records) if they alone exceed the budget."""
     for key in ("reason", "vault"):

@@ -14,7 +14,7 @@ from typing import Any
 from server.arguments import check_choice, check_query, check_range, check_subject, show_value
 from server.errors import InvalidArgument, VaultUnavailable
 from server.note import InvalidNote
-from server.packing import MAX_PROBLEMS, pack, shorten_to_bytes
+from server.packing import MAX_PROBLEMS, answer, pack, shorten_to_bytes
 from server.records import MemoryRecord, is_calendar_date
 from server.scan import VaultScan, scan_subject
 from server.scope import Exposure, Scope
@@ -63,10 +63,7 @@ def recall_context(
         matches = [m for m in matches if len(m.matched) == len(wanted)]
     matches.sort(key=lambda m: (-len(m.matched), -m.score, _newest_first(m.record.note.modified), m.record.note.path))
     shaped = [_shape(m, envelope["vault"]) for m in matches]
-    if problems:
-        envelope["status"] = "degraded"
-        return pack(envelope, shaped, budget=budget, limit=limit, problems=problems)
-    return pack(envelope, shaped, budget=budget, limit=limit)
+    return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
 
 
 def recall_activity(
@@ -108,10 +105,7 @@ def recall_activity(
         entry = _shape(found or _Match(record=event, matched={}, score=0), envelope["vault"])
         entry["date"] = event.date
         shaped.append(entry)
-    if problems:
-        envelope["status"] = "degraded"
-        return pack(envelope, shaped, budget=budget, limit=limit, problems=problems)
-    return pack(envelope, shaped, budget=budget, limit=limit)
+    return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
 
 
 def list_subjects(scope: Scope) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 from server.arguments import check_range, check_subject, show_value
 from server.errors import InvalidArgument
 from server.note import Note
-from server.packing import pack
+from server.packing import answer, pack
 from server.scope import Scope
 from server.uri import obsidian_uri
 from server.view import view_or_unavailable
@@ -45,10 +45,7 @@ def search_notes(
     pattern = re.compile(re.escape(phrase), re.IGNORECASE)
     hits = [hit for note in notes for hit in line_hits(note, pattern, view.name)]
     problems = view.problems((subject,) if subject else None)
-    if problems:
-        envelope["status"] = "degraded"
-        return pack(envelope, hits, budget=budget, limit=limit, problems=problems)
-    return pack(envelope, hits, budget=budget, limit=limit)
+    return answer(envelope, hits, budget=budget, limit=limit, problems=problems)
 
 
 def _check_phrase(query: str) -> str:
