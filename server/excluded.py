@@ -30,11 +30,11 @@ class ExcludedFiles:
 
     def matches(self, path: str) -> bool:
         """True when the vault-relative note path is excluded."""
-        return any(path.startswith(p) for p in self.prefixes) or any(rx.search(path) for rx in self.patterns)
+        return path.startswith(self.prefixes) or any(rx.search(path) for rx in self.patterns)
 
     def covers_folder(self, folder: str) -> bool:
         """True when every path under `folder` is excluded by a prefix (so it need not be listed)."""
-        return any((folder + "/").startswith(p) for p in self.prefixes)
+        return (folder + "/").startswith(self.prefixes)
 
 
 def parse_excluded_files(entries: object) -> ExcludedFiles:

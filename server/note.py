@@ -29,19 +29,42 @@ _SLUG = re.compile(r"[a-z0-9-]{1,64}")  # always used with fullmatch
 
 @dataclass(frozen=True)
 class Note:
-    """A parsed, valid note.  Built fresh on every call; never cached."""
+    """A parsed, valid note.  Built fresh on every call; never cached.
+
+    Built for every note a call cannot rule out, so only what every such note needs is worked
+    out here; the rest (heading, revision, time, property lines) when first asked.
+    """
 
     path: str  # vault-relative with '/', including .md
     title: str  # the file name without .md: Obsidian's note name
-    heading: str | None  # first '# ' heading of the body
     properties: Mapping[str, PropertyValue]
     aliases: tuple[str, ...]
     tags: tuple[str, ...]
     body: str  # the text after the properties block, LF line endings
-    revision: str  # SHA-256 of the exact file bytes
-    modified: str  # ISO-8601 UTC
+    data: bytes = field(repr=False)  # the exact file bytes
+    mtime_ns: int = 0
+    yaml_text: str | None = field(default=None, repr=False)  # the properties block as written
     body_first_line: int = 1  # the file line the body starts on (after the properties block)
-    property_lines: Mapping[str, int] = field(default_factory=dict)  # property name → file line
+
+    @cached_property
+    def heading(self) -> str | None:
+        """The first '# ' heading of the body."""
+        return first_heading(self.body)
+
+    @cached_property
+    def revision(self) -> str:
+        """SHA-256 of the exact file bytes."""
+        return hashlib.sha256(self.data).hexdigest()
+
+    @cached_property
+    def modified(self) -> str:
+        """The file's modification time, ISO-8601 UTC."""
+        return iso_utc(self.mtime_ns)
+
+    @cached_property
+    def property_lines(self) -> Mapping[str, int]:
+        """Property name → the file line it is written on."""
+        return top_level_key_lines(self.yaml_text or "")
 
     # Obsidian syntax, parsed at most once per note and only by the tools that need it.
     @cached_property
@@ -151,15 +174,14 @@ def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
     return Note(
         path=path,
         title=note_title(path),
-        heading=first_heading(body),
         properties=properties,
         aliases=tuple(aliases),
         tags=tuple(tags),
         body=body,
-        revision=hashlib.sha256(data).hexdigest(),
-        modified=iso_utc(mtime_ns),
+        data=data,
+        mtime_ns=mtime_ns,
+        yaml_text=split.yaml_text,
         body_first_line=body_first_line,
-        property_lines=top_level_key_lines(split.yaml_text or ""),
     )
 
 

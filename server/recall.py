@@ -7,6 +7,7 @@ requests outside the client's exposure raise; storage trouble becomes a status.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ from server.packing import MAX_PROBLEMS, answer, pack, shorten_to_bytes
 from server.records import MemoryRecord, is_calendar_date
 from server.scan import VaultScan, scan_subject
 from server.scope import Exposure, Scope
+from server.syntax import parse_inline_tags
 from server.uri import obsidian_uri
 from server.vault import vault_name
 from server.words import words
@@ -175,15 +177,40 @@ def _problem(note: InvalidNote) -> dict[str, str]:
     return {"path": note.path, "reason": shorten_to_bytes(note.reason, _MAX_REASON_BYTES)}
 
 
-def _field_words(record: MemoryRecord) -> dict[str, set[str]]:
+def _fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[str, set[str]]:
+    """For each field, which of the wanted words it holds (as `words` splits the field).
+
+    Every field but the body is a few words.  The body is the cost: in the common case of an
+    ASCII body, NFKC is the identity and casefolding is lowercasing, so a wanted word is among
+    its words exactly when it appears in the lowered body between non-word characters — a
+    substring test and a regex, instead of splitting the whole body into words.
+    """
     note = record.note
+    body = note.body
+    if body.isascii():
+        lowered = body.lower()
+        in_text = [word for word in wanted if word in lowered]
+        in_body = {word for word in in_text if _holds(lowered, word)}
+        # Inline tags are body text: none can hold a word the body does not contain.
+        inline = _all_words(parse_inline_tags(body)) if in_text else []
+    else:
+        in_body = set(words(body)).intersection(wanted)
+        inline = _all_words(parse_inline_tags(body))
     return {
-        "title": set(words(note.title)),
-        "aliases": set(_all_words(note.aliases)),
-        "heading": set(words(note.heading or "")),
-        "tags": set(_all_words(note.all_tags)),
-        "body": set(words(note.body)),
+        "title": set(words(note.title)).intersection(wanted),
+        "aliases": set(_all_words(note.aliases)).intersection(wanted),
+        "heading": set(words(note.heading or "")).intersection(wanted),
+        "tags": set(_all_words(note.tags)).union(inline).intersection(wanted),
+        "body": in_body,
     }
+
+
+_ASCII_WORD = r"(?<![0-9a-z_]){}(?![0-9a-z_])"
+
+
+def _holds(lowered_ascii: str, word: str) -> bool:
+    """Is `word` one of the `\\w+` runs of this lowercased ASCII text?"""
+    return re.search(_ASCII_WORD.format(re.escape(word)), lowered_ascii) is not None
 
 
 def _all_words(texts: Iterable[str]) -> list[str]:
@@ -191,7 +218,7 @@ def _all_words(texts: Iterable[str]) -> list[str]:
 
 
 def _match(record: MemoryRecord, wanted: list[str]) -> _Match | None:
-    fields = _field_words(record)
+    fields = _fields_holding(record, wanted)
     matched: dict[str, list[str]] = {}
     score = 0
     for word in wanted:

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import logging
-import re
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from server.note import InvalidNote, Note, invalid_from_head, parse_note
 from server.records import MemoryRecord, as_record
-from server.vault import NoteTooLarge, VaultListing, display, list_notes, read_note_bytes, read_note_head
+from server.subject_prefilter import plainly_not_about
+from server.vault import (
+    START_BYTES,
+    NoteTooLarge,
+    VaultListing,
+    display,
+    list_notes,
+    read_note_bytes,
+    read_note_head,
+    read_start,
+)
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +43,8 @@ def scan_vault(root: Path) -> VaultScan:
     invalid: list[InvalidNote] = []
     invalid += [_unreadable_folder(folder) for folder in listing.unreadable_folders]
     invalid += [_undecodable(root, name) for name in listing.undecodable]
-    for entry in listing.notes:
-        parsed = _read_and_parse(root, entry.path)
+    for path in listing.paths:
+        parsed = _read_and_parse(root, path)
         if parsed is None:
             continue
         if isinstance(parsed, InvalidNote):
@@ -49,18 +59,14 @@ def scan_vault(root: Path) -> VaultScan:
     return VaultScan(listing=listing, notes=tuple(notes), records=tuple(records), invalid=tuple(invalid))
 
 
-# The `subject:` line of a properties block, found in raw bytes without parsing any YAML.
-_SUBJECT_LINE = re.compile(rb"^subject[ \t]*:([^\n]*)$", re.MULTILINE)
-_PROPERTIES_START = (b"---", b"\xef\xbb\xbf---")
-
-
 def scan_subject(root: Path, subject: str | None) -> VaultScan:
     """The part of a scan one subject needs (`None`: every subject): every record of it (any
     status or kind) and every invalid note that could be about it, read fresh.
 
-    Every note is still read, but one that cannot be a record of `subject` is skipped before
-    any decoding or YAML: no properties block, no `subject` in it, or a `subject:` line that
-    plainly names other subjects.  Anything less plain is parsed in full, so the answer is the
+    Every note is still opened, but only its start is read first: a note that cannot be a
+    record of `subject` is skipped on those bytes, before any decoding or YAML — no properties
+    block, no `subject` in it, or a `subject:` line that plainly names other subjects (see
+    subject_prefilter.py).  Anything less plain is read whole and parsed, so the answer is the
     same as from `scan_vault` (tests/test_fast_scan.py checks that on generated vaults).
     """
     listing = list_notes(root)
@@ -69,15 +75,16 @@ def scan_subject(root: Path, subject: str | None) -> VaultScan:
     invalid: list[InvalidNote] = [_unreadable_folder(folder) for folder in listing.unreadable_folders]
     invalid += [_undecodable(root, name) for name in listing.undecodable]
     notes: list[Note] = []
-    for entry in listing.notes:
+    base = f"{root}{os.sep}"
+    for path in listing.paths:
         try:
-            raw = read_note_bytes(root, entry.path)
-        except (OSError, NoteTooLarge):
-            parsed = _read_and_parse(root, entry.path)  # the slow path reports these properly
+            start = read_start(base + path, START_BYTES)
+        except OSError:
+            pass  # read again below, where every failure is reported as it should be
         else:
-            if _plainly_not_about(raw.data, wanted):
+            if plainly_not_about(start, wanted):
                 continue
-            parsed = parse_note(entry.path, raw.data, raw.mtime_ns)
+        parsed = _read_and_parse(root, path)
         if parsed is None:
             continue
         if isinstance(parsed, InvalidNote):
@@ -90,34 +97,6 @@ def scan_subject(root: Path, subject: str | None) -> VaultScan:
             records.append(record)
             notes.append(parsed)
     return VaultScan(listing=listing, notes=tuple(notes), records=tuple(records), invalid=tuple(invalid))
-
-
-def _plainly_not_about(data: bytes, subject: bytes | None) -> bool:
-    """True when these bytes cannot hold a record of `subject` (None: of any subject), nor an
-    invalid note that could be about it.  False whenever unsure."""
-    if not data.startswith(_PROPERTIES_START):
-        # No properties block: never a record, never an invalid note about a subject — unless
-        # it is not UTF-8 at all (UTF-16 with its BOM is decoded by the slow path).
-        return not data.startswith((b"\xff\xfe", b"\xfe\xff"))
-    end = data.find(b"\n---", 3)
-    block = data[: end if end > 0 else len(data)]
-    if b"subject" not in block:
-        return True
-    if subject is None or subject in block:
-        return False
-    found = _SUBJECT_LINE.search(block)
-    if found is None:
-        return False
-    value = found.group(1).strip().strip(b"'\"")
-    if _SLUG_BYTES.fullmatch(value):
-        return True  # `subject: other-slug`
-    if value.startswith(b"[") and value.endswith(b"]"):
-        items = [item.strip().strip(b"'\"") for item in value[1:-1].split(b",")]
-        return bool(items) and all(_SLUG_BYTES.fullmatch(item) for item in items)
-    return False
-
-
-_SLUG_BYTES = re.compile(rb"[a-z0-9-]{1,64}")
 
 
 def _unreadable_folder(folder: str) -> InvalidNote:

@@ -29,20 +29,12 @@ NOTE_SUFFIX = ".md"
 
 
 @dataclass(frozen=True)
-class NoteFile:
-    """One note found by listing: where it is, not what it says (its size and time are read
-    with its bytes, from the same open file)."""
-
-    path: str  # vault-relative, '/'-separated, with the .md suffix
-
-
-@dataclass(frozen=True)
 class VaultListing:
     """Everything one listing pass saw; built fresh on every call."""
 
     root: Path
     name: str
-    notes: tuple[NoteFile, ...]
+    paths: tuple[str, ...]  # every note: vault-relative, '/'-separated, with the .md suffix
     symlinks: tuple[str, ...]  # skipped, never followed
     unreadable_folders: tuple[str, ...]
     excluded: ExcludedFiles
@@ -118,7 +110,8 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
     """
     check_vault_folder(root)
     excluded = read_excluded_files(root)
-    notes: list[NoteFile] = []
+    excludes = bool(excluded.prefixes or excluded.patterns)
+    notes: list[str] = []
     symlinks: list[str] = []
     unreadable: list[str] = []
     undecodable: list[str] = []
@@ -145,21 +138,24 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
         if listed and _SEARCH_CAN_BE_DENIED and not os.access(folder, os.X_OK):
             unreadable.append(prefix.rstrip("/") or ".")
             continue
+        # Ordered for the common case (a regular note file): this loop runs for every entry of
+        # the vault on every call.
         for entry in listed:
-            if entry.name.startswith("."):
+            name = entry.name
+            if name[0] == ".":
                 continue
-            rel = prefix + entry.name
+            rel = prefix + name
             try:
-                if entry.is_symlink():
-                    symlinks.append(rel)
-                    continue
-                if entry.is_dir(follow_symlinks=False):
+                if entry.is_file(follow_symlinks=False):
+                    if not name.endswith(NOTE_SUFFIX) or (excludes and excluded.matches(rel)):
+                        continue
+                elif entry.is_dir(follow_symlinks=False):
                     if not excluded.covers_folder(rel):
                         pending.append((entry.path, rel + "/"))
                     continue
-                if not entry.name.endswith(NOTE_SUFFIX) or not entry.is_file(follow_symlinks=False):
-                    continue
-                if excluded.matches(rel):
+                else:
+                    if entry.is_symlink():
+                        symlinks.append(rel)
                     continue
             except FileNotFoundError:
                 continue  # removed while we listed: an editor's atomic save, say
@@ -168,20 +164,20 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
                 if prefix.rstrip("/") not in unreadable:
                     unreadable.append(prefix.rstrip("/") or ".")
                 continue
-            if not is_displayable(rel):
+            if not rel.isascii() and not is_displayable(rel):
                 undecodable.append(rel)
                 continue
-            notes.append(NoteFile(path=rel))
+            notes.append(rel)
             if len(notes) > max_notes:
                 raise VaultUnavailable(
                     f"vault folder {display(root)} holds more than {max_notes:,} notes, "
                     "more than Vault Recall reads on every call"
                 )
-    notes.sort(key=lambda n: n.path)
+    notes.sort()
     return VaultListing(
         root=root,
         name=vault_name(root),
-        notes=tuple(notes),
+        paths=tuple(notes),
         symlinks=tuple(sorted(symlinks)),
         unreadable_folders=tuple(sorted(unreadable)),
         excluded=excluded,
@@ -200,6 +196,27 @@ def read_note_bytes(root: Path, note_path: str, limit: int = MAX_NOTE_BYTES) -> 
 def read_note_head(root: Path, note_path: str, length: int) -> bytes:
     """The first `length` bytes of a note (for a look at an oversized note's properties)."""
     return _read(root, note_path, length, whole=False).data
+
+
+# How much of a note is read to decide whether it can matter to a call (its properties block
+# is almost always within it).  Asking os.read for up to 64 KiB costs no more than for 4 KiB;
+# past glibc's mmap threshold (128 KiB) every read would map and unmap fresh memory.
+START_BYTES = 64 * 1024
+
+
+def read_start(file_path: str, length: int = START_BYTES) -> bytes:
+    """Up to `length` bytes from the start of the note at `file_path` (the vault folder joined
+    with a listed note path): one open, one read, one close — the least a scan can do per note.
+
+    For deciding what to skip only: it takes no size or time, and a note that turned into a
+    symlink, FIFO or folder since listing gives an OSError or a few stray bytes, so whatever
+    is not skipped is read again properly with read_note_bytes.
+    """
+    fd = os.open(file_path, _READ_FLAGS)
+    try:
+        return os.read(fd, length)
+    finally:
+        os.close(fd)
 
 
 # Root enters any folder; Windows has no search permission.

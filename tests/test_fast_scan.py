@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from server import recall
+from server.note import InvalidNote
 from server.scan import scan_subject, scan_vault
 from server.scope import Exposure, Scope
 from tests.synthetic_vault import SUBJECTS, generate
@@ -29,6 +30,19 @@ TRICKY = {
     "Plain.md": "subject: build-system in the body only, cache\n",
     "Nested.md": "---\nmeta:\n  subject: build-system\n---\ncache\n",
     "Indented other.md": "---\n  subject: hiring\n---\ncache\n",
+    # A `subject:` line inside a value opened above it is not the note's subject.
+    "Flow before.md": "---\nmeta: {\nsubject: hiring\n}\nsubject: Not A Slug\n---\ncache\n",
+    "Quoted before.md": '---\ndesc: "text\nsubject: hiring"\nsubject: [Bad Slug]\n---\ncache\n',
+    "Flat before.md": '---\ntags: [a, "b"]\naliases:\n  - "Q"\nsubject: hiring\n---\ncache\n',
+    # '---x' is a property name, not the end of the block.
+    "Dashes key.md": "---\n---x: 1\nsubject: security\n---\ncache\n",
+    # YAML escapes spell names and slugs the bytes do not show.
+    "Escaped key.md": '---\n"\\x73ubject": "\\x62uild-system"\n---\ncache\n',
+    "Continued.md": "---\nsubject: hiring\n  more words\n---\ncache\n",
+    "Quoted slug.md": "---\nsubject: 'hiring'\n---\ncache\n",
+    "CR only.md": b"---\rsubject: build-system\r---\rcache\r",
+    # Properties longer than the start a scan reads first.
+    "Long properties.md": "---\npadding: " + "a" * 70_000 + "\nsubject: build-system\n---\ncache\n",
 }
 
 
@@ -44,15 +58,18 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.mark.parametrize("subject", [*SUBJECTS, "nobody"])
+@pytest.mark.parametrize("subject", [*SUBJECTS, "nobody", None])
 def test_the_subject_scan_finds_the_same_records_and_problems(vault: Path, subject: str) -> None:
     full = scan_vault(vault)
     fast = scan_subject(vault, subject)
-    expected = sorted(r.note.path for r in full.records if subject in r.subjects)
+    expected = sorted(r.note.path for r in full.records if subject is None or subject in r.subjects)
     assert sorted(r.note.path for r in fast.records) == expected
-    relevant = {n.path for n in full.invalid if n.mentions_subject and (n.subjects is None or subject in n.subjects)}
-    found = {n.path for n in fast.invalid if n.mentions_subject and (n.subjects is None or subject in n.subjects)}
-    assert found == relevant
+    relevant = {n.path for n in full.invalid if _about(n, subject)}
+    assert {n.path for n in fast.invalid if _about(n, subject)} == relevant
+
+
+def _about(note: InvalidNote, subject: str | None) -> bool:
+    return note.mentions_subject and (subject is None or note.subjects is None or subject in note.subjects)
 
 
 @pytest.mark.parametrize("mode", ["records", "subjects", "vault"])

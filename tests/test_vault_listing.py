@@ -37,7 +37,7 @@ def test_notes_are_md_files_outside_hidden_and_excluded_paths(tmp_path: Path) ->
         },
     )
     listing = list_notes(vault)
-    assert [n.path for n in listing.notes] == ["A.md", "Archive/F.md", "Deep/er/B.md"]
+    assert list(listing.paths) == ["A.md", "Archive/F.md", "Deep/er/B.md"]
     assert listing.name == "v"
 
 
@@ -47,7 +47,7 @@ def test_symlinks_are_skipped_and_reported(tmp_path: Path) -> None:
     (vault / "Link.md").symlink_to(outside / "Secret.md")
     (vault / "LinkedDir").symlink_to(outside / "dir", target_is_directory=True)
     listing = list_notes(vault)
-    assert [n.path for n in listing.notes] == ["Real.md"]
+    assert list(listing.paths) == ["Real.md"]
     assert listing.symlinks == ("Link.md", "LinkedDir")
 
 
@@ -56,13 +56,13 @@ def test_a_symlinked_app_json_is_not_read(tmp_path: Path) -> None:
     vault = write_vault(tmp_path / "v", {"A.md": "a"})
     (vault / ".obsidian").mkdir()
     (vault / ".obsidian/app.json").symlink_to(outside / "app.json")
-    assert [n.path for n in list_notes(vault).notes] == ["A.md"]
+    assert list(list_notes(vault).paths) == ["A.md"]
 
 
 @pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"userIgnoreFilters": "Templates/"}', "\xff"])
 def test_a_broken_app_json_excludes_nothing(tmp_path: Path, content: str) -> None:
     vault = write_vault(tmp_path / "v", {"Templates/T.md": "t", ".obsidian/app.json": content})
-    assert [n.path for n in list_notes(vault).notes] == ["Templates/T.md"]
+    assert list(list_notes(vault).paths) == ["Templates/T.md"]
 
 
 def test_a_bad_regex_entry_is_skipped_and_the_rest_apply() -> None:
@@ -180,7 +180,7 @@ def test_a_renamed_config_folder_is_found(tmp_path: Path) -> None:
             "Open.md": "o",
         },
     )
-    assert [n.path for n in list_notes(vault).notes] == ["Open.md"]
+    assert list(list_notes(vault).paths) == ["Open.md"]
 
 
 def test_the_most_recently_saved_config_folder_wins(tmp_path: Path) -> None:
@@ -195,7 +195,7 @@ def test_the_most_recently_saved_config_folder_wins(tmp_path: Path) -> None:
     )
     os.utime(vault / ".laptop/app.json", (1_000_000_000, 1_000_000_000))
     os.utime(vault / ".desktop/app.json", (2_000_000_000, 2_000_000_000))
-    assert [n.path for n in list_notes(vault).notes] == ["A/a.md"]
+    assert list(list_notes(vault).paths) == ["A/a.md"]
 
 
 def test_a_fifo_in_place_of_app_json_or_a_note_does_not_block(tmp_path: Path) -> None:

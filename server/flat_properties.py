@@ -1,0 +1,143 @@
+"""The common properties block — flat `name: value` lines, as Obsidian writes them — read
+without YAML, giving exactly what the strict YAML reading in properties.py would give.
+
+Most records look like this:
+
+    subject: build-system
+    tags:
+      - cache
+      - ci
+    aliases: [Bazel cache]
+    date: 2026-03-01
+
+Reading that through PyYAML's Python constructors is most of the cost of checking a record
+(recall must check every record of the asked subject, to say which are broken).  Here each
+line is matched against a few shapes whose YAML meaning is certain; the moment a line is
+anything else — a comment, a tab, an escape, a nested map, a duplicate name, a value YAML
+would resolve to a number or time we do not model — the answer is `None` and the caller reads
+the block with YAML as before.  `tests/test_flat_properties.py` checks the two readings agree
+on generated blocks full of such edge cases.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # properties.py calls in here first; the type alias is all we take from it
+    from server.properties import PropertyValue
+
+# A property name YAML reads as plain text: ASCII, starting with a letter or '_'.
+_NAME = r"[A-Za-z_][A-Za-z0-9_-]*"
+# A plain (unquoted) scalar that can only be text: starts with a letter of any script, then
+# letters, digits, spaces and a few harmless marks.  No ':', '#', ',', brackets or quotes, so
+# it holds no comment, no mapping and nothing YAML would treat as flow syntax.
+_PLAIN = r"[^\W\d_][\w.'/()+&-]*(?: +[\w.'/()+&-]+)*"
+# Inside quotes on one line: anything YAML accepts there but the quote itself and '\\'
+# (escapes are left to YAML).  Excluded besides: control characters, NEL and the Unicode line
+# and paragraph separators (YAML line breaks), surrogates, the BOM, U+FFFE and U+FFFF.
+_UNQUOTABLE = r"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff"
+_DOUBLE = rf'"[^"{_UNQUOTABLE}]*"'
+_SINGLE = rf"'[^'{_UNQUOTABLE}]*'"
+_DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_INT = r"0|[1-9][0-9]{0,17}"
+_SCALAR = rf"(?:{_DOUBLE}|{_SINGLE}|{_DATE}|{_INT}|{_PLAIN})"
+
+_ENTRY = re.compile(rf"({_NAME}):(?: +(.*?))? *")
+_SCALAR_VALUE = re.compile(_SCALAR)
+_FLOW_ITEM = re.compile(rf" *({_SCALAR}) *(,|\Z)")
+_BLOCK_ITEM = re.compile(rf"( *)- +({_SCALAR}) *")
+
+# Plain words YAML 1.1 (PyYAML) reads as booleans or null rather than text.
+_BOOLEANS = {
+    **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+}
+_NULLS = ("null", "Null", "NULL")
+
+
+def read_flat_properties(yaml_text: str) -> dict[str, PropertyValue] | None:
+    """The properties of a flat block, or None when the block needs a real YAML reading."""
+    properties: dict[str, PropertyValue] = {}
+    lines = yaml_text.split("\n")
+    index = 0
+    count = len(lines)
+    while index < count:
+        line = lines[index]
+        index += 1
+        if not line:
+            continue
+        entry = _ENTRY.fullmatch(line)
+        if entry is None:
+            return None
+        name, raw = entry.group(1), entry.group(2)
+        if name in properties or name in _BOOLEANS or name in _NULLS:
+            return None  # a duplicate is an error YAML words; a keyword name is not text
+        if raw:
+            value = _value(raw)
+            if value is _UNSURE:
+                return None
+            properties[name] = value  # type: ignore[assignment]
+            continue
+        # `name:` alone: null, or a block list on the lines below (indented or not).
+        items: list[PropertyValue] = []
+        indent: str | None = None
+        while index < count and (item := _BLOCK_ITEM.fullmatch(lines[index])) is not None:
+            if indent is not None and item.group(1) != indent:
+                return None
+            indent = item.group(1)
+            scalar = _scalar(item.group(2))
+            if scalar is _UNSURE:
+                return None
+            items.append(scalar)  # type: ignore[arg-type]
+            index += 1
+        if index < count and lines[index].startswith((" ", "-")):
+            return None  # something nested or oddly indented follows
+        properties[name] = items if indent is not None else None
+    return properties
+
+
+class _Unsure:
+    """Marks a value this module will not guess at."""
+
+
+_UNSURE = _Unsure()
+
+
+def _value(raw: str) -> PropertyValue | _Unsure:
+    if raw.startswith("["):
+        if not raw.endswith("]"):
+            return _UNSURE
+        inner = raw[1:-1].strip(" ")
+        items: list[PropertyValue] = []
+        position = 0
+        # Item after item, each followed by ',' or the end; anything else is not ours to read.
+        while position < len(inner):
+            found = _FLOW_ITEM.match(inner, position)
+            if found is None or (found.group(2) == "," and found.end() == len(inner)):
+                return _UNSURE  # not a scalar, or a trailing comma
+            scalar = _scalar(found.group(1))
+            if scalar is _UNSURE:
+                return _UNSURE
+            items.append(scalar)  # type: ignore[arg-type]
+            position = found.end()
+        return items
+    if _SCALAR_VALUE.fullmatch(raw) is None:
+        return _UNSURE
+    return _scalar(raw)
+
+
+def _scalar(text: str) -> PropertyValue | _Unsure:
+    first = text[0]
+    if first == '"' or first == "'":
+        inner = text[1:-1]
+        return _UNSURE if first == "'" and "''" in text else inner
+    if first in "0123456789":
+        if "-" in text:
+            return text  # a date: YAML's date read back as ISO text, or text YAML kept as is
+        return int(text)
+    if text in _BOOLEANS:
+        return _BOOLEANS[text]
+    if text in _NULLS:
+        return None
+    return text

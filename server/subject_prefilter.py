@@ -1,0 +1,77 @@
+"""Decide from a note's first bytes, without decoding or YAML, that it cannot matter to a
+recall of one subject.
+
+The rule every branch keeps: answer True only when the full reading (decode, split, strict
+YAML, record rules — note.py and records.py) could give neither a record of the subject nor a
+broken note that might be about it.  Whenever unsure, answer False and let the note be read
+whole.  `tests/test_fast_scan.py` holds the layouts that make each check necessary.
+"""
+
+from __future__ import annotations
+
+import re
+
+from server.flat_properties import read_flat_properties
+
+_PROPERTIES_START = (b"---", b"\xef\xbb\xbf---")
+_UTF16_STARTS = (b"\xff\xfe", b"\xfe\xff")
+# The line that closes a properties block: exactly '---', trailing blanks allowed (a line such
+# as '---x: 1' is a property, not the end).
+_CLOSING = re.compile(rb"\n---[ \t]*\r?(?:\n|\Z)")
+# A `subject:` line at the start of a line of the block.
+_SUBJECT_LINE = re.compile(rb"^subject[ \t]*:([^\n]*)$", re.MULTILINE)
+_SLUG = re.compile(rb"[a-z0-9-]{1,64}")  # always used with fullmatch
+# Characters that can open a value spanning lines (flow collections, quoted text), inside
+# which a `subject:` line would not be the note's subject.
+_MULTILINE_OPENERS = re.compile(rb"[\"'{\[]")
+
+
+def plainly_not_about(start: bytes, subject: bytes | None) -> bool:
+    """True when a note beginning with these bytes cannot be a record of `subject` (None: of
+    any subject) nor a broken note that could be about it.  `start` may be the whole note or
+    only its beginning."""
+    if not start.startswith(_PROPERTIES_START):
+        # No properties block: never a record, never a broken note about a subject — unless
+        # it is UTF-16 (with its BOM), which the full reading decodes to find out.
+        return not start.startswith(_UTF16_STARTS)
+    closing = _CLOSING.search(start, 3)
+    if closing is None:
+        return False  # unterminated, or longer than what was read: read it whole
+    block = start[: closing.start()]
+    if b"\\" in block:
+        return False  # a YAML escape can spell a name or slug these bytes do not show
+    if b"subject" not in block:
+        return True
+    if subject is None or subject in block:
+        return False
+    return _names_only_other_subjects(block)
+
+
+def _names_only_other_subjects(block: bytes) -> bool:
+    """Does the block's own `subject:` line plainly name slugs (none of them the one asked)?"""
+    found = _SUBJECT_LINE.search(block)
+    if found is None:
+        return False  # a quoted or nested `subject` key: only YAML can say
+    after = block[found.end() + 1 : found.end() + 2]
+    if after in (b" ", b"\t"):
+        return False  # the value goes on over the next line
+    before = block[: found.start()]
+    if _MULTILINE_OPENERS.search(before) and not _complete_properties(before):
+        return False  # the line might sit inside a value opened above it
+    value = found.group(1).strip().strip(b"'\"")
+    if _SLUG.fullmatch(value):
+        return True  # `subject: other-slug`
+    if value.startswith(b"[") and value.endswith(b"]"):
+        items = [item.strip().strip(b"'\"") for item in value[1:-1].split(b",")]
+        return bool(items) and all(_SLUG.fullmatch(item) for item in items)
+    return False
+
+
+def _complete_properties(lines: bytes) -> bool:
+    """Are these whole lines flat properties, each value closed on its own lines?"""
+    try:
+        text = lines.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    # Drop the opening '---' line; what follows is what YAML reads.
+    return read_flat_properties(text.partition("\n")[2].replace("\r\n", "\n").replace("\r", "\n")) is not None
