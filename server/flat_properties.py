@@ -37,23 +37,23 @@ _PLAIN = r"[^\W\d_][\w.'/()+&-]*(?: +[\w.'/()+&-]+)*"
 # (escapes are left to YAML).  Excluded besides: control characters, NEL and the Unicode line
 # and paragraph separators (YAML line breaks), surrogates, the BOM, U+FFFE and U+FFFF.
 _UNQUOTABLE = r"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff"
-_DOUBLE = rf'"[^"{_UNQUOTABLE}]*"'
-_SINGLE = rf"'[^'{_UNQUOTABLE}]*'"
 _DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _INT = r"0|[1-9][0-9]{0,17}"
-_SCALAR = rf"(?:{_DOUBLE}|{_SINGLE}|{_DATE}|{_INT}|{_PLAIN})"
+# One scalar, its kind told by the group that matched: double-quoted text, single-quoted text,
+# a date, a decimal integer, plain text.
+_SCALAR = rf"\"([^\"{_UNQUOTABLE}]*)\"|'([^'{_UNQUOTABLE}]*)'|({_DATE})|({_INT})|({_PLAIN})"
 
-_ENTRY = re.compile(rf"({_NAME}):(?: +(.*?))? *")
-_SCALAR_VALUE = re.compile(_SCALAR)
-_FLOW_ITEM = re.compile(rf" *({_SCALAR}) *(,|\Z)")
-_BLOCK_ITEM = re.compile(rf"( *)- +({_SCALAR}) *")
+_ENTRY = re.compile(rf"({_NAME}):(?: +(.*))?")
+_VALUE = re.compile(_SCALAR)
+_FLOW_ITEM = re.compile(rf" *(?:{_SCALAR}) *(,|\Z)")
+_BLOCK_ITEM = re.compile(rf"( *)- +(?:{_SCALAR}) *")
 
 # Plain words YAML 1.1 (PyYAML) reads as booleans or null rather than text.
-_BOOLEANS = {
+_KEYWORDS: dict[str, bool | None] = {
     **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
     **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("null", "Null", "NULL"), None),
 }
-_NULLS = ("null", "Null", "NULL")
 
 
 def read_flat_properties(yaml_text: str) -> dict[str, PropertyValue] | None:
@@ -70,11 +70,12 @@ def read_flat_properties(yaml_text: str) -> dict[str, PropertyValue] | None:
         entry = _ENTRY.fullmatch(line)
         if entry is None:
             return None
-        name, raw = entry.group(1), entry.group(2)
-        if name in properties or name in _BOOLEANS or name in _NULLS:
+        name = entry.group(1)
+        if name in properties or name in _KEYWORDS:
             return None  # a duplicate is an error YAML words; a keyword name is not text
+        raw = (entry.group(2) or "").rstrip(" ")
         if raw:
-            value = _value(raw)
+            value = _flow_list(raw) if raw[0] == "[" else _scalar(_VALUE.fullmatch(raw))
             if value is _UNSURE:
                 return None
             properties[name] = value  # type: ignore[assignment]
@@ -86,10 +87,7 @@ def read_flat_properties(yaml_text: str) -> dict[str, PropertyValue] | None:
             if indent is not None and item.group(1) != indent:
                 return None
             indent = item.group(1)
-            scalar = _scalar(item.group(2))
-            if scalar is _UNSURE:
-                return None
-            items.append(scalar)  # type: ignore[arg-type]
+            items.append(_typed(item.group(2, 3, 4, 5, 6)))
             index += 1
         if index < count and lines[index].startswith((" ", "-")):
             return None  # something nested or oddly indented follows
@@ -104,40 +102,33 @@ class _Unsure:
 _UNSURE = _Unsure()
 
 
-def _value(raw: str) -> PropertyValue | _Unsure:
-    if raw.startswith("["):
-        if not raw.endswith("]"):
-            return _UNSURE
-        inner = raw[1:-1].strip(" ")
-        items: list[PropertyValue] = []
-        position = 0
-        # Item after item, each followed by ',' or the end; anything else is not ours to read.
-        while position < len(inner):
-            found = _FLOW_ITEM.match(inner, position)
-            if found is None or (found.group(2) == "," and found.end() == len(inner)):
-                return _UNSURE  # not a scalar, or a trailing comma
-            scalar = _scalar(found.group(1))
-            if scalar is _UNSURE:
-                return _UNSURE
-            items.append(scalar)  # type: ignore[arg-type]
-            position = found.end()
-        return items
-    if _SCALAR_VALUE.fullmatch(raw) is None:
+def _flow_list(raw: str) -> list[PropertyValue] | _Unsure:
+    if not raw.endswith("]"):
         return _UNSURE
-    return _scalar(raw)
+    inner = raw[1:-1].strip(" ")
+    items: list[PropertyValue] = []
+    position = 0
+    # Item after item, each followed by ',' or the end; anything else is not ours to read.
+    while position < len(inner):
+        found = _FLOW_ITEM.match(inner, position)
+        if found is None or (found.group(6) == "," and found.end() == len(inner)):
+            return _UNSURE  # not a scalar, or a trailing comma
+        items.append(_typed(found.group(1, 2, 3, 4, 5)))
+        position = found.end()
+    return items
 
 
-def _scalar(text: str) -> PropertyValue | _Unsure:
-    first = text[0]
-    if first == '"' or first == "'":
-        inner = text[1:-1]
-        return _UNSURE if first == "'" and "''" in text else inner
-    if first in "0123456789":
-        if "-" in text:
-            return text  # a date: YAML's date read back as ISO text, or text YAML kept as is
-        return int(text)
-    if text in _BOOLEANS:
-        return _BOOLEANS[text]
-    if text in _NULLS:
-        return None
+def _scalar(found: re.Match[str] | None) -> PropertyValue | _Unsure:
+    return _UNSURE if found is None else _typed(found.group(1, 2, 3, 4, 5))
+
+
+def _typed(groups: tuple[str | None, ...]) -> PropertyValue:
+    double, single, date, integer, plain = groups
+    if plain is not None:
+        return _KEYWORDS.get(plain, plain)
+    if integer is not None:
+        return int(integer)
+    # A date is YAML's date read back as ISO text, or (2026-02-30) text YAML kept as is.
+    text = double if double is not None else single if single is not None else date
+    assert text is not None
     return text

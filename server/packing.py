@@ -7,8 +7,10 @@ Size is measured the way the contract defines it: the compact JSON of the whole 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, overload
+
+T = TypeVar("T")
 
 MAX_PROBLEMS = 10
 _ELLIPSIS = "…"
@@ -21,6 +23,38 @@ def compact_json(value: Any) -> str:
 
 def json_size(value: Any) -> int:
     return len(compact_json(value).encode("utf-8"))
+
+
+class Shaped(Sequence[dict[str, Any]]):
+    """Ranked items shaped into answer records only when packing reaches them.
+
+    Packing stops once `limit` records are in, and shaping a record (its URI, revision hash,
+    time) for every match of a large vault would be most of a recall's work.
+    """
+
+    def __init__(
+        self, items: Sequence[T], shape: Callable[[T], dict[str, Any]], at_least: Callable[[T], int] | None = None
+    ) -> None:
+        self._items: Sequence[Any] = items
+        self._shape: Callable[[Any], dict[str, Any]] = shape
+        self._at_least: Callable[[Any], int] | None = at_least
+
+    def at_least(self, index: int) -> int:
+        """A size the shaped record's JSON cannot be smaller than (0 when unknown): a record
+        that cannot fit is passed over without being shaped."""
+        return self._at_least(self._items[index]) if self._at_least is not None else 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self._shape(item) for item in self._items[index]]
+        return self._shape(self._items[index])
 
 
 def pack(
@@ -61,9 +95,12 @@ def pack(
 
     records: list[dict[str, Any]] = result["records"]
     size = json_size(result)
-    for candidate in candidates:
+    for index in range(len(candidates)):
         if len(records) >= limit:
             break
+        if isinstance(candidates, Shaped) and size + candidates.at_least(index) > budget:
+            continue
+        candidate = candidates[index]
         extra = json_size(candidate) + (1 if records else 0)
         if size + extra <= budget:
             records.append(candidate)

@@ -14,14 +14,14 @@ from typing import Any
 
 from server.arguments import check_choice, check_query, check_range, check_subject, show_value
 from server.errors import InvalidArgument, VaultUnavailable
-from server.note import InvalidNote
-from server.packing import MAX_PROBLEMS, answer, pack, shorten_to_bytes
+from server.note import InvalidNote, iso_utc
+from server.packing import MAX_PROBLEMS, Shaped, answer, pack, shorten_to_bytes
 from server.records import MemoryRecord, is_calendar_date
-from server.scan import VaultScan, scan_subject
+from server.scan import VaultScan, each_record, scan_subject
 from server.scope import Exposure, Scope
 from server.syntax import parse_inline_tags
 from server.uri import obsidian_uri
-from server.vault import vault_name
+from server.vault import VaultListing, list_notes, vault_name
 from server.words import words
 
 BUDGET_RANGE = (512, 65536)
@@ -64,7 +64,8 @@ def recall_context(
     if match == "all":
         matches = [m for m in matches if len(m.matched) == len(wanted)]
     matches.sort(key=lambda m: (-len(m.matched), -m.score, _newest_first(m.record.note.modified), m.record.note.path))
-    shaped = [_shape(m, envelope["vault"]) for m in matches]
+    vault = envelope["vault"]
+    shaped = Shaped(matches, lambda m: _shape(m, vault), at_least=_least_size)
     return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
 
 
@@ -113,34 +114,51 @@ def recall_activity(
 def list_subjects(scope: Scope) -> dict[str, Any]:
     """The subjects this client may ask about, with record counts per subject."""
     result: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subjects": [], "problems": []}
-    scan = _scan_or_reason(scope, result, None)
-    if scan is None:
+    listing = _list_or_reason(scope, result)
+    if listing is None:
         return result
+    assert scope.vault is not None
     counts: dict[str, dict[str, Any]] = {}
-    for record in scan.records:
+    newest: dict[str, int] = {}
+    invalid: list[InvalidNote] = []
+    # Counted as the records go by: nothing of a note is kept once it is counted.
+    for record in each_record(scope.vault, listing, None):
+        if isinstance(record, InvalidNote):
+            invalid.append(record)
+            continue
         for subject in record.subjects:
             if not scope.exposure.allows_subject(subject):
                 continue
-            entry = counts.setdefault(
-                subject, {"subject": subject, "active": 0, "archived": 0, "events": 0, "modified": None}
-            )
+            entry = counts.setdefault(subject, {"subject": subject, "active": 0, "archived": 0, "events": 0})
             if record.status == "archived":
                 entry["archived"] += 1
             elif record.kind == "event":
                 entry["events"] += 1
             else:
                 entry["active"] += 1
-            if entry["modified"] is None or record.note.modified > entry["modified"]:
-                entry["modified"] = record.note.modified
-    result["subjects"] = [counts[s] for s in sorted(counts)]
+            newest[subject] = max(newest.get(subject, record.note.mtime_ns), record.note.mtime_ns)
+    result["subjects"] = [{**counts[s], "modified": iso_utc(newest[s])} for s in sorted(counts)]
     exposed = sorted(scope.exposure.subjects) if scope.exposure.mode == "subjects" else None
-    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, exposed, scope.exposure)]
+    problems = [_problem(p) for p in invalid if _could_be_about(p, exposed, scope.exposure)]
     result["problems"] = problems[:MAX_PROBLEMS]
     if len(problems) > MAX_PROBLEMS:
         result["problems_omitted"] = len(problems) - MAX_PROBLEMS
     if problems:
         result["status"] = "degraded"
     return result
+
+
+def _list_or_reason(scope: Scope, result: dict[str, Any]) -> VaultListing | None:
+    """List the vault, or turn `result` into `unavailable` and return None."""
+    if scope.vault is None:
+        result.update(status="unavailable", reason=scope.why or "no vault is configured")
+        return None
+    result["vault"] = vault_name(scope.vault)
+    try:
+        return list_notes(scope.vault)
+    except VaultUnavailable as exc:
+        result.update(status="unavailable", reason=shorten_to_bytes(str(exc), _MAX_REASON_BYTES))
+        return None
 
 
 def _scan_or_reason(scope: Scope, result: dict[str, Any], subject: str | None) -> VaultScan | None:
@@ -234,6 +252,11 @@ def _match(record: MemoryRecord, wanted: list[str]) -> _Match | None:
 def _newest_first(modified: str) -> tuple[int, ...]:
     # ISO-8601 UTC strings of one format sort like time; negate their code points for "newest".
     return tuple(-ord(c) for c in modified)
+
+
+def _least_size(found: _Match) -> int:
+    # The text and path are written whole (JSON escaping only adds), each character a byte at least.
+    return len(found.record.note.body) + len(found.record.note.path)
 
 
 def _shape(found: _Match, vault: str) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,14 +12,13 @@ from server.note import InvalidNote, Note, invalid_from_head, parse_note
 from server.records import MemoryRecord, as_record
 from server.subject_prefilter import plainly_not_about
 from server.vault import (
-    START_BYTES,
     NoteTooLarge,
     VaultListing,
     display,
     list_notes,
     read_note_bytes,
     read_note_head,
-    read_start,
+    read_note_if,
 )
 
 log = logging.getLogger(__name__)
@@ -60,43 +60,58 @@ def scan_vault(root: Path) -> VaultScan:
 
 
 def scan_subject(root: Path, subject: str | None) -> VaultScan:
-    """The part of a scan one subject needs (`None`: every subject): every record of it (any
-    status or kind) and every invalid note that could be about it, read fresh.
+    """Every record of `subject` (None: of every subject), of any status or kind, and every
+    invalid note that could be about it, read fresh.  Raises VaultUnavailable."""
+    listing = list_notes(root)
+    records: list[MemoryRecord] = []
+    invalid: list[InvalidNote] = []
+    for item in each_record(root, listing, subject):
+        if isinstance(item, InvalidNote):
+            invalid.append(item)
+        else:
+            records.append(item)
+    return VaultScan(
+        listing=listing, notes=tuple(r.note for r in records), records=tuple(records), invalid=tuple(invalid)
+    )
 
-    Every note is still opened, but only its start is read first: a note that cannot be a
-    record of `subject` is skipped on those bytes, before any decoding or YAML — no properties
-    block, no `subject` in it, or a `subject:` line that plainly names other subjects (see
+
+def each_record(root: Path, listing: VaultListing, subject: str | None) -> Iterator[MemoryRecord | InvalidNote]:
+    """The records of `subject` (None: of every subject) and the invalid notes that could be
+    about it, one at a time, so a caller that only counts keeps nothing.
+
+    Every note is opened, but only its start is read first: a note that cannot be a record of
+    `subject` is skipped on those bytes, before any decoding or YAML — no properties block, no
+    `subject` in it, or a `subject:` line that plainly names other subjects (see
     subject_prefilter.py).  Anything less plain is read whole and parsed, so the answer is the
     same as from `scan_vault` (tests/test_fast_scan.py checks that on generated vaults).
     """
-    listing = list_notes(root)
     wanted = subject.encode("ascii") if subject is not None else None
-    records: list[MemoryRecord] = []
-    invalid: list[InvalidNote] = [_unreadable_folder(folder) for folder in listing.unreadable_folders]
-    invalid += [_undecodable(root, name) for name in listing.undecodable]
-    notes: list[Note] = []
-    base = f"{root}{os.sep}"
+
+    def needed(start: bytes) -> bool:
+        return not plainly_not_about(start, wanted)
+
+    yield from (_unreadable_folder(folder) for folder in listing.unreadable_folders)
+    yield from (_undecodable(root, name) for name in listing.undecodable)
+    root_prefix = f"{root}{os.sep}"
     for path in listing.paths:
+        parsed: Note | InvalidNote | None
         try:
-            start = read_start(base + path, START_BYTES)
-        except OSError:
-            pass  # read again below, where every failure is reported as it should be
+            raw = read_note_if(root_prefix, path, needed)
+        except (OSError, NoteTooLarge):
+            parsed = _read_and_parse(root, path)  # read again, to report the failure properly
         else:
-            if plainly_not_about(start, wanted):
+            if raw is None:
                 continue
-        parsed = _read_and_parse(root, path)
+            parsed = parse_note(path, raw.data, raw.mtime_ns)
         if parsed is None:
             continue
         if isinstance(parsed, InvalidNote):
-            invalid.append(parsed)
+            yield parsed
             continue
         record = as_record(parsed)
-        if isinstance(record, InvalidNote):
-            invalid.append(record)
-        elif record is not None and (subject is None or subject in record.subjects):
-            records.append(record)
-            notes.append(parsed)
-    return VaultScan(listing=listing, notes=tuple(notes), records=tuple(records), invalid=tuple(invalid))
+        if record is None or (isinstance(record, MemoryRecord) and subject and subject not in record.subjects):
+            continue  # an ordinary note, or a record of other subjects only
+        yield record
 
 
 def _unreadable_folder(folder: str) -> InvalidNote:

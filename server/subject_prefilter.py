@@ -17,19 +17,32 @@ _PROPERTIES_START = (b"---", b"\xef\xbb\xbf---")
 _UTF16_STARTS = (b"\xff\xfe", b"\xfe\xff")
 # The line that closes a properties block: exactly '---', trailing blanks allowed (a line such
 # as '---x: 1' is a property, not the end).
-_CLOSING = re.compile(rb"\n---[ \t]*\r?(?:\n|\Z)")
+_CLOSING = re.compile(rb"\n---[ \t]*\r?\n")
 # A `subject:` line at the start of a line of the block.
 _SUBJECT_LINE = re.compile(rb"^subject[ \t]*:([^\n]*)$", re.MULTILINE)
 _SLUG = re.compile(rb"[a-z0-9-]{1,64}")  # always used with fullmatch
 # Characters that can open a value spanning lines (flow collections, quoted text), inside
 # which a `subject:` line would not be the note's subject.
 _MULTILINE_OPENERS = re.compile(rb"[\"'{\[]")
+# The common record, matched in one step: the block opens with a plain `subject: slug` line
+# (not continued on the next line) and closes within these bytes, with no '\\' anywhere in it.
+_COMMON_RECORD = re.compile(
+    rb"(?:\xef\xbb\xbf)?---[ \t]*\r?\n"
+    rb"subject[ \t]*:[ \t]*([a-z0-9-]{1,64})[ \t]*\r?\n(?![ \t])"
+    rb"(?:(?!---[ \t]*\r?\n)[^\\\n]*\n)*?"
+    rb"---[ \t]*\r?\n"
+)
 
 
 def plainly_not_about(start: bytes, subject: bytes | None) -> bool:
     """True when a note beginning with these bytes cannot be a record of `subject` (None: of
     any subject) nor a broken note that could be about it.  `start` may be the whole note or
     only its beginning."""
+    common = _COMMON_RECORD.match(start)
+    if common is not None:
+        # A record of that one slug: about `subject` only if it is that slug or names it
+        # elsewhere in the block (an alias, say — then it is read to make sure).
+        return subject is not None and common.group(1) != subject and start.find(subject, 0, common.end()) < 0
     if not start.startswith(_PROPERTIES_START):
         # No properties block: never a record, never a broken note about a subject — unless
         # it is UTF-16 (with its BOM), which the full reading decodes to find out.

@@ -11,6 +11,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -204,19 +205,41 @@ def read_note_head(root: Path, note_path: str, length: int) -> bytes:
 START_BYTES = 64 * 1024
 
 
-def read_start(file_path: str, length: int = START_BYTES) -> bytes:
-    """Up to `length` bytes from the start of the note at `file_path` (the vault folder joined
-    with a listed note path): one open, one read, one close — the least a scan can do per note.
+def read_note_if(
+    root_prefix: str, note_path: str, needed: Callable[[bytes], bool], limit: int = MAX_NOTE_BYTES
+) -> NoteBytes | None:
+    """Read a note whole only if `needed` says so of its first START_BYTES; else None.
 
-    For deciding what to skip only: it takes no size or time, and a note that turned into a
-    symlink, FIFO or folder since listing gives an OSError or a few stray bytes, so whatever
-    is not skipped is read again properly with read_note_bytes.
+    One open for both: the least a scan can do for the many notes it skips.  `root_prefix` is
+    the vault folder with a trailing separator.  Raises as read_note_bytes does — except that a
+    note turned into a FIFO since listing reads as empty, which is what `needed` is shown.
     """
-    fd = os.open(file_path, _READ_FLAGS)
     try:
-        return os.read(fd, length)
+        fd = os.open(root_prefix + note_path, _READ_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # the file became a symlink since listing
+            raise FileNotFoundError(note_path) from None
+        raise
+    try:
+        start = os.read(fd, START_BYTES)
+        if not needed(start):
+            return None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise FileNotFoundError(note_path)
+        if st.st_size > limit:
+            raise NoteTooLarge(st.st_size)
+        chunks = [start]
+        size = len(start)
+        # Read on to the end (asking one byte past the size fstat gave, to notice growth).
+        while more := os.read(fd, st.st_size - size + 1 if st.st_size >= size else 65536):
+            chunks.append(more)
+            size += len(more)
+            if size > limit:
+                raise NoteTooLarge(size)
     finally:
         os.close(fd)
+    return NoteBytes(path=note_path, data=start if len(chunks) == 1 else b"".join(chunks), mtime_ns=st.st_mtime_ns)
 
 
 # Root enters any folder; Windows has no search permission.

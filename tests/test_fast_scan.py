@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from server import recall
 from server.note import InvalidNote
+from server.records import MemoryRecord
 from server.scan import scan_subject, scan_vault
 from server.scope import Exposure, Scope
+from server.vault import VaultListing
 from tests.synthetic_vault import SUBJECTS, generate
 from tests.vaults import write_vault
 
@@ -41,6 +44,8 @@ TRICKY = {
     "Continued.md": "---\nsubject: hiring\n  more words\n---\ncache\n",
     "Quoted slug.md": "---\nsubject: 'hiring'\n---\ncache\n",
     "CR only.md": b"---\rsubject: build-system\r---\rcache\r",
+    "Closed at the end.md": "---\nsubject: build-system\n---",
+    "Alias names ours.md": "---\nsubject: hiring\naliases: [build-system]\n---\ncache\n",
     # Properties longer than the start a scan reads first.
     "Long properties.md": "---\npadding: " + "a" * 70_000 + "\nsubject: build-system\n---\ncache\n",
 }
@@ -88,9 +93,17 @@ def test_list_subjects_answers_as_it_did_with_the_full_scan(vault: Path, monkeyp
     for mode in ("records", "subjects", "vault"):
         fast = recall.list_subjects(scope(vault, mode))
         with monkeypatch.context() as patched:
-            patched.setattr(recall, "scan_subject", lambda root, subject: scan_vault(root))
+            patched.setattr(recall, "each_record", _every_record_of_the_full_scan)
             full = recall.list_subjects(scope(vault, mode))
         assert fast == full and fast["subjects"]
+
+
+def _every_record_of_the_full_scan(
+    root: Path, listing: VaultListing, subject: str | None
+) -> Iterator[MemoryRecord | InvalidNote]:
+    full = scan_vault(root)
+    yield from full.invalid
+    yield from full.records
 
 
 def test_the_any_subject_scan_keeps_every_record(vault: Path) -> None:

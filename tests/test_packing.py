@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.packing import json_size, pack
+from server.packing import Shaped, json_size, pack
 
 TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=300)
 RECORD = st.fixed_dictionaries(
@@ -85,3 +85,22 @@ def test_an_envelope_too_long_for_the_budget_is_shortened_never_a_record() -> No
     result = pack({"status": "unavailable", "vault": "v" * 300, "reason": "r" * 900}, [], budget=512, limit=3)
     assert json_size(result) <= 512
     assert result["reason"].endswith("…")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(RECORD, max_size=30), st.integers(512, 8192), st.integers(1, 20))
+def test_lazily_shaped_candidates_pack_exactly_as_shaped_ones(
+    candidates: list[dict[str, Any]], budget: int, limit: int
+) -> None:
+    shaped_on_demand: list[int] = []
+
+    def shape(index: int) -> dict[str, Any]:
+        shaped_on_demand.append(index)
+        return candidates[index]
+
+    indexes = list(range(len(candidates)))
+    lazy = Shaped(indexes, shape, at_least=lambda index: len(candidates[index]["text"]))
+    envelope = {"status": "ok", "untrusted": True}
+    assert pack(envelope, lazy, budget=budget, limit=limit) == pack(envelope, candidates, budget=budget, limit=limit)
+    # Passed over unshaped: candidates whose text alone could not fit.
+    assert all(len(candidates[i]["text"]) < budget for i in shaped_on_demand)
