@@ -33,16 +33,26 @@ class Shaped(Sequence[dict[str, Any]]):
     """
 
     def __init__(
-        self, items: Sequence[T], shape: Callable[[T], dict[str, Any]], at_least: Callable[[T], int] | None = None
+        self,
+        items: Sequence[T],
+        shape: Callable[[T], dict[str, Any]],
+        *,
+        at_least: Callable[[T], int] | None = None,
+        size: Callable[[T], int] | None = None,
     ) -> None:
         self._items: Sequence[Any] = items
         self._shape: Callable[[Any], dict[str, Any]] = shape
         self._at_least: Callable[[Any], int] | None = at_least
+        self._size: Callable[[Any], int] | None = size
 
     def at_least(self, index: int) -> int:
         """A size the shaped record's JSON cannot be smaller than (0 when unknown): a record
         that cannot fit is passed over without being shaped."""
         return self._at_least(self._items[index]) if self._at_least is not None else 0
+
+    def size(self, index: int) -> int:
+        """json_size of the shaped record — known without shaping it when `size` was given."""
+        return self._size(self._items[index]) if self._size is not None else json_size(self[index])
 
     def __len__(self) -> int:
         return len(self._items)
@@ -98,12 +108,15 @@ def pack(
     for index in range(len(candidates)):
         if len(records) >= limit:
             break
-        if isinstance(candidates, Shaped) and size + candidates.at_least(index) > budget:
-            continue
-        candidate = candidates[index]
-        extra = json_size(candidate) + (1 if records else 0)
+        if isinstance(candidates, Shaped):
+            if size + candidates.at_least(index) > budget:
+                continue
+            extra = candidates.size(index)
+        else:
+            extra = json_size(candidates[index])
+        extra += 1 if records else 0
         if size + extra <= budget:
-            records.append(candidate)
+            records.append(candidates[index])
             size += extra
     result["omitted"] = len(candidates) - len(records)
     return result

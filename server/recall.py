@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.arguments import check_choice, check_query, check_range, check_subject, show_value
-from server.errors import InvalidArgument, VaultUnavailable
+from server.errors import InvalidArgument
 from server.note import InvalidNote, iso_utc
 from server.packing import MAX_PROBLEMS, Shaped, answer, pack, shorten_to_bytes
 from server.records import MemoryRecord, is_calendar_date
-from server.scan import VaultScan, each_record, scan_subject
+from server.scan import each_record
 from server.scope import Exposure, Scope
 from server.syntax import parse_inline_tags
 from server.uri import obsidian_uri
-from server.vault import VaultListing, list_notes, vault_name
+from server.view import listing_or_unavailable
 from server.words import words
 
 BUDGET_RANGE = (512, 65536)
@@ -37,9 +37,17 @@ FIELD_WEIGHTS = {"title": 4, "aliases": 4, "heading": 2, "tags": 2, "body": 1}
 
 @dataclass(frozen=True)
 class _Match:
-    record: MemoryRecord
+    """A record that matched, with only what its answer needs: a large vault can match
+    thousands, and a whole note (bytes, properties) for each would be most of a call's memory."""
+
+    path: str
+    title: str
+    text: str
+    revision: str
+    modified: str
     matched: dict[str, list[str]]  # query word → fields it was found in
     score: int
+    date: str | None = None
 
 
 def recall_context(
@@ -54,16 +62,23 @@ def recall_context(
     scope.exposure.require_subject(subject, scope.client)
 
     envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
-    scan = _scan_or_reason(scope, envelope, subject)
-    if scan is None:
+    listing = listing_or_unavailable(scope, envelope)
+    if listing is None:
         return pack(envelope, [], budget=budget, limit=limit)
-
-    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, [subject], scope.exposure)]
-    candidates = [r for r in scan.records if subject in r.subjects and r.status == "active" and r.kind == "decision"]
-    matches = [m for m in (_match(r, wanted) for r in candidates) if m is not None]
-    if match == "all":
-        matches = [m for m in matches if len(m.matched) == len(wanted)]
-    matches.sort(key=lambda m: (-len(m.matched), -m.score, _newest_first(m.record.note.modified), m.record.note.path))
+    problems: list[dict[str, str]] = []
+    matches: list[_Match] = []
+    for record in each_record(listing.root, listing, subject):
+        if isinstance(record, InvalidNote):
+            if _could_be_about(record, [subject], scope.exposure):
+                problems.append(_problem(record))
+        elif subject in record.subjects and record.status == "active" and record.kind == "decision":
+            found = _match(record, wanted)
+            if found is not None and (match == "any" or len(found.matched) == len(wanted)):
+                matches.append(found)
+    # Best first: most words, highest score, newest, then by path (stable sorts, last key first).
+    matches.sort(key=lambda m: m.path)
+    matches.sort(key=lambda m: m.modified, reverse=True)
+    matches.sort(key=lambda m: (len(m.matched), m.score), reverse=True)
     vault = envelope["vault"]
     shaped = Shaped(matches, lambda m: _shape(m, vault), at_least=_least_size)
     return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
@@ -87,42 +102,43 @@ def recall_activity(
     scope.exposure.require_subject(subject, scope.client)
 
     envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
-    scan = _scan_or_reason(scope, envelope, subject)
-    if scan is None:
+    listing = listing_or_unavailable(scope, envelope)
+    if listing is None:
         return pack(envelope, [], budget=budget, limit=limit)
-    problems = [_problem(p) for p in scan.invalid if _could_be_about(p, [subject], scope.exposure)]
-    events = [
-        r
-        for r in scan.records
-        if subject in r.subjects
-        and r.status == "active"
-        and r.kind == "event"
-        and (on_or_after is None or (r.date or "") >= on_or_after)
-    ]
-    shaped: list[dict[str, Any]] = []
-    events.sort(key=lambda r: (_newest_first(r.date or ""), _newest_first(r.note.modified), r.note.path))
-    for event in events:
-        found = _match(event, wanted) if wanted else None
-        if wanted and (found is None or len(found.matched) != len(wanted)):
+    problems: list[dict[str, str]] = []
+    events: list[_Match] = []
+    for record in each_record(listing.root, listing, subject):
+        if isinstance(record, InvalidNote):
+            if _could_be_about(record, [subject], scope.exposure):
+                problems.append(_problem(record))
             continue
-        entry = _shape(found or _Match(record=event, matched={}, score=0), envelope["vault"])
-        entry["date"] = event.date
-        shaped.append(entry)
+        if subject not in record.subjects or record.status != "active" or record.kind != "event":
+            continue
+        if on_or_after is not None and (record.date or "") < on_or_after:
+            continue
+        found = _match(record, wanted) if wanted else _slim(record, {}, 0)
+        if found is not None and (not wanted or len(found.matched) == len(wanted)):
+            events.append(found)
+    # Newest date first, then newest note, then by path (stable sorts, last key first).
+    events.sort(key=lambda e: e.path)
+    events.sort(key=lambda e: e.modified, reverse=True)
+    events.sort(key=lambda e: e.date or "", reverse=True)
+    vault = envelope["vault"]
+    shaped = Shaped(events, lambda e: {**_shape(e, vault), "date": e.date}, at_least=_least_size)
     return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
 
 
 def list_subjects(scope: Scope) -> dict[str, Any]:
     """The subjects this client may ask about, with record counts per subject."""
     result: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subjects": [], "problems": []}
-    listing = _list_or_reason(scope, result)
+    listing = listing_or_unavailable(scope, result)
     if listing is None:
         return result
-    assert scope.vault is not None
     counts: dict[str, dict[str, Any]] = {}
     newest: dict[str, int] = {}
     invalid: list[InvalidNote] = []
     # Counted as the records go by: nothing of a note is kept once it is counted.
-    for record in each_record(scope.vault, listing, None):
+    for record in each_record(listing.root, listing, None):
         if isinstance(record, InvalidNote):
             invalid.append(record)
             continue
@@ -146,33 +162,6 @@ def list_subjects(scope: Scope) -> dict[str, Any]:
     if problems:
         result["status"] = "degraded"
     return result
-
-
-def _list_or_reason(scope: Scope, result: dict[str, Any]) -> VaultListing | None:
-    """List the vault, or turn `result` into `unavailable` and return None."""
-    if scope.vault is None:
-        result.update(status="unavailable", reason=scope.why or "no vault is configured")
-        return None
-    result["vault"] = vault_name(scope.vault)
-    try:
-        return list_notes(scope.vault)
-    except VaultUnavailable as exc:
-        result.update(status="unavailable", reason=shorten_to_bytes(str(exc), _MAX_REASON_BYTES))
-        return None
-
-
-def _scan_or_reason(scope: Scope, result: dict[str, Any], subject: str | None) -> VaultScan | None:
-    """Scan what the answer needs — the records (and possible problems) of `subject`, or of
-    every subject when None — and on failure turn `result` into `unavailable`."""
-    if scope.vault is None:
-        result.update(status="unavailable", reason=scope.why or "no vault is configured")
-        return None
-    result["vault"] = vault_name(scope.vault)
-    try:
-        return scan_subject(scope.vault, subject)
-    except VaultUnavailable as exc:
-        result.update(status="unavailable", reason=shorten_to_bytes(str(exc), _MAX_REASON_BYTES))
-        return None
 
 
 def _could_be_about(note: InvalidNote, subjects: Sequence[str] | None, exposure: Exposure) -> bool:
@@ -246,27 +235,35 @@ def _match(record: MemoryRecord, wanted: list[str]) -> _Match | None:
             score += max(FIELD_WEIGHTS[name] for name in where)
     if not matched:
         return None
-    return _Match(record=record, matched=matched, score=score)
+    return _slim(record, matched, score)
 
 
-def _newest_first(modified: str) -> tuple[int, ...]:
-    # ISO-8601 UTC strings of one format sort like time; negate their code points for "newest".
-    return tuple(-ord(c) for c in modified)
+def _slim(record: MemoryRecord, matched: dict[str, list[str]], score: int) -> _Match:
+    note = record.note
+    return _Match(
+        path=note.path,
+        title=note.title,
+        text=note.body,
+        revision=note.revision,
+        modified=note.modified,
+        matched=matched,
+        score=score,
+        date=record.date,
+    )
 
 
 def _least_size(found: _Match) -> int:
     # The text and path are written whole (JSON escaping only adds), each character a byte at least.
-    return len(found.record.note.body) + len(found.record.note.path)
+    return len(found.text) + len(found.path)
 
 
 def _shape(found: _Match, vault: str) -> dict[str, Any]:
-    note = found.record.note
     return {
-        "path": note.path,
-        "title": note.title,
-        "text": note.body,
-        "revision": note.revision,
-        "modified": note.modified,
-        "uri": obsidian_uri(vault, note.path),
+        "path": found.path,
+        "title": found.title,
+        "text": found.text,
+        "revision": found.revision,
+        "modified": found.modified,
+        "uri": obsidian_uri(vault, found.path),
         "matched": found.matched,
     }

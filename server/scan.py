@@ -19,6 +19,7 @@ from server.vault import (
     read_note_bytes,
     read_note_head,
     read_note_if,
+    start_buffer,
 )
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,23 @@ def scan_subject(root: Path, subject: str | None) -> VaultScan:
     )
 
 
+def each_note(root: Path, listing: VaultListing) -> Iterator[tuple[Note | None, InvalidNote | None]]:
+    """Every note as `scan_vault` sees it, one at a time: (note, None) for a valid note,
+    (None, problem) for one that cannot be read or parsed, and (note, problem) for a valid
+    note whose record properties break the rules (shown, and reported)."""
+    yield from ((None, _unreadable_folder(folder)) for folder in listing.unreadable_folders)
+    yield from ((None, _undecodable(root, name)) for name in listing.undecodable)
+    for path in listing.paths:
+        parsed = _read_and_parse(root, path)
+        if parsed is None:
+            continue
+        if isinstance(parsed, InvalidNote):
+            yield None, parsed
+            continue
+        record = as_record(parsed)
+        yield parsed, record if isinstance(record, InvalidNote) else None
+
+
 def each_record(root: Path, listing: VaultListing, subject: str | None) -> Iterator[MemoryRecord | InvalidNote]:
     """The records of `subject` (None: of every subject) and the invalid notes that could be
     about it, one at a time, so a caller that only counts keeps nothing.
@@ -87,16 +105,17 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
     """
     wanted = subject.encode("ascii") if subject is not None else None
 
-    def needed(start: bytes) -> bool:
-        return not plainly_not_about(start, wanted)
+    def needed(start: bytearray, length: int) -> bool:
+        return not plainly_not_about(start, wanted, length)
 
     yield from (_unreadable_folder(folder) for folder in listing.unreadable_folders)
     yield from (_undecodable(root, name) for name in listing.undecodable)
     root_prefix = f"{root}{os.sep}"
+    buffer = start_buffer()
     for path in listing.paths:
         parsed: Note | InvalidNote | None
         try:
-            raw = read_note_if(root_prefix, path, needed)
+            raw = read_note_if(root_prefix, path, needed, buffer)
         except (OSError, NoteTooLarge):
             parsed = _read_and_parse(root, path)  # read again, to report the failure properly
         else:

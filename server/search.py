@@ -2,22 +2,52 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
-from typing import Any
+from array import array
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from pathlib import Path
+from typing import Any, overload
 
 from server.arguments import check_range, check_subject, show_value
 from server.errors import InvalidArgument
-from server.note import Note
-from server.packing import answer, pack
+from server.note import InvalidNote, Note, parse_note
+from server.packing import Shaped, answer, json_size, pack
+from server.scan import each_note, each_record
 from server.scope import Scope
 from server.uri import obsidian_uri
-from server.view import view_or_unavailable
+from server.vault import NoteTooLarge, VaultListing, read_note_bytes, vault_name
+from server.view import listing_or_unavailable, unavailable
+from server.view import problem as view_problem
 
 SEARCH_BUDGET_RANGE = (512, 65536)
 SEARCH_LIMIT_RANGE = (1, 100)
 MAX_PHRASE_CHARS = 200
 # A hit's line is shown whole up to this many characters, else this much around the hit.
 LINE_WIDTH = 240
+
+
+# A note may change between the pass that finds the hits and the reading of the few that are
+# returned; the search then starts over, this many times at most.
+_ATTEMPTS = 3
+
+
+class _NoteChanged(Exception):
+    """A note whose hits were chosen is no longer the note that was searched."""
+
+
+@dataclass
+class _NoteHits:
+    """What the search keeps of a note with hits: where, how big, and which version — not its
+    text, which can be megabytes over a vault; the few returned hits are read again."""
+
+    modified: str  # newest note first, then by path
+    path: str
+    digest: bytes  # SHA-256 of the bytes searched, to know the note read again is the same
+    lines: array[int]  # line number, JSON size: two numbers per hit, in line order
 
 
 def search_notes(
@@ -33,19 +63,128 @@ def search_notes(
     envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "query": query}
     if subject is not None:
         envelope["subject"] = subject
-    view = view_or_unavailable(scope, envelope)
-    if view is None:
-        return pack(envelope, [], budget=budget, limit=limit)
-    notes = [
-        note
-        for path, note in view.visible.items()
-        if subject is None or (path in view.records and subject in view.records[path].subjects)
-    ]
-    notes.sort(key=lambda n: (_newest_first(n.modified), n.path))
     pattern = re.compile(re.escape(phrase), re.IGNORECASE)
-    hits = [hit for note in notes for hit in line_hits(note, pattern, view.name)]
-    problems = view.problems((subject,) if subject else None)
-    return answer(envelope, hits, budget=budget, limit=limit, problems=problems)
+    for attempt in range(_ATTEMPTS):
+        listing = listing_or_unavailable(scope, envelope)
+        if listing is None:
+            return pack(envelope, [], budget=budget, limit=limit)
+        found, problems = _find_hits(scope, listing, pattern, subject)
+        found.sort(key=lambda note: note.path)
+        found.sort(key=lambda note: note.modified, reverse=True)  # stable: by path within a time
+        refs = _HitRefs(found)
+        reread = _Reread(listing.root, pattern, envelope["vault"])
+        shaped = Shaped(refs, reread.hit, size=lambda ref: ref[2])
+        try:
+            return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
+        except _NoteChanged:
+            if attempt == _ATTEMPTS - 1:
+                break
+    reason = f"notes kept changing while they were searched ({_ATTEMPTS} times); ask again"
+    return pack(unavailable(envelope, reason), [], budget=budget, limit=limit)
+
+
+def _find_hits(
+    scope: Scope, listing: VaultListing, pattern: re.Pattern[str], subject: str | None
+) -> tuple[list[_NoteHits], list[dict[str, str]]]:
+    """One pass over the notes this client may see: the hits of each (as numbers) and the
+    problems that could matter, as `open_view` and `VaultView.problems` decide them."""
+    exposure = scope.exposure
+    found: list[_NoteHits] = []
+    broken: list[InvalidNote] = []
+    vault = vault_name(listing.root)
+    if exposure.mode == "vault" and subject is None:
+        for note, problem in each_note(listing.root, listing):
+            if problem is not None:
+                broken.append(problem)
+            if note is not None:
+                _collect(found, note, pattern, vault)
+        return found, [view_problem(n) for n in broken]
+    for item in each_record(listing.root, listing, subject):
+        if isinstance(item, InvalidNote):
+            if exposure.mode == "vault" or (item.mentions_subject and exposure.allows_record_subjects(item.subjects)):
+                broken.append(item)
+        elif exposure.mode == "vault" or exposure.allows_record_subjects(item.subjects):
+            _collect(found, item.note, pattern, vault)
+    wanted = (subject,) if subject else None
+    chosen = [n for n in broken if wanted is None or n.subjects is None or any(s in n.subjects for s in wanted)]
+    return found, [view_problem(n) for n in chosen]
+
+
+def _collect(found: list[_NoteHits], note: Note, pattern: re.Pattern[str], vault: str) -> None:
+    if pattern.search(note.body) is None:
+        return  # most notes: no hit anywhere, so no line is looked at
+    lines = array("q")
+    path_size = json_size(note.path)
+    uri_size = json_size(obsidian_uri(vault, note.path))
+    for number, line, start, end in _line_matches(note, pattern):
+        text, shortened = excerpt(line, start, end)
+        lines.append(number)
+        lines.append(hit_size(path_size, number, _text_size(text), uri_size, shortened))
+    found.append(
+        _NoteHits(
+            modified=note.modified,
+            path=note.path,
+            digest=hashlib.sha256(note.data).digest(),
+            lines=lines,
+        )
+    )
+
+
+class _HitRefs(Sequence[tuple[_NoteHits, int, int]]):
+    """Every hit, in answer order, as (note, line number, JSON size) — made when asked for,
+    since a common word can have a hit on most lines of a vault."""
+
+    def __init__(self, found: list[_NoteHits]) -> None:
+        self._found = found
+        self._ends = list(accumulate(len(note.lines) // 2 for note in found))
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[_NoteHits, int, int]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[_NoteHits, int, int]]: ...
+    def __getitem__(self, index: int | slice) -> tuple[_NoteHits, int, int] | list[tuple[_NoteHits, int, int]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        position = bisect_right(self._ends, index)
+        note = self._found[position]
+        within = index - (self._ends[position - 1] if position else 0)
+        return note, note.lines[2 * within], note.lines[2 * within + 1]
+
+
+class _Reread:
+    """Shapes a chosen hit by reading its note again — the same bytes, or the search restarts."""
+
+    def __init__(self, root: Path, pattern: re.Pattern[str], vault: str) -> None:
+        self._root = root
+        self._pattern = pattern
+        self._vault = vault
+        self._hits: dict[str, dict[int, dict[str, Any]]] = {}  # for this answer only
+
+    def hit(self, ref: tuple[_NoteHits, int, int]) -> dict[str, Any]:
+        note_hits, line_number, _ = ref
+        if note_hits.path not in self._hits:
+            self._hits[note_hits.path] = self._read(note_hits)
+        try:
+            return self._hits[note_hits.path][line_number]
+        except KeyError:
+            raise _NoteChanged(note_hits.path) from None
+
+    def _read(self, note_hits: _NoteHits) -> dict[int, dict[str, Any]]:
+        try:
+            raw = read_note_bytes(self._root, note_hits.path)
+        except (OSError, NoteTooLarge):
+            raise _NoteChanged(note_hits.path) from None
+        if hashlib.sha256(raw.data).digest() != note_hits.digest:
+            raise _NoteChanged(note_hits.path)
+        note = parse_note(note_hits.path, raw.data, raw.mtime_ns)
+        if not isinstance(note, Note):
+            raise _NoteChanged(note_hits.path)
+        return {entry["line"]: entry for entry in line_hits(note, self._pattern, self._vault)}
 
 
 def _check_phrase(query: str) -> str:
@@ -59,12 +198,19 @@ def _check_phrase(query: str) -> str:
 
 
 def line_hits(note: Note, pattern: re.Pattern[str], vault: str) -> list[dict[str, Any]]:
-    hits = []
+    return [
+        hit(note.path, number, line, start, end, vault) for number, line, start, end in _line_matches(note, pattern)
+    ]
+
+
+def _line_matches(note: Note, pattern: re.Pattern[str]) -> list[tuple[int, str, int, int]]:
+    """(file line number, line, start, end) of the first match on each line holding one."""
+    matches = []
     for number, line in enumerate(note.body.split("\n"), start=note.body_first_line):
         found = pattern.search(line)
         if found:
-            hits.append(hit(note.path, number, line, found.start(), found.end(), vault))
-    return hits
+            matches.append((number, line, found.start(), found.end()))
+    return matches
 
 
 def hit(path: str, line_number: int, line: str, start: int, end: int, vault: str) -> dict[str, Any]:
@@ -73,6 +219,24 @@ def hit(path: str, line_number: int, line: str, start: int, end: int, vault: str
     if shortened:
         entry["shortened"] = True
     return entry
+
+
+# Characters json.dumps escapes when ensure_ascii is off; text without them is written as is.
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+
+
+def _text_size(text: str) -> int:
+    """The size of `text` as a JSON string in compact JSON (see packing.json_size)."""
+    if _ESCAPED.search(text) is None:
+        return len(text.encode("utf-8")) + 2
+    return json_size(text)
+
+
+def hit_size(path_size: int, line_number: int, text_size: int, uri_size: int, shortened: bool) -> int:
+    """json_size of the dict `hit` builds, from the sizes of its strings as JSON."""
+    # {"path":P,"line":N,"text":T,"uri":U} and ,"shortened":true when cut.
+    fixed = len('{"path":,"line":,"text":,"uri":}') + (len(',"shortened":true') if shortened else 0)
+    return fixed + path_size + len(str(line_number)) + text_size + uri_size
 
 
 def excerpt(line: str, start: int, end: int, width: int = LINE_WIDTH) -> tuple[str, bool]:
@@ -84,7 +248,3 @@ def excerpt(line: str, start: int, end: int, width: int = LINE_WIDTH) -> tuple[s
     right = min(len(line), max(end, left + width))
     left = max(0, min(left, right - width))
     return ("…" if left > 0 else "") + line[left:right] + ("…" if right < len(line) else ""), True
-
-
-def _newest_first(modified: str) -> tuple[int, ...]:
-    return tuple(-ord(c) for c in modified)

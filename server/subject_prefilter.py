@@ -34,19 +34,26 @@ _COMMON_RECORD = re.compile(
 )
 
 
-def plainly_not_about(start: bytes, subject: bytes | None) -> bool:
+def plainly_not_about(start: bytes | bytearray, subject: bytes | None, length: int | None = None) -> bool:
     """True when a note beginning with these bytes cannot be a record of `subject` (None: of
     any subject) nor a broken note that could be about it.  `start` may be the whole note or
-    only its beginning."""
-    common = _COMMON_RECORD.match(start)
+    only its beginning; with `length`, only its first `length` bytes count (a reused buffer:
+    the common cases are decided without copying the note out of it)."""
+    end = len(start) if length is None else length
+    common = _COMMON_RECORD.match(start, 0, end)
     if common is not None:
         # A record of that one slug: about `subject` only if it is that slug or names it
         # elsewhere in the block (an alias, say — then it is read to make sure).
         return subject is not None and common.group(1) != subject and start.find(subject, 0, common.end()) < 0
-    if not start.startswith(_PROPERTIES_START):
+    if not start.startswith(_PROPERTIES_START, 0, end):
         # No properties block: never a record, never a broken note about a subject — unless
         # it is UTF-16 (with its BOM), which the full reading decodes to find out.
-        return not start.startswith(_UTF16_STARTS)
+        return not start.startswith(_UTF16_STARTS, 0, end)
+    return _not_about(bytes(start[:end]), subject)
+
+
+def _not_about(start: bytes, subject: bytes | None) -> bool:
+    """plainly_not_about for a note that opens a properties block of a less common shape."""
     closing = _CLOSING.search(start, 3)
     if closing is None:
         return False  # unterminated, or longer than what was read: read it whole

@@ -205,14 +205,28 @@ def read_note_head(root: Path, note_path: str, length: int) -> bytes:
 START_BYTES = 64 * 1024
 
 
+def start_buffer() -> bytearray:
+    """A buffer for read_note_if, reused for every note of one scan (never shared between
+    calls, which may run at once)."""
+    return bytearray(START_BYTES)
+
+
 def read_note_if(
-    root_prefix: str, note_path: str, needed: Callable[[bytes], bool], limit: int = MAX_NOTE_BYTES
+    root_prefix: str,
+    note_path: str,
+    needed: Callable[[bytearray, int], bool],
+    buffer: bytearray,
+    limit: int = MAX_NOTE_BYTES,
 ) -> NoteBytes | None:
     """Read a note whole only if `needed` says so of its first START_BYTES; else None.
 
     One open for both: the least a scan can do for the many notes it skips.  `root_prefix` is
-    the vault folder with a trailing separator.  Raises as read_note_bytes does — except that a
-    note turned into a FIFO since listing reads as empty, which is what `needed` is shown.
+    the vault folder with a trailing separator.  The start is read into `buffer` (from
+    start_buffer) and `needed` is shown the buffer and how much of it was read: a fresh 64 KiB
+    allocation per note, shrunk to the note's size, leaves the heap fragmented and the process
+    larger, and copying every note out would cost more than reading it.  Raises as
+    read_note_bytes does — except that a note turned into a FIFO since listing reads as empty,
+    which is what `needed` is shown.
     """
     try:
         fd = os.open(root_prefix + note_path, _READ_FLAGS)
@@ -221,9 +235,10 @@ def read_note_if(
             raise FileNotFoundError(note_path) from None
         raise
     try:
-        start = os.read(fd, START_BYTES)
-        if not needed(start):
+        length = os.readv(fd, [buffer])
+        if not needed(buffer, length):
             return None
+        start = memoryview(buffer)[:length].tobytes()
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise FileNotFoundError(note_path)

@@ -16,7 +16,7 @@ from server.packing import shorten_to_bytes
 from server.records import MemoryRecord
 from server.scan import VaultScan, scan_vault
 from server.scope import Scope
-from server.vault import vault_name
+from server.vault import VaultListing, list_notes, vault_name
 
 MAX_REASON_BYTES = 400
 
@@ -71,6 +71,20 @@ def open_view(scope: Scope) -> VaultView:
 def unavailable(result: dict[str, Any], reason: str) -> dict[str, Any]:
     result.update(status="unavailable", reason=shorten_to_bytes(reason, MAX_REASON_BYTES))
     return result
+
+
+def listing_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultListing | None:
+    """List the scope's vault, or turn `result` into an `unavailable` answer and return None."""
+    if scope.vault is None:
+        unavailable(result, scope.why or "no vault is configured")
+        return None
+    if "vault" in result:
+        result["vault"] = vault_name(scope.vault)
+    try:
+        return list_notes(scope.vault)
+    except VaultUnavailable as exc:
+        unavailable(result, str(exc))
+        return None
 
 
 def view_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultView | None:

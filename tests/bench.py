@@ -33,7 +33,7 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.synthetic_vault import SUBJECTS, WORDS, generate
+from tests.synthetic_vault import GENERATOR_VERSION, SUBJECTS, WORDS, generate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -231,11 +231,13 @@ def run(sizes: list[int], workdir: Path, rounds: int, edits: int) -> list[SizeRe
     for size in sizes:
         vault = workdir / f"vault-{size}"
         marker = vault / ".generated"
-        if not marker.exists():
+        saved = marker.read_text(encoding="utf-8").split() if marker.exists() else []
+        if len(saved) != 2 or saved[0] != f"v{GENERATOR_VERSION}":
             shutil.rmtree(vault, ignore_errors=True)
             generated = generate(vault, size)
-            marker.write_text(str(generated.bytes), encoding="utf-8")
-        megabytes = int(marker.read_text(encoding="utf-8")) / 1e6
+            marker.write_text(f"v{GENERATOR_VERSION} {generated.bytes}", encoding="utf-8")
+            saved = ["", str(generated.bytes)]
+        megabytes = int(saved[1]) / 1e6
         # One untimed pass warms the page cache, as for a vault in daily use.
         if shutil.which("rg"):
             subprocess.run(["rg", "-l", "-i", "warmup", str(vault)], stdout=subprocess.DEVNULL, check=False)

@@ -83,7 +83,7 @@ def test_recall_answers_as_it_did_with_the_full_scan(
     vault: Path, mode: str, query: str, match: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fast = recall.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
-    monkeypatch.setattr(recall, "scan_subject", lambda root, subject: scan_vault(root))
+    monkeypatch.setattr(recall, "each_record", _every_record_of_the_full_scan)
     full = recall.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
     assert fast == full
     assert fast["status"] == "degraded"
