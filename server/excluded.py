@@ -30,7 +30,9 @@ class ExcludedFiles:
 
     def matches(self, path: str) -> bool:
         """True when the vault-relative note path is excluded."""
-        return path.startswith(self.prefixes) or any(rx.search(path) for rx in self.patterns)
+        if path.startswith(self.prefixes):
+            return True
+        return bool(self.patterns) and any(rx.search(path) for rx in self.patterns)
 
     def covers_folder(self, folder: str) -> bool:
         """True when every path under `folder` is excluded by a prefix (so it need not be listed)."""

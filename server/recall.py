@@ -198,8 +198,10 @@ def _fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[str, set[st
         lowered = body.lower()
         in_text = [word for word in wanted if word in lowered]
         in_body = {word for word in in_text if _holds(lowered, word)}
-        # Inline tags are body text: none can hold a word the body does not contain.
-        inline = _all_words(parse_inline_tags(body)) if in_text else []
+        # An inline tag is '#' and a run of non-blank characters of the body: only a word found
+        # in such a run can be in one, and only then are the tags worth parsing.
+        tagged = any(re.search(r"#\S*" + re.escape(word), lowered) for word in in_text)
+        inline = _all_words(parse_inline_tags(body)) if tagged else []
     else:
         in_body = set(words(body)).intersection(wanted)
         inline = _all_words(parse_inline_tags(body))
@@ -212,12 +214,19 @@ def _fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[str, set[st
     }
 
 
-_ASCII_WORD = r"(?<![0-9a-z_]){}(?![0-9a-z_])"
-
-
 def _holds(lowered_ascii: str, word: str) -> bool:
-    """Is `word` one of the `\\w+` runs of this lowercased ASCII text?"""
-    return re.search(_ASCII_WORD.format(re.escape(word)), lowered_ascii) is not None
+    """Is `word` one of the `\\w+` runs of this lowercased ASCII text?  (Found by `find` and a
+    look at the characters on each side: a regex with lookbehinds scans every character.)"""
+    size = len(word)
+    start = lowered_ascii.find(word)
+    while start >= 0:
+        end = start + size
+        before = lowered_ascii[start - 1] if start else " "
+        after = lowered_ascii[end] if end < len(lowered_ascii) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        start = lowered_ascii.find(word, start + 1)
+    return False
 
 
 def _all_words(texts: Iterable[str]) -> list[str]:

@@ -6,6 +6,7 @@ import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from server.note import InvalidNote, Note, invalid_from_head, parse_note
@@ -105,8 +106,7 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
     """
     wanted = subject.encode("ascii") if subject is not None else None
 
-    def needed(start: bytearray, length: int) -> bool:
-        return not plainly_not_about(start, wanted, length)
+    skip = partial(plainly_not_about, wanted)  # called for every note: no wrapper frame
 
     yield from (_unreadable_folder(folder) for folder in listing.unreadable_folders)
     yield from (_undecodable(root, name) for name in listing.undecodable)
@@ -115,7 +115,7 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
     for path in listing.paths:
         parsed: Note | InvalidNote | None
         try:
-            raw = read_note_if(root_prefix, path, needed, buffer)
+            raw = read_note_if(root_prefix, path, skip, buffer)
         except (OSError, NoteTooLarge):
             parsed = _read_and_parse(root, path)  # read again, to report the failure properly
         else:

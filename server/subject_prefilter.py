@@ -34,7 +34,7 @@ _COMMON_RECORD = re.compile(
 )
 
 
-def plainly_not_about(start: bytes | bytearray, subject: bytes | None, length: int | None = None) -> bool:
+def plainly_not_about(subject: bytes | None, start: bytes | bytearray, length: int | None = None) -> bool:
     """True when a note beginning with these bytes cannot be a record of `subject` (None: of
     any subject) nor a broken note that could be about it.  `start` may be the whole note or
     only its beginning; with `length`, only its first `length` bytes count (a reused buffer:

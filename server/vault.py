@@ -214,19 +214,19 @@ def start_buffer() -> bytearray:
 def read_note_if(
     root_prefix: str,
     note_path: str,
-    needed: Callable[[bytearray, int], bool],
+    skip: Callable[[bytearray, int], bool],
     buffer: bytearray,
     limit: int = MAX_NOTE_BYTES,
 ) -> NoteBytes | None:
-    """Read a note whole only if `needed` says so of its first START_BYTES; else None.
+    """Read a note whole unless `skip` says so of its first START_BYTES (then None).
 
     One open for both: the least a scan can do for the many notes it skips.  `root_prefix` is
     the vault folder with a trailing separator.  The start is read into `buffer` (from
-    start_buffer) and `needed` is shown the buffer and how much of it was read: a fresh 64 KiB
+    start_buffer) and `skip` is shown the buffer and how much of it was read: a fresh 64 KiB
     allocation per note, shrunk to the note's size, leaves the heap fragmented and the process
     larger, and copying every note out would cost more than reading it.  Raises as
     read_note_bytes does — except that a note turned into a FIFO since listing reads as empty,
-    which is what `needed` is shown.
+    which is what `skip` is shown.
     """
     try:
         fd = os.open(root_prefix + note_path, _READ_FLAGS)
@@ -236,7 +236,7 @@ def read_note_if(
         raise
     try:
         length = os.readv(fd, [buffer])
-        if not needed(buffer, length):
+        if skip(buffer, length):
             return None
         start = memoryview(buffer)[:length].tobytes()
         st = os.fstat(fd)
