@@ -39,7 +39,7 @@ class _NoteChanged(Exception):
     """A note whose hits were chosen is no longer the note that was searched."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _NoteHits:
     """What the search keeps of a note with hits: where, how big, and which version — not its
     text, which can be megabytes over a vault; the few returned hits are read again."""
