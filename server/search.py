@@ -6,7 +6,7 @@ import hashlib
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -63,7 +63,7 @@ def search_notes(
     envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "query": query}
     if subject is not None:
         envelope["subject"] = subject
-    pattern = re.compile(re.escape(phrase), re.IGNORECASE)
+    pattern = Phrase.of(phrase)
     for attempt in range(_ATTEMPTS):
         listing = listing_or_unavailable(scope, envelope)
         if listing is None:
@@ -84,7 +84,7 @@ def search_notes(
 
 
 def _find_hits(
-    scope: Scope, listing: VaultListing, pattern: re.Pattern[str], subject: str | None
+    scope: Scope, listing: VaultListing, pattern: Phrase, subject: str | None
 ) -> tuple[list[_NoteHits], list[dict[str, str]]]:
     """One pass over the notes this client may see: the hits of each (as numbers) and the
     problems that could matter, as `open_view` and `VaultView.problems` decide them."""
@@ -110,8 +110,8 @@ def _find_hits(
     return found, [view_problem(n) for n in chosen]
 
 
-def _collect(found: list[_NoteHits], note: Note, pattern: re.Pattern[str], vault: str) -> None:
-    if pattern.search(note.body) is None:
+def _collect(found: list[_NoteHits], note: Note, pattern: Phrase, vault: str) -> None:
+    if not pattern.found_in(note.body):
         return  # most notes: no hit anywhere, so no line is looked at
     lines = array("q")
     path_size = json_size(note.path)
@@ -159,7 +159,7 @@ class _HitRefs(Sequence[tuple[_NoteHits, int, int]]):
 class _Reread:
     """Shapes a chosen hit by reading its note again — the same bytes, or the search restarts."""
 
-    def __init__(self, root: Path, pattern: re.Pattern[str], vault: str) -> None:
+    def __init__(self, root: Path, pattern: Phrase, vault: str) -> None:
         self._root = root
         self._pattern = pattern
         self._vault = vault
@@ -197,19 +197,66 @@ def _check_phrase(query: str) -> str:
     return query.strip()
 
 
-def line_hits(note: Note, pattern: re.Pattern[str], vault: str) -> list[dict[str, Any]]:
+def line_hits(note: Note, pattern: Phrase, vault: str) -> list[dict[str, Any]]:
     return [
         hit(note.path, number, line, start, end, vault) for number, line, start, end in _line_matches(note, pattern)
     ]
 
 
-def _line_matches(note: Note, pattern: re.Pattern[str]) -> list[tuple[int, str, int, int]]:
-    """(file line number, line, start, end) of the first match on each line holding one."""
-    matches = []
-    for number, line in enumerate(note.body.split("\n"), start=note.body_first_line):
-        found = pattern.search(line)
-        if found:
-            matches.append((number, line, found.start(), found.end()))
+@dataclass(frozen=True)
+class Phrase:
+    """What search_notes looks for: the phrase, ignoring case as `re.IGNORECASE` does."""
+
+    pattern: re.Pattern[str]
+    ascii_lower: str | None  # the phrase lowercased, when it is ASCII
+
+    @classmethod
+    def of(cls, phrase: str) -> Phrase:
+        return cls(re.compile(re.escape(phrase), re.IGNORECASE), phrase.lower() if phrase.isascii() else None)
+
+    def spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """(start, end) of each match, left to right, not overlapping."""
+        if self.ascii_lower is not None and text.isascii():
+            # ASCII in ASCII: ignoring case is comparing lowercase, and `find` is many times
+            # faster than the regex engine ignoring case.
+            lowered = text.lower()
+            size = len(self.ascii_lower)
+            start = lowered.find(self.ascii_lower)
+            while start >= 0:
+                yield start, start + size
+                start = lowered.find(self.ascii_lower, start + size)
+        else:
+            for found in self.pattern.finditer(text):
+                yield found.start(), found.end()
+
+    def found_in(self, text: str) -> bool:
+        if self.ascii_lower is not None and text.isascii():
+            return self.ascii_lower in text.lower()
+        return self.pattern.search(text) is not None
+
+
+def _line_matches(note: Note, pattern: Phrase) -> list[tuple[int, str, int, int]]:
+    """(file line number, line, start, end) of the first match on each line holding one.
+
+    One pass of the pattern over the whole body (a search per line would be a call per line,
+    tens of thousands over a vault): a match never spans lines, since the phrase holds no line
+    break, so the first match starting on a line is the one a search of that line finds.
+    """
+    body = note.body
+    matches: list[tuple[int, str, int, int]] = []
+    number = note.body_first_line
+    counted = 0  # newlines before this position are counted in `number`
+    line_end = -1
+    for start, end in pattern.spans(body):
+        if start < line_end:
+            continue  # a later match on a line already taken
+        number += body.count("\n", counted, start)
+        counted = start
+        line_start = body.rfind("\n", 0, start) + 1
+        line_end = body.find("\n", start)
+        if line_end < 0:
+            line_end = len(body)
+        matches.append((number, body[line_start:line_end], start - line_start, end - line_start))
     return matches
 
 

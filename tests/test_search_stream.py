@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from server import search
 from server.packing import answer, json_size, pack
 from server.scope import Exposure, Scope
-from server.search import excerpt, hit, hit_size, line_hits
+from server.search import excerpt, hit, hit_size
 from server.view import view_or_unavailable
 from tests.synthetic_vault import generate
 from tests.test_fast_scan import TRICKY
@@ -36,7 +36,12 @@ def reference_search(scope: Scope, query: str, limit: int, budget: int, subject:
     ]
     notes.sort(key=lambda n: (tuple(-ord(c) for c in n.modified), n.path))
     pattern = re.compile(re.escape(query.strip()), re.IGNORECASE)
-    hits = [h for note in notes for h in line_hits(note, pattern, view.name)]
+    hits = []
+    for note in notes:  # a search per line, as the search did
+        for number, line in enumerate(note.body.split("\n"), start=note.body_first_line):
+            found = pattern.search(line)
+            if found:
+                hits.append(hit(note.path, number, line, found.start(), found.end(), view.name))
     return answer(envelope, hits, budget=budget, limit=limit, problems=view.problems((subject,) if subject else None))
 
 
@@ -45,14 +50,22 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("search") / "v"
     generate(root, 300, seed=5, invalid=8)
     write_vault(root / "Tricky", TRICKY)
-    write_vault(root / "Odd", {"Quotes.md": '---\nsubject: build-system\n---\nCache "quoted" \\ and \t tab\n'})
+    write_vault(
+        root / "Odd",
+        {
+            "Quotes.md": '---\nsubject: build-system\n---\nCache "quoted" \\ and \t tab\n',
+            # Not ASCII: ignoring case the regex way (the Kelvin sign is a K).
+            "Unicode.md": "---\nsubject: build-system\n---\nCaché \u212aelvin and KELVIN, kelvin\nstraße\n",
+        },
+    )
     return root
 
 
 @pytest.mark.parametrize("mode", ["records", "subjects", "vault"])
 @pytest.mark.parametrize("subject", [None, "build-system"])
 @pytest.mark.parametrize(
-    ("query", "limit", "budget"), [("cache", 20, 8192), ("Cache", 100, 65536), ("deploy", 1, 512), ("zzz", 20, 8192)]
+    ("query", "limit", "budget"),
+    [("cache", 20, 8192), ("Cache", 100, 65536), ("deploy", 1, 512), ("zzz", 20, 8192), ("kelvin", 20, 8192)],
 )
 def test_the_search_answers_as_the_one_that_kept_every_hit(
     vault: Path, mode: str, subject: str | None, query: str, limit: int, budget: int
