@@ -142,6 +142,7 @@ class ActivityWriter:
         self._queue: queue.Queue[tuple[Path, ActivityEvent, int, int] | None] = queue.Queue(self.QUEUE_LIMIT)
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._last_warning: str | None = None
 
     def submit(self, path: Path, event: ActivityEvent, retention_days: int = 30, max_events: int = 100_000) -> None:
         """Queue one event for the writer thread (started on first use)."""
@@ -153,6 +154,13 @@ class ActivityWriter:
             self._queue.put_nowait((path, event, retention_days, max_events))
         except queue.Full:
             log.warning("activity not recorded: %d events are already waiting for the store", self.QUEUE_LIMIT)
+
+    def _warn(self, message: str) -> None:
+        # Once per problem, not once per call: a store that cannot be opened stays so for a
+        # while, and every client shows its server's stderr in its logs.
+        if message != self._last_warning:
+            log.warning("%s", message)
+            self._last_warning = message
 
     def close(self, timeout: float = 5.0) -> None:
         """Write what is queued (waiting at most `timeout` seconds), then stop the thread."""
@@ -177,16 +185,17 @@ class ActivityWriter:
         try:
             connection = self._open(path)
         except (sqlite3.Error, OSError, ValueError, ActivityStoreError) as exc:
-            log.warning("activity not recorded: cannot open %s: %s", path, exc)
+            self._warn(f"activity not recorded: cannot open {path}: {exc}")
             return False
         try:
             insert(connection, event)
             self.written += 1
+            self._last_warning = None
             if self.written % PRUNE_EVERY == 1:
                 prune(connection, retention_days, max_events)
             return True
         except (sqlite3.Error, ValueError) as exc:  # ValueError: text SQLite cannot store
-            log.warning("activity not recorded in %s: %s", path, exc)
+            self._warn(f"activity not recorded in {path}: {exc}")
             self._disconnect()
             return False
 

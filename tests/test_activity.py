@@ -80,6 +80,23 @@ def test_a_store_that_cannot_be_used_drops_the_event_without_raising(tmp_path: P
     assert recent_events(store) == []
 
 
+def test_a_store_that_stays_unusable_is_reported_once_until_it_works_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = tmp_path / "activity.sqlite3"
+    store.mkdir()
+    writer = ActivityWriter()
+    for _ in range(5):
+        assert writer.append(store, event()) is False
+    assert len([r for r in caplog.records if "activity not recorded" in r.getMessage()]) == 1
+    store.rmdir()
+    assert writer.append(store, event()) is True
+    store.unlink()
+    store.mkdir()  # broken again: said again
+    assert writer.append(store, event()) is False
+    assert len([r for r in caplog.records if "activity not recorded" in r.getMessage()]) == 2
+
+
 def test_reading_a_missing_store_creates_nothing(tmp_path: Path) -> None:
     store = tmp_path / "none/activity.sqlite3"
     assert recent_events(store) == [] and latest_per_client(store) == [] and count_events(store) == 0
