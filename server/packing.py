@@ -44,6 +44,7 @@ class Shaped(Sequence[dict[str, Any]]):
         self._shape: Callable[[Any], dict[str, Any]] = shape
         self._at_least: Callable[[Any], int] | None = at_least
         self._size: Callable[[Any], int] | None = size
+        self._last: tuple[int, dict[str, Any]] | None = None  # packing sizes a record, then takes it
 
     def at_least(self, index: int) -> int:
         """A size the shaped record's JSON cannot be smaller than (0 when unknown): a record
@@ -64,7 +65,9 @@ class Shaped(Sequence[dict[str, Any]]):
     def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
         if isinstance(index, slice):
             return [self._shape(item) for item in self._items[index]]
-        return self._shape(self._items[index])
+        if self._last is None or self._last[0] != index:
+            self._last = (index, self._shape(self._items[index]))
+        return self._last[1]
 
 
 def pack(

@@ -8,20 +8,21 @@ requests outside the client's exposure raise; storage trouble becomes a status.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from server.arguments import check_choice, check_query, check_range, check_subject, show_value
 from server.errors import InvalidArgument
-from server.note import InvalidNote, iso_utc
+from server.note import InvalidNote, Note, iso_utc
 from server.packing import MAX_PROBLEMS, Shaped, answer, pack, shorten_to_bytes
 from server.records import MemoryRecord, is_calendar_date
-from server.scan import each_record
+from server.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_record, read_again
 from server.scope import Exposure, Scope
 from server.syntax import parse_inline_tags
 from server.uri import obsidian_uri
-from server.view import listing_or_unavailable
+from server.view import listing_or_unavailable, unavailable
 from server.words import words
 
 BUDGET_RANGE = (512, 65536)
@@ -35,14 +36,14 @@ _MAX_REASON_BYTES = 400
 FIELD_WEIGHTS = {"title": 4, "aliases": 4, "heading": 2, "tags": 2, "body": 1}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Match:
-    """A record that matched, with only what its answer needs: a large vault can match
-    thousands, and a whole note (bytes, properties) for each would be most of a call's memory."""
+    """A record that matched, as numbers and names: a large vault can match thousands, and
+    the text of each would be most of a call's memory.  The few returned are read again."""
 
     path: str
     title: str
-    text: str
+    text_chars: int
     revision: str
     modified: str
     matched: dict[str, list[str]]  # query word → fields it was found in
@@ -61,27 +62,19 @@ def recall_context(
     check_choice("match", match, MATCH_MODES)
     scope.exposure.require_subject(subject, scope.client)
 
-    envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
-    listing = listing_or_unavailable(scope, envelope)
-    if listing is None:
-        return pack(envelope, [], budget=budget, limit=limit)
-    problems: list[dict[str, str]] = []
-    matches: list[_Match] = []
-    for record in each_record(listing.root, listing, subject):
-        if isinstance(record, InvalidNote):
-            if _could_be_about(record, [subject], scope.exposure):
-                problems.append(_problem(record))
-        elif subject in record.subjects and record.status == "active" and record.kind == "decision":
-            found = _match(record, wanted)
-            if found is not None and (match == "any" or len(found.matched) == len(wanted)):
-                matches.append(found)
-    # Best first: most words, highest score, newest, then by path (stable sorts, last key first).
-    matches.sort(key=lambda m: m.path)
-    matches.sort(key=lambda m: m.modified, reverse=True)
-    matches.sort(key=lambda m: (len(m.matched), m.score), reverse=True)
-    vault = envelope["vault"]
-    shaped = Shaped(matches, lambda m: _shape(m, vault), at_least=_least_size)
-    return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
+    def find(record: MemoryRecord) -> _Match | None:
+        if record.status != "active" or record.kind != "decision":
+            return None
+        found = _match(record, wanted)
+        return found if found is not None and (match == "any" or len(found.matched) == len(wanted)) else None
+
+    def rank(matches: list[_Match]) -> None:
+        # Best first: most words, highest score, newest, then by path (stable sorts, last key first).
+        matches.sort(key=lambda m: m.path)
+        matches.sort(key=lambda m: m.modified, reverse=True)
+        matches.sort(key=lambda m: (len(m.matched), m.score), reverse=True)
+
+    return _answer(scope, subject, find, rank, budget=budget, limit=limit)
 
 
 def recall_activity(
@@ -101,31 +94,64 @@ def recall_activity(
     check_range("limit", limit, *ACTIVITY_LIMIT_RANGE)
     scope.exposure.require_subject(subject, scope.client)
 
-    envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
-    listing = listing_or_unavailable(scope, envelope)
-    if listing is None:
-        return pack(envelope, [], budget=budget, limit=limit)
-    problems: list[dict[str, str]] = []
-    events: list[_Match] = []
-    for record in each_record(listing.root, listing, subject):
-        if isinstance(record, InvalidNote):
-            if _could_be_about(record, [subject], scope.exposure):
-                problems.append(_problem(record))
-            continue
-        if subject not in record.subjects or record.status != "active" or record.kind != "event":
-            continue
+    def find(record: MemoryRecord) -> _Match | None:
+        if record.status != "active" or record.kind != "event":
+            return None
         if on_or_after is not None and (record.date or "") < on_or_after:
+            return None
+        if not wanted:
+            return _slim(record, {}, 0)
+        found = _match(record, wanted)
+        return found if found is not None and len(found.matched) == len(wanted) else None
+
+    def rank(events: list[_Match]) -> None:
+        # Newest date first, then newest note, then by path (stable sorts, last key first).
+        events.sort(key=lambda e: e.path)
+        events.sort(key=lambda e: e.modified, reverse=True)
+        events.sort(key=lambda e: e.date or "", reverse=True)
+
+    return _answer(scope, subject, find, rank, budget=budget, limit=limit, dated=True)
+
+
+def _answer(
+    scope: Scope,
+    subject: str,
+    find: Callable[[MemoryRecord], _Match | None],
+    rank: Callable[[list[_Match]], None],
+    *,
+    budget: int,
+    limit: int,
+    dated: bool = False,
+) -> dict[str, Any]:
+    """One pass over the subject's records: `find` keeps the matches (as numbers), `rank`
+    orders them, and the answer is packed reading again only the records it returns — starting
+    over if one of those changed since it was matched."""
+    envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
+    for _ in range(ATTEMPTS):
+        listing = listing_or_unavailable(scope, envelope)
+        if listing is None:
+            return pack(envelope, [], budget=budget, limit=limit)
+        problems: list[dict[str, str]] = []
+        matches: list[_Match] = []
+        for record in each_record(listing.root, listing, subject):
+            if isinstance(record, InvalidNote):
+                if _could_be_about(record, [subject], scope.exposure):
+                    problems.append(_problem(record))
+            elif subject in record.subjects and (found := find(record)) is not None:
+                matches.append(found)
+        rank(matches)
+
+        def shape(found: _Match, root: Path = listing.root, vault: str = envelope["vault"]) -> dict[str, Any]:
+            shaped = _shape(found, vault, read_again(root, found.path, found.revision))
+            return {**shaped, "date": found.date} if dated else shaped
+
+        try:
+            return answer(
+                envelope, Shaped(matches, shape, at_least=_least_size), budget=budget, limit=limit, problems=problems
+            )
+        except NoteChanged:
             continue
-        found = _match(record, wanted) if wanted else _slim(record, {}, 0)
-        if found is not None and (not wanted or len(found.matched) == len(wanted)):
-            events.append(found)
-    # Newest date first, then newest note, then by path (stable sorts, last key first).
-    events.sort(key=lambda e: e.path)
-    events.sort(key=lambda e: e.modified, reverse=True)
-    events.sort(key=lambda e: e.date or "", reverse=True)
-    vault = envelope["vault"]
-    shaped = Shaped(events, lambda e: {**_shape(e, vault), "date": e.date}, at_least=_least_size)
-    return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
+    return pack(unavailable(envelope, CHANGING_REASON), [], budget=budget, limit=limit)
 
 
 def list_subjects(scope: Scope) -> dict[str, Any]:
@@ -252,7 +278,7 @@ def _slim(record: MemoryRecord, matched: dict[str, list[str]], score: int) -> _M
     return _Match(
         path=note.path,
         title=note.title,
-        text=note.body,
+        text_chars=len(note.body),
         revision=note.revision,
         modified=note.modified,
         matched=matched,
@@ -263,14 +289,14 @@ def _slim(record: MemoryRecord, matched: dict[str, list[str]], score: int) -> _M
 
 def _least_size(found: _Match) -> int:
     # The text and path are written whole (JSON escaping only adds), each character a byte at least.
-    return len(found.text) + len(found.path)
+    return found.text_chars + len(found.path)
 
 
-def _shape(found: _Match, vault: str) -> dict[str, Any]:
+def _shape(found: _Match, vault: str, note: Note) -> dict[str, Any]:
     return {
         "path": found.path,
         "title": found.title,
-        "text": found.text,
+        "text": note.body,
         "revision": found.revision,
         "modified": found.modified,
         "uri": obsidian_uri(vault, found.path),

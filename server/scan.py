@@ -133,6 +133,29 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
         yield record
 
 
+class NoteChanged(Exception):
+    """A note read again for an answer is no longer the note the call found."""
+
+
+# A call that finds a note changed between finding and answering starts over this many times.
+ATTEMPTS = 3
+CHANGING_REASON = f"notes kept changing while they were read ({ATTEMPTS} times); ask again"
+
+
+def read_again(root: Path, path: str, revision: str) -> Note:
+    """The note at `path`, read again for the few records an answer returns: calls keep only
+    numbers for the many they find (whole notes would be most of a large vault's memory).
+    Raises NoteChanged unless its bytes are still those of `revision`."""
+    try:
+        raw = read_note_bytes(root, path)
+    except (OSError, NoteTooLarge):
+        raise NoteChanged(path) from None
+    note = parse_note(path, raw.data, raw.mtime_ns)
+    if not isinstance(note, Note) or note.revision != revision:
+        raise NoteChanged(path)
+    return note
+
+
 def _unreadable_folder(folder: str) -> InvalidNote:
     return InvalidNote(
         path=display(folder) + "/",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from array import array
 from bisect import bisect_right
@@ -14,12 +13,12 @@ from typing import Any, overload
 
 from server.arguments import check_range, check_subject, show_value
 from server.errors import InvalidArgument
-from server.note import InvalidNote, Note, parse_note
+from server.note import InvalidNote, Note
 from server.packing import Shaped, answer, json_size, pack
-from server.scan import each_note, each_record
+from server.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_note, each_record, read_again
 from server.scope import Scope
 from server.uri import obsidian_uri
-from server.vault import NoteTooLarge, VaultListing, read_note_bytes, vault_name
+from server.vault import VaultListing, vault_name
 from server.view import listing_or_unavailable, unavailable
 from server.view import problem as view_problem
 
@@ -28,15 +27,6 @@ SEARCH_LIMIT_RANGE = (1, 100)
 MAX_PHRASE_CHARS = 200
 # A hit's line is shown whole up to this many characters, else this much around the hit.
 LINE_WIDTH = 240
-
-
-# A note may change between the pass that finds the hits and the reading of the few that are
-# returned; the search then starts over, this many times at most.
-_ATTEMPTS = 3
-
-
-class _NoteChanged(Exception):
-    """A note whose hits were chosen is no longer the note that was searched."""
 
 
 @dataclass(slots=True)
@@ -64,7 +54,7 @@ def search_notes(
     if subject is not None:
         envelope["subject"] = subject
     pattern = Phrase.of(phrase)
-    for attempt in range(_ATTEMPTS):
+    for attempt in range(ATTEMPTS):
         listing = listing_or_unavailable(scope, envelope)
         if listing is None:
             return pack(envelope, [], budget=budget, limit=limit)
@@ -76,11 +66,10 @@ def search_notes(
         shaped = Shaped(refs, reread.hit, size=lambda ref: ref[2])
         try:
             return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
-        except _NoteChanged:
-            if attempt == _ATTEMPTS - 1:
+        except NoteChanged:
+            if attempt == ATTEMPTS - 1:
                 break
-    reason = f"notes kept changing while they were searched ({_ATTEMPTS} times); ask again"
-    return pack(unavailable(envelope, reason), [], budget=budget, limit=limit)
+    return pack(unavailable(envelope, CHANGING_REASON), [], budget=budget, limit=limit)
 
 
 def _find_hits(
@@ -113,7 +102,7 @@ def _find_hits(
 def _collect(found: list[_NoteHits], note: Note, pattern: Phrase, vault: str) -> None:
     if not pattern.found_in(note.body):
         return  # most notes: no hit anywhere, so no line is looked at
-    lines = array("q")
+    lines = array("i")  # 32 bits: line numbers and sizes of notes under 1 MiB
     path_size = json_size(note.path)
     uri_size = json_size(obsidian_uri(vault, note.path))
     for number, line, start, end in _line_matches(note, pattern):
@@ -124,7 +113,7 @@ def _collect(found: list[_NoteHits], note: Note, pattern: Phrase, vault: str) ->
         _NoteHits(
             modified=note.modified,
             path=note.path,
-            digest=hashlib.sha256(note.data).digest(),
+            digest=bytes.fromhex(note.revision),
             lines=lines,
         )
     )
@@ -136,7 +125,7 @@ class _HitRefs(Sequence[tuple[_NoteHits, int, int]]):
 
     def __init__(self, found: list[_NoteHits]) -> None:
         self._found = found
-        self._ends = list(accumulate(len(note.lines) // 2 for note in found))
+        self._ends = array("q", accumulate(len(note.lines) // 2 for note in found))
 
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0
@@ -172,18 +161,10 @@ class _Reread:
         try:
             return self._hits[note_hits.path][line_number]
         except KeyError:
-            raise _NoteChanged(note_hits.path) from None
+            raise NoteChanged(note_hits.path) from None
 
     def _read(self, note_hits: _NoteHits) -> dict[int, dict[str, Any]]:
-        try:
-            raw = read_note_bytes(self._root, note_hits.path)
-        except (OSError, NoteTooLarge):
-            raise _NoteChanged(note_hits.path) from None
-        if hashlib.sha256(raw.data).digest() != note_hits.digest:
-            raise _NoteChanged(note_hits.path)
-        note = parse_note(note_hits.path, raw.data, raw.mtime_ns)
-        if not isinstance(note, Note):
-            raise _NoteChanged(note_hits.path)
+        note = read_again(self._root, note_hits.path, note_hits.digest.hex())
         return {entry["line"]: entry for entry in line_hits(note, self._pattern, self._vault)}
 
 

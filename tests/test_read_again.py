@@ -1,0 +1,78 @@
+"""Recall keeps numbers for what it matches and reads the returned notes again: a note saved in
+between must never be returned half old, half new — the call starts over instead."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server import recall
+from server.scope import Exposure, Scope
+from tests.vaults import write_vault
+
+OLD = "---\nsubject: build-system\n---\nold cache decision\n"
+NEW = "---\nsubject: build-system\n---\nnew cache decision, saved during the call\n"
+EVENT = "---\nsubject: build-system\nkind: event\ndate: 2026-03-0{n}\n---\ncache event {n}\n"
+
+
+def saving_after_passes(monkeypatch: pytest.MonkeyPatch, note: Path, texts: list[str]) -> list[int]:
+    """Make each pass over the records save `note` anew once it is done (the person saving
+    while the answer is put together); returns the list the passes are counted in."""
+    real = recall.each_record
+    passes: list[int] = []
+
+    def each_record_then_save(*args: Any) -> Iterator[Any]:
+        yield from real(*args)
+        passes.append(1)
+        if len(passes) <= len(texts):
+            note.write_text(texts[len(passes) - 1], encoding="utf-8")
+
+    monkeypatch.setattr(recall, "each_record", each_record_then_save)
+    return passes
+
+
+def test_a_note_saved_before_it_was_read_again_is_recalled_as_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = write_vault(tmp_path / "v", {"Decision.md": OLD})
+    passes = saving_after_passes(monkeypatch, vault / "Decision.md", [NEW])
+    result = recall.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
+    assert [r["text"] for r in result["records"]] == ["new cache decision, saved during the call\n"]
+    assert result["status"] == "ok" and len(passes) == 2
+
+
+def test_an_event_saved_before_it_was_read_again_is_recalled_as_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = write_vault(tmp_path / "v", {"Event.md": EVENT.format(n=1)})
+    saving_after_passes(monkeypatch, vault / "Event.md", [EVENT.format(n=2)])
+    result = recall.recall_activity(Scope(client="t", vault=vault, exposure=Exposure()), "build-system")
+    assert [(r["date"], r["text"]) for r in result["records"]] == [("2026-03-02", "cache event 2\n")]
+
+
+def test_a_note_that_never_stops_changing_gets_a_clear_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = write_vault(tmp_path / "v", {"Decision.md": OLD})
+    texts = [OLD.replace("old", f"edit {n}") for n in range(10)]
+    passes = saving_after_passes(monkeypatch, vault / "Decision.md", texts)
+    result = recall.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
+    assert result["status"] == "unavailable" and "kept changing" in result["reason"]
+    assert result["records"] == [] and len(passes) == 3
+
+
+def test_records_that_cannot_fit_are_never_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    big = "---\nsubject: build-system\n---\ncache " + "x" * 5000 + "\n"
+    vault = write_vault(tmp_path / "v", {"Big.md": big, "Small.md": OLD})
+    read: list[str] = []
+    real = recall.read_again
+
+    def counting(root: Path, path: str, revision: str) -> Any:
+        read.append(path)
+        return real(root, path, revision)
+
+    monkeypatch.setattr(recall, "read_again", counting)
+    result = recall.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
+    assert [r["path"] for r in result["records"]] == ["Small.md"] and result["omitted"] == 1
+    assert read == ["Small.md"]
