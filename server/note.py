@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -208,12 +208,22 @@ def first_heading(body: str) -> str | None:
     their heading, and every recalled note is asked."""
     if "# " not in body:
         return None
-    for line, in_code in fenced(body.split("\n")):
+    for line, in_code in fenced(_lines(body)):
         if not in_code and line.lstrip(" ").startswith("# "):
             found = atx_heading(line)
             if found and found[0] == 1:
                 return found[1]
     return None
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of `text`, one at a time: most notes open with their heading, so splitting
+    the whole body to look at its first line would be most of the work."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
 
 
 def invalid_from_head(path: str, head: bytes, reason: str) -> InvalidNote:

@@ -205,6 +205,9 @@ def read_note_head(root: Path, note_path: str, length: int) -> bytes:
 START_BYTES = 64 * 1024
 
 
+_HAS_READV = hasattr(os, "readv")
+
+
 def start_buffer() -> bytearray:
     """A buffer for read_note_if, reused for every note of one scan (never shared between
     calls, which may run at once)."""
@@ -214,7 +217,7 @@ def start_buffer() -> bytearray:
 def read_note_if(
     root_prefix: str,
     note_path: str,
-    skip: Callable[[bytearray, int], bool],
+    skip: Callable[[bytes | bytearray, int], bool],
     buffer: bytearray,
     limit: int = MAX_NOTE_BYTES,
 ) -> NoteBytes | None:
@@ -235,10 +238,16 @@ def read_note_if(
             raise FileNotFoundError(note_path) from None
         raise
     try:
-        length = os.readv(fd, [buffer])
-        if skip(buffer, length):
-            return None
-        start = memoryview(buffer)[:length].tobytes()
+        if _HAS_READV:
+            length = os.readv(fd, [buffer])
+            if skip(buffer, length):
+                return None
+            start = memoryview(buffer)[:length].tobytes()
+        else:  # Windows: no readv; a fresh buffer per note it is
+            start = os.read(fd, len(buffer))
+            length = len(start)
+            if skip(start, length):
+                return None
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise FileNotFoundError(note_path)

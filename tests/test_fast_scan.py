@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import server.vault
 from server import recall
 from server.note import InvalidNote
 from server.records import MemoryRecord
@@ -112,3 +113,13 @@ def test_the_any_subject_scan_keeps_every_record(vault: Path) -> None:
     assert sorted(r.note.path for r in fast.records) == sorted(r.note.path for r in full.records)
     mentions = {n.path for n in full.invalid if n.mentions_subject}
     assert {n.path for n in fast.invalid if n.mentions_subject} == mentions
+
+
+def test_without_readv_the_scan_finds_the_same(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Windows has no os.readv: each start is then read into a fresh buffer.
+    with_readv = scan_subject(vault, "build-system")
+    monkeypatch.setattr(server.vault, "_HAS_READV", False)
+    without = scan_subject(vault, "build-system")
+    assert [r.note.path for r in without.records] == [r.note.path for r in with_readv.records]
+    assert [n.path for n in without.invalid] == [n.path for n in with_readv.invalid]
+    assert with_readv.records
