@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from server.errors import VaultUnavailable
+from server.note import Note
 from server.packing import json_size
 from server.recall import BUDGET_RANGE
-from server.scan import scan_vault
+from server.records import MemoryRecord, as_record
+from server.scan import each_note
 from server.uri import obsidian_uri
-from server.vault import display, vault_name
+from server.vault import display, list_notes, vault_name
 
 # What a recalled record's envelope costs at most besides the record itself.
 _ENVELOPE_BYTES = 400
@@ -71,52 +73,72 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
+def _recalled_size(note: Note, vault: str) -> int | None:
+    """The size of the note as one recalled record, or None when it plainly fits the largest
+    budget: measuring every record would be most of a health check."""
+    # At most: six bytes of JSON per character (an escape), twelve per character of the URI
+    # (a four-byte character percent-encoded), and 200 for the names, revision and time.
+    most = 6 * (len(note.body) + len(note.path) + len(note.title)) + 12 * (len(note.path) + len(vault)) + 200
+    if most + _ENVELOPE_BYTES <= BUDGET_RANGE[1]:
+        return None
+    return json_size(
+        {
+            "path": note.path,
+            "title": note.title,
+            "text": note.body,
+            "revision": note.revision,
+            "modified": note.modified,
+            "uri": obsidian_uri(vault, note.path),
+        }
+    )
+
+
 def check_health(vault: Path | None, why_none: str = "no vault is configured") -> HealthReport:
     if vault is None:
         return HealthReport(status="unavailable", vault=None, path=None, reason=why_none)
     name = vault_name(vault)
     try:
-        scan = scan_vault(vault)
+        listing = list_notes(vault)
     except VaultUnavailable as exc:
         return HealthReport(status="unavailable", vault=name, path=display(vault), reason=str(exc))
     counts: dict[str, dict[str, Any]] = {}
     too_large: list[dict[str, Any]] = []
-    for record in scan.records:
+    names: dict[str, list[str]] = {}
+    found_problems: list[dict[str, str]] = []
+    records = 0
+    # Note by note, keeping no text: the tray asks for this every minute, on vaults of any size.
+    for note, trouble in each_note(vault, listing):
+        if trouble is not None:
+            found_problems.append({"path": trouble.path, "reason": trouble.reason})
+        if note is None:
+            continue
+        names.setdefault(note.title.casefold(), []).append(note.path)
+        record = as_record(note) if trouble is None else None
+        if not isinstance(record, MemoryRecord):
+            continue
+        records += 1
         for subject in record.subjects:
             entry = counts.setdefault(subject, {"subject": subject, "active": 0, "archived": 0, "events": 0})
             key = "archived" if record.status == "archived" else "events" if record.kind == "event" else "active"
             entry[key] += 1
-        note = record.note
-        size = json_size(
-            {
-                "path": note.path,
-                "title": note.title,
-                "text": note.body,
-                "revision": note.revision,
-                "modified": note.modified,
-                "uri": obsidian_uri(name, note.path),
-            }
-        )
-        if size + _ENVELOPE_BYTES > BUDGET_RANGE[1]:
+        size = _recalled_size(note, name)
+        if size is not None and size + _ENVELOPE_BYTES > BUDGET_RANGE[1]:
             too_large.append({"path": note.path, "bytes": size, "limit": BUDGET_RANGE[1]})
-    names: dict[str, list[str]] = {}
-    for note in scan.notes:
-        names.setdefault(note.title.casefold(), []).append(note.path)
     ambiguous = [
         {"name": paths[0].rsplit("/", 1)[-1][:-3], "paths": sorted(paths)} for paths in names.values() if len(paths) > 1
     ]
-    problems = tuple({"path": n.path, "reason": n.reason} for n in scan.invalid)
+    problems = tuple(found_problems)
     degraded = bool(problems or too_large)
     return HealthReport(
         status="degraded" if degraded else "ok",
         vault=name,
         path=display(vault),
-        notes=len(scan.listing.paths) + len(scan.listing.undecodable),
-        records=len(scan.records),
+        notes=len(listing.paths) + len(listing.undecodable),
+        records=records,
         subjects=tuple(counts[s] for s in sorted(counts)),
         problems=problems,
         too_large=tuple(too_large),
-        symlinks=tuple(display(s) for s in scan.listing.symlinks),
+        symlinks=tuple(display(s) for s in listing.symlinks),
         ambiguous_names=tuple(sorted(ambiguous, key=lambda a: a["name"].casefold())),
-        unreadable_folders=tuple(display(f) for f in scan.listing.unreadable_folders),
+        unreadable_folders=tuple(display(f) for f in listing.unreadable_folders),
     )

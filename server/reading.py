@@ -6,13 +6,14 @@ from typing import Any
 
 from server.arguments import check_range, show_value
 from server.errors import InvalidArgument
-from server.note import Note
+from server.note import Note, parse_note
 from server.packing import compact_json, json_size, shorten_to_bytes
-from server.resolve import fold, resolve_argument
+from server.resolve import fold, not_found, resolve_argument
 from server.scope import Scope
 from server.syntax import Heading, block_span, lines_between, section_span
 from server.uri import obsidian_uri
-from server.view import problem, view_or_unavailable
+from server.vault import NoteTooLarge, read_note_bytes
+from server.view import in_view, index_or_unavailable, problem
 
 READ_BUDGET_RANGE = (1024, 65536)
 MAX_SECTION_ARGUMENT = 500
@@ -25,14 +26,23 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
     if section is not None and (not isinstance(section, str) or len(section) > MAX_SECTION_ARGUMENT):
         raise InvalidArgument(f"section must be a heading of at most {MAX_SECTION_ARGUMENT} characters")
     result: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None}
-    view = view_or_unavailable(scope, result)
-    if view is None:
+    index = index_or_unavailable(scope, result)
+    if index is None:
         return result
-    path, subpath = resolve_argument(view, note)
+    path, subpath = resolve_argument(index.root, index.reachable(), note)
     wanted = section.strip() if section and section.strip() else subpath
-    if path in view.broken:
-        return _broken_note(view.name, path, problem(view.broken[path]), budget)
-    found = view.visible[path]
+    if path in index.broken:
+        return _broken_note(index.name, path, problem(index.broken[path]), budget)
+    # The index keeps no text: the one note asked for is read now, and judged again as it is now.
+    try:
+        raw = read_note_bytes(index.root, path)
+    except (OSError, NoteTooLarge):
+        raise not_found(note) from None  # gone since the index was made
+    found, trouble = in_view(scope.exposure, parse_note(path, raw.data, raw.mtime_ns))
+    if trouble is not None:
+        return _broken_note(index.name, path, problem(trouble), budget)
+    if found is None:
+        raise not_found(note)
     result.update(
         path=found.path,
         title=found.title,
@@ -40,7 +50,7 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
         text=found.body,
         revision=found.revision,
         modified=found.modified,
-        uri=obsidian_uri(view.name, found.path),
+        uri=obsidian_uri(index.name, found.path),
         sections=section_list(found),
     )
     if wanted:

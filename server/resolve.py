@@ -12,13 +12,13 @@ import posixpath
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from server.arguments import show_value
 from server.errors import InvalidArgument, NoteNotFound, PathRejected
 from server.note import NOTE_SUFFIX, Note
 from server.syntax import Link
 from server.vault import guard_note_path
-from server.view import VaultView
 
 MAX_NOTE_ARGUMENT = 1000
 MAX_CANDIDATES_SHOWN = 10
@@ -95,8 +95,9 @@ def not_found(text: str) -> NoteNotFound:
     )
 
 
-def resolve_argument(view: VaultView, text: str) -> tuple[str, str | None]:
-    """Resolve a tool's `note` argument to a visible (or visibly broken) note path and subpath.
+def resolve_argument(root: Path, reachable: Mapping[str, tuple[str, ...]], text: str) -> tuple[str, str | None]:
+    """Resolve a tool's `note` argument to a note path and subpath among `reachable` (the
+    visible and visibly broken notes, each with its aliases).
 
     The whole argument is tried as a path or name first, so a note whose name holds '#' or
     '|' ('C# notes/Issue #12') is found; then 'Note#Heading' and '[[Note|shown]]' forms.
@@ -107,8 +108,7 @@ def resolve_argument(view: VaultView, text: str) -> tuple[str, str | None]:
         raise InvalidArgument("note is empty: give a vault path like 'Projects/Build decision' or a note name")
     if len(text) > MAX_NOTE_ARGUMENT:
         raise InvalidArgument(f"note is {len(text)} characters long; the limit is {MAX_NOTE_ARGUMENT}")
-    reachable = {**view.visible, **{p: None for p in view.broken}}
-    index = NameIndex.of((path, view.visible[path].aliases if path in view.visible else ()) for path in reachable)
+    index = NameIndex.of(reachable.items())
     found: list[str] = []
     subpath: str | None = None
     for target, reading_subpath in _readings(text):
@@ -116,7 +116,7 @@ def resolve_argument(view: VaultView, text: str) -> tuple[str, str | None]:
             continue
         if "/" in target or target.lower().endswith(NOTE_SUFFIX):
             try:
-                guard_note_path(view.root, target)
+                guard_note_path(root, target)
             except PathRejected:
                 if not index.by_alias.get(fold(target)):
                     continue

@@ -61,22 +61,6 @@ def scan_vault(root: Path) -> VaultScan:
     return VaultScan(listing=listing, notes=tuple(notes), records=tuple(records), invalid=tuple(invalid))
 
 
-def scan_subject(root: Path, subject: str | None) -> VaultScan:
-    """Every record of `subject` (None: of every subject), of any status or kind, and every
-    invalid note that could be about it, read fresh.  Raises VaultUnavailable."""
-    listing = list_notes(root)
-    records: list[MemoryRecord] = []
-    invalid: list[InvalidNote] = []
-    for item in each_record(root, listing, subject):
-        if isinstance(item, InvalidNote):
-            invalid.append(item)
-        else:
-            records.append(item)
-    return VaultScan(
-        listing=listing, notes=tuple(r.note for r in records), records=tuple(records), invalid=tuple(invalid)
-    )
-
-
 def each_note(root: Path, listing: VaultListing) -> Iterator[tuple[Note | None, InvalidNote | None]]:
     """Every note as `scan_vault` sees it, one at a time: (note, None) for a valid note,
     (None, problem) for one that cannot be read or parsed, and (note, problem) for a valid

@@ -76,7 +76,7 @@ def _find_hits(
     scope: Scope, listing: VaultListing, pattern: Phrase, subject: str | None
 ) -> tuple[list[_NoteHits], list[dict[str, str]]]:
     """One pass over the notes this client may see: the hits of each (as numbers) and the
-    problems that could matter, as `open_view` and `VaultView.problems` decide them."""
+    problems that could matter, by the rules of `view.in_view`."""
     exposure = scope.exposure
     found: list[_NoteHits] = []
     broken: list[InvalidNote] = []

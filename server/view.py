@@ -1,11 +1,13 @@
-"""What one client can see of the vault on one call: a fresh scan with its exposure applied.
+"""What one client can see of the vault on one call, decided note by note as a pass reads it.
 
-Notes outside the exposure are absent here, so no tool built on a view can show, count or
-name them; link resolution alone looks at every note, as Obsidian does.
+Notes outside the exposure are never visible here, so no tool built on these can show, count
+or name them.  (tests/whole_vault.py holds the same rules applied to a whole scan at once: the
+reference the streaming tools are checked against.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,59 +15,86 @@ from typing import Any
 from server.errors import VaultUnavailable
 from server.note import InvalidNote, Note
 from server.packing import shorten_to_bytes
-from server.records import MemoryRecord
-from server.scan import VaultScan, scan_vault
-from server.scope import Scope
+from server.records import as_record
+from server.scan import each_note, each_record
+from server.scope import Exposure, Scope
 from server.vault import VaultListing, list_notes, vault_name
 
 MAX_REASON_BYTES = 400
 
 
+def in_view(exposure: Exposure, parsed: Note | InvalidNote) -> tuple[Note | None, InvalidNote | None]:
+    """One freshly parsed note as a client sees it, by the rules open_view applies to a whole
+    scan: (the note if visible, the problem if shown).  Both, for a note shown in the whole
+    vault whose record properties are broken."""
+    if isinstance(parsed, InvalidNote):
+        shown = exposure.mode == "vault" or (
+            parsed.mentions_subject and exposure.allows_record_subjects(parsed.subjects)
+        )
+        return None, parsed if shown else None
+    record = as_record(parsed)
+    if isinstance(record, InvalidNote):
+        return (parsed if exposure.mode == "vault" else None), in_view(exposure, record)[1]
+    if exposure.mode == "vault":
+        return parsed, None
+    if record is not None and exposure.allows_record_subjects(record.subjects):
+        return parsed, None
+    return None, None
+
+
 @dataclass(frozen=True)
-class VaultView:
+class VaultIndex:
+    """The notes a client may name, by path and alias, and the broken ones it may be told
+    about — without any note's text: read_note reads the one note asked for again."""
+
     root: Path
     name: str
-    scan: VaultScan
-    visible: dict[str, Note]  # path → note this client may see
-    records: dict[str, MemoryRecord]  # path → record, for visible records
-    broken: dict[str, InvalidNote]  # path → invalid note that could be in this client's view
-    exposure_mode: str = "records"
+    aliases: dict[str, tuple[str, ...]]  # visible note path → its aliases
+    broken: dict[str, InvalidNote]
 
-    def problems(self, subjects: tuple[str, ...] | None = None) -> list[dict[str, str]]:
-        """Broken notes that could matter to this answer (to the `subjects`, when given)."""
-        chosen = [
-            note
-            for note in self.broken.values()
-            if subjects is None or note.subjects is None or any(s in note.subjects for s in subjects)
-        ]
-        return [problem(note) for note in chosen]
+    def reachable(self) -> dict[str, tuple[str, ...]]:
+        """Every path a `note` argument may resolve to, with the aliases it answers to."""
+        return {**{path: () for path in self.broken}, **self.aliases}
+
+
+def index_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultIndex | None:
+    """Index the vault as this client sees it, in one pass that keeps no text, or turn
+    `result` into an `unavailable` answer and return None."""
+    listing = listing_or_unavailable(scope, result)
+    if listing is None:
+        return None
+    exposure = scope.exposure
+    aliases: dict[str, tuple[str, ...]] = {}
+    broken: dict[str, InvalidNote] = {}
+    if exposure.mode == "vault":
+        for note, trouble in each_note(listing.root, listing):
+            if note is not None:
+                aliases[note.path] = note.aliases
+            if trouble is not None:
+                broken[trouble.path] = trouble
+    else:
+        # Only records can be visible here, and only notes naming a subject can be shown broken.
+        for item in each_record(listing.root, listing, None):
+            note, trouble = in_view(exposure, item) if isinstance(item, InvalidNote) else in_view(exposure, item.note)
+            if note is not None:
+                aliases[note.path] = note.aliases
+            if trouble is not None:
+                broken[trouble.path] = trouble
+    return VaultIndex(root=listing.root, name=vault_name(listing.root), aliases=aliases, broken=broken)
+
+
+def visible_notes(exposure: Exposure, listing: VaultListing) -> Iterator[Note]:
+    """The notes a client may see, one at a time, read fresh."""
+    if exposure.mode == "vault":
+        yield from (note for note, _ in each_note(listing.root, listing) if note is not None)
+        return
+    for item in each_record(listing.root, listing, None):
+        if not isinstance(item, InvalidNote) and exposure.allows_record_subjects(item.subjects):
+            yield item.note
 
 
 def problem(note: InvalidNote) -> dict[str, str]:
     return {"path": note.path, "reason": shorten_to_bytes(note.reason, MAX_REASON_BYTES)}
-
-
-def open_view(scope: Scope) -> VaultView:
-    """Scan the scope's vault and apply the exposure.  Raises VaultUnavailable."""
-    assert scope.vault is not None
-    scan = scan_vault(scope.vault)
-    exposure = scope.exposure
-    records = {r.note.path: r for r in scan.records if exposure.allows_record_subjects(r.subjects)}
-    if exposure.mode == "vault":
-        visible = {n.path: n for n in scan.notes}
-        broken = {n.path: n for n in scan.invalid}
-    else:
-        visible = {path: r.note for path, r in records.items()}
-        broken = {n.path: n for n in scan.invalid if n.mentions_subject and exposure.allows_record_subjects(n.subjects)}
-    return VaultView(
-        root=scope.vault,
-        name=vault_name(scope.vault),
-        scan=scan,
-        visible=visible,
-        records=records,
-        broken=broken,
-        exposure_mode=exposure.mode,
-    )
 
 
 def unavailable(result: dict[str, Any], reason: str) -> dict[str, Any]:
@@ -85,18 +114,3 @@ def listing_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultListing
     except VaultUnavailable as exc:
         unavailable(result, str(exc))
         return None
-
-
-def view_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultView | None:
-    """Open the view, or turn `result` into an `unavailable` answer and return None."""
-    if scope.vault is None:
-        unavailable(result, scope.why or "no vault is configured")
-        return None
-    try:
-        view = open_view(scope)
-    except VaultUnavailable as exc:
-        unavailable(result, str(exc))
-        return None
-    if "vault" in result:
-        result["vault"] = view.name
-    return view

@@ -10,12 +10,12 @@ from server.errors import InvalidArgument, NoteNotFound
 from server.resolve import NameIndex, resolve_argument, resolve_link
 from server.scope import Exposure, Scope
 from server.syntax import Link
-from server.view import VaultView, open_view
+from server.view import VaultIndex, index_or_unavailable
 from tests.vaults import record, write_vault
 
 
 @pytest.fixture
-def view(tmp_path: Path) -> VaultView:
+def view(tmp_path: Path) -> VaultIndex:
     vault = write_vault(
         tmp_path / "v",
         {
@@ -29,7 +29,9 @@ def view(tmp_path: Path) -> VaultView:
             "Broken.md": "---\nsubject: team\nsubject: team\n---\n",
         },
     )
-    return open_view(Scope(client="t", vault=vault, exposure=Exposure()))
+    index = index_or_unavailable(Scope(client="t", vault=vault, exposure=Exposure()), {"vault": None})
+    assert index is not None
+    return index
 
 
 @pytest.mark.parametrize(
@@ -48,8 +50,8 @@ def view(tmp_path: Path) -> VaultView:
         ("Broken", "Broken.md", None),
     ],
 )
-def test_arguments_resolve_like_obsidian(view: VaultView, argument: str, path: str, subpath: str | None) -> None:
-    assert resolve_argument(view, argument) == (path, subpath)
+def test_arguments_resolve_like_obsidian(view: VaultIndex, argument: str, path: str, subpath: str | None) -> None:
+    assert resolve_argument(view.root, view.reachable(), argument) == (path, subpath)
 
 
 @pytest.mark.parametrize(
@@ -60,9 +62,9 @@ def test_arguments_resolve_like_obsidian(view: VaultView, argument: str, path: s
         ("Shared alias", "'Other', 'Unique note'"),
     ],
 )
-def test_an_ambiguous_name_lists_its_candidates(view: VaultView, argument: str, candidates: str) -> None:
+def test_an_ambiguous_name_lists_its_candidates(view: VaultIndex, argument: str, candidates: str) -> None:
     with pytest.raises(InvalidArgument, match="is ambiguous") as raised:
-        resolve_argument(view, argument)
+        resolve_argument(view.root, view.reachable(), argument)
     assert candidates in str(raised.value)
 
 
@@ -70,16 +72,16 @@ def test_an_ambiguous_name_lists_its_candidates(view: VaultView, argument: str, 
     "argument",
     ["Missing", "Private", "Private.md", "../v/Unique note", "/etc/passwd", ".obsidian/app", "#Heading only"],
 )
-def test_absent_hidden_and_unshared_notes_give_the_same_answer(view: VaultView, argument: str) -> None:
+def test_absent_hidden_and_unshared_notes_give_the_same_answer(view: VaultIndex, argument: str) -> None:
     with pytest.raises(NoteNotFound) as raised:
-        resolve_argument(view, argument)
+        resolve_argument(view.root, view.reachable(), argument)
     assert str(raised.value).startswith(f"no note {argument!r} that this client can read")
 
 
 @pytest.mark.parametrize("argument", ["", "   ", "x" * 1001])
-def test_an_empty_or_huge_argument_is_a_clear_error(view: VaultView, argument: str) -> None:
+def test_an_empty_or_huge_argument_is_a_clear_error(view: VaultIndex, argument: str) -> None:
     with pytest.raises(InvalidArgument, match="note is"):
-        resolve_argument(view, argument)
+        resolve_argument(view.root, view.reachable(), argument)
 
 
 INDEX = NameIndex.of(

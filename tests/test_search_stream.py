@@ -15,10 +15,10 @@ from server import search
 from server.packing import answer, json_size, pack
 from server.scope import Exposure, Scope
 from server.search import excerpt, hit, hit_size
-from server.view import view_or_unavailable
 from tests.synthetic_vault import generate
 from tests.test_fast_scan import TRICKY
 from tests.vaults import write_vault
+from tests.whole_vault import view_or_unavailable
 
 
 def reference_search(scope: Scope, query: str, limit: int, budget: int, subject: str | None) -> dict[str, Any]:

@@ -1,0 +1,90 @@
+"""The straightforward versions the streaming tools are checked against: every note of the
+vault read and held at once, then filtered.  Kept out of the server, which never needs them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from server.errors import VaultUnavailable
+from server.note import InvalidNote, Note
+from server.records import MemoryRecord
+from server.scan import VaultScan, each_record, scan_vault
+from server.scope import Scope
+from server.vault import list_notes, vault_name
+from server.view import problem, unavailable
+
+
+@dataclass(frozen=True)
+class VaultView:
+    root: Path
+    name: str
+    scan: VaultScan
+    visible: dict[str, Note]  # path → note this client may see
+    records: dict[str, MemoryRecord]  # path → record, for visible records
+    broken: dict[str, InvalidNote]  # path → invalid note that could be in this client's view
+    exposure_mode: str = "records"
+
+    def problems(self, subjects: tuple[str, ...] | None = None) -> list[dict[str, str]]:
+        """Broken notes that could matter to this answer (to the `subjects`, when given)."""
+        chosen = [
+            note
+            for note in self.broken.values()
+            if subjects is None or note.subjects is None or any(s in note.subjects for s in subjects)
+        ]
+        return [problem(note) for note in chosen]
+
+
+def open_view(scope: Scope) -> VaultView:
+    """Scan the scope's vault and apply the exposure.  Raises VaultUnavailable."""
+    assert scope.vault is not None
+    scan = scan_vault(scope.vault)
+    exposure = scope.exposure
+    records = {r.note.path: r for r in scan.records if exposure.allows_record_subjects(r.subjects)}
+    if exposure.mode == "vault":
+        visible = {n.path: n for n in scan.notes}
+        broken = {n.path: n for n in scan.invalid}
+    else:
+        visible = {path: r.note for path, r in records.items()}
+        broken = {n.path: n for n in scan.invalid if n.mentions_subject and exposure.allows_record_subjects(n.subjects)}
+    return VaultView(
+        root=scope.vault,
+        name=vault_name(scope.vault),
+        scan=scan,
+        visible=visible,
+        records=records,
+        broken=broken,
+        exposure_mode=exposure.mode,
+    )
+
+
+def view_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultView | None:
+    """Open the view, or turn `result` into an `unavailable` answer and return None."""
+    if scope.vault is None:
+        unavailable(result, scope.why or "no vault is configured")
+        return None
+    try:
+        view = open_view(scope)
+    except VaultUnavailable as exc:
+        unavailable(result, str(exc))
+        return None
+    if "vault" in result:
+        result["vault"] = view.name
+    return view
+
+
+def scan_subject(root: Path, subject: str | None) -> VaultScan:
+    """Every record of `subject` (None: of every subject), of any status or kind, and every
+    invalid note that could be about it, read fresh.  Raises VaultUnavailable."""
+    listing = list_notes(root)
+    records: list[MemoryRecord] = []
+    invalid: list[InvalidNote] = []
+    for item in each_record(root, listing, subject):
+        if isinstance(item, InvalidNote):
+            invalid.append(item)
+        else:
+            records.append(item)
+    return VaultScan(
+        listing=listing, notes=tuple(r.note for r in records), records=tuple(records), invalid=tuple(invalid)
+    )
