@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # properties.py calls in here first; the type alias is all we take from it
     from server.properties import PropertyValue
 
-# A property name YAML reads as plain text: ASCII, starting with a letter or '_'.
-_NAME = r"[A-Za-z_][A-Za-z0-9_-]*"
+# A property name YAML reads as plain text: ASCII, starting with a letter or '_', short.
+_NAME = r"[A-Za-z_][A-Za-z0-9_-]{0,127}"  # YAML refuses names over 1024 characters
 # A plain (unquoted) scalar that can only be text: starts with a letter of any script, then
 # letters, digits, spaces and a few harmless marks.  No ':', '#', ',', brackets or quotes, so
 # it holds no comment, no mapping and nothing YAML would treat as flow syntax.

@@ -233,7 +233,8 @@ def invalid_from_head(path: str, head: bytes, reason: str) -> InvalidNote:
     a `subject:` line in the leading properties block makes the note "could be in scope".
     """
     encoding = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8"
-    text = head.decode(encoding, errors="replace").lstrip("\ufeff").replace("\r\n", "\n")
+    text = head.decode(encoding, errors="replace").replace("\r\n", "\n")
+    text = text[1:] if text.startswith("\ufeff") else text  # one BOM, as decode_note_text
     if not text.startswith("---"):
         return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
     block = text.split("\n---", 1)[0]

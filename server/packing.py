@@ -7,6 +7,7 @@ Size is measured the way the contract defines it: the compact JSON of the whole 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, overload
 
@@ -23,6 +24,17 @@ def compact_json(value: Any) -> str:
 
 def json_size(value: Any) -> int:
     return len(compact_json(value).encode("utf-8"))
+
+
+# Characters json.dumps escapes when ensure_ascii is off; text without them is written as is.
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+
+
+def json_text_size(text: str) -> int:
+    """json_size(text) for a string, without encoding it when nothing in it needs escaping."""
+    if _ESCAPED.search(text) is None:
+        return (len(text) if text.isascii() else len(text.encode("utf-8"))) + 2
+    return json_size(text)
 
 
 class Shaped(Sequence[dict[str, Any]]):
@@ -141,7 +153,7 @@ def answer(
 
 def _fit_envelope(result: dict[str, Any], budget: int) -> None:
     """Shorten the envelope's free-text fields (never records) if they alone exceed the budget."""
-    for key in ("reason", "vault"):
+    for key in ("reason", "vault", "query"):
         while (over := json_size(result) - budget) > 0:
             value = result.get(key)
             if not isinstance(value, str) or not value.rstrip(_ELLIPSIS):

@@ -16,7 +16,7 @@ from typing import Any
 from server.arguments import check_choice, check_query, check_range, check_subject, show_value
 from server.errors import InvalidArgument
 from server.note import InvalidNote, Note, iso_utc
-from server.packing import MAX_PROBLEMS, Shaped, answer, pack, shorten_to_bytes
+from server.packing import MAX_PROBLEMS, Shaped, answer, json_size, json_text_size, pack, shorten_to_bytes
 from server.records import MemoryRecord, is_calendar_date
 from server.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_record, read_again
 from server.scope import Exposure, Scope
@@ -43,7 +43,7 @@ class _Match:
 
     path: str
     title: str
-    text_chars: int
+    text_size: int  # the text's size as a JSON string
     revision: str
     modified: str
     matched: dict[str, list[str]]  # query word → fields it was found in
@@ -145,10 +145,12 @@ def _answer(
             shaped = _shape(found, vault, read_again(root, found.path, found.revision))
             return {**shaped, "date": found.date} if dated else shaped
 
+        def size(found: _Match, vault: str = envelope["vault"]) -> int:
+            return _size(found, vault, dated)
+
         try:
-            return answer(
-                envelope, Shaped(matches, shape, at_least=_least_size), budget=budget, limit=limit, problems=problems
-            )
+            shaped = Shaped(matches, shape, at_least=_least_size, size=size)
+            return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
         except NoteChanged:
             continue
     return pack(unavailable(envelope, CHANGING_REASON), [], budget=budget, limit=limit)
@@ -226,7 +228,7 @@ def _fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[str, set[st
         in_body = {word for word in in_text if _holds(lowered, word)}
         # An inline tag is '#' and a run of non-blank characters of the body: only a word found
         # in such a run can be in one, and only then are the tags worth parsing.
-        tagged = any(re.search(r"#\S*" + re.escape(word), lowered) for word in in_text)
+        tagged = bool(in_text) and any(word in run for run in _HASH_RUNS.findall(lowered) for word in in_text)
         inline = _all_words(parse_inline_tags(body)) if tagged else []
     else:
         in_body = set(words(body)).intersection(wanted)
@@ -238,6 +240,11 @@ def _fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[str, set[st
         "tags": set(_all_words(note.tags)).union(inline).intersection(wanted),
         "body": in_body,
     }
+
+
+# '#' and the non-blank characters after it: where an inline tag can be.  Found run by run
+# (a pattern like '#\S*word' would backtrack over every long run, once per '#').
+_HASH_RUNS = re.compile(r"#\S+")
 
 
 def _holds(lowered_ascii: str, word: str) -> bool:
@@ -278,7 +285,7 @@ def _slim(record: MemoryRecord, matched: dict[str, list[str]], score: int) -> _M
     return _Match(
         path=note.path,
         title=note.title,
-        text_chars=len(note.body),
+        text_size=json_text_size(note.body),
         revision=note.revision,
         modified=note.modified,
         matched=matched,
@@ -289,7 +296,24 @@ def _slim(record: MemoryRecord, matched: dict[str, list[str]], score: int) -> _M
 
 def _least_size(found: _Match) -> int:
     # The text and path are written whole (JSON escaping only adds), each character a byte at least.
-    return found.text_chars + len(found.path)
+    return found.text_size + len(found.path)
+
+
+def _size(found: _Match, vault: str, dated: bool) -> int:
+    """json_size of the record `_shape` makes, without its text: the text's size was measured
+    when it matched, so only the records an answer returns are read again."""
+    shell: dict[str, Any] = {
+        "path": found.path,
+        "title": found.title,
+        "text": "",
+        "revision": found.revision,
+        "modified": found.modified,
+        "uri": obsidian_uri(vault, found.path),
+        "matched": found.matched,
+    }
+    if dated:
+        shell["date"] = found.date
+    return json_size(shell) - json_size("") + found.text_size
 
 
 def _shape(found: _Match, vault: str, note: Note) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any, overload
 from server.arguments import check_range, check_subject, show_value
 from server.errors import InvalidArgument
 from server.note import InvalidNote, Note
-from server.packing import Shaped, answer, json_size, pack
+from server.packing import Shaped, answer, json_size, json_text_size, pack
 from server.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_note, each_record, read_again
 from server.scope import Scope
 from server.uri import obsidian_uri
@@ -79,23 +79,25 @@ def _find_hits(
     problems that could matter, by the rules of `view.in_view`."""
     exposure = scope.exposure
     found: list[_NoteHits] = []
-    broken: list[InvalidNote] = []
+    # By path, as the whole-vault view keeps them: two names that show alike (bytes that are
+    # not UTF-8) are one problem to report.
+    broken: dict[str, InvalidNote] = {}
     vault = vault_name(listing.root)
     if exposure.mode == "vault" and subject is None:
         for note, problem in each_note(listing.root, listing):
             if problem is not None:
-                broken.append(problem)
+                broken[problem.path] = problem
             if note is not None:
                 _collect(found, note, pattern, vault)
-        return found, [view_problem(n) for n in broken]
+        return found, [view_problem(n) for n in broken.values()]
     for item in each_record(listing.root, listing, subject):
         if isinstance(item, InvalidNote):
             if exposure.mode == "vault" or (item.mentions_subject and exposure.allows_record_subjects(item.subjects)):
-                broken.append(item)
+                broken[item.path] = item
         elif exposure.mode == "vault" or exposure.allows_record_subjects(item.subjects):
             _collect(found, item.note, pattern, vault)
     wanted = (subject,) if subject else None
-    chosen = [n for n in broken if wanted is None or n.subjects is None or any(s in n.subjects for s in wanted)]
+    chosen = [n for n in broken.values() if wanted is None or n.subjects is None or set(wanted) & set(n.subjects)]
     return found, [view_problem(n) for n in chosen]
 
 
@@ -108,7 +110,7 @@ def _collect(found: list[_NoteHits], note: Note, pattern: Phrase, vault: str) ->
     for number, line, start, end in _line_matches(note, pattern):
         text, shortened = excerpt(line, start, end)
         lines.append(number)
-        lines.append(hit_size(path_size, number, _text_size(text), uri_size, shortened))
+        lines.append(hit_size(path_size, number, json_text_size(text), uri_size, shortened))
     found.append(
         _NoteHits(
             modified=note.modified,
@@ -247,17 +249,6 @@ def hit(path: str, line_number: int, line: str, start: int, end: int, vault: str
     if shortened:
         entry["shortened"] = True
     return entry
-
-
-# Characters json.dumps escapes when ensure_ascii is off; text without them is written as is.
-_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
-
-
-def _text_size(text: str) -> int:
-    """The size of `text` as a JSON string in compact JSON (see packing.json_size)."""
-    if _ESCAPED.search(text) is None:
-        return len(text.encode("utf-8")) + 2
-    return json_size(text)
 
 
 def hit_size(path_size: int, line_number: int, text_size: int, uri_size: int, shortened: bool) -> int:

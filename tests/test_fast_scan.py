@@ -48,6 +48,25 @@ TRICKY = {
     "CR only.md": b"---\rsubject: build-system\r---\rcache\r",
     "Closed at the end.md": "---\nsubject: build-system\n---",
     "Alias names ours.md": "---\nsubject: hiring\naliases: [build-system]\n---\ncache\n",
+    # Slugs YAML reads as other things: the record is broken, and could be about anything.
+    "Numbered.md": "---\nsubject: 123\n---\ncache\n",
+    "Null.md": "---\nsubject: null\n---\ncache\n",
+    "Yes.md": "---\nx: 1\nsubject: yes\n---\ncache\n",
+    "Listed off.md": "---\nsubject: [hiring, off]\n---\ncache\n",
+    "Short date.md": "---\nsubject: 2026-1-5\n---\ncache\n",
+    # Quotes that do not close a slug.
+    "Stray quote.md": "---\nsubject: hiring'\n---\ncache\n",
+    "Doubled quote.md": "---\nsubject: 'hiring'''\n---\ncache\n",
+    "Quoted on.md": "---\nsubject: 'hiring\nx'\n---\ncache\n",
+    "Quoted comma.md": "---\nsubject: [hiring, 'a,b']\n---\ncache\n",
+    # A value carried on over a blank line, or a line break YAML knows and '\n' is not.
+    "Blank then more.md": "---\nsubject: hiring\n\n  more\n---\ncache\n",
+    "CRLF blank then more.md": b"---\nx: 1\nsubject: hiring\r\n\r\n  more\r\n---\r\ncache\r\n",
+    "NEL then more.md": b"---\nsubject: hiring\n\xc2\x85  more\n---\ncache\n",
+    "Lone CR closing.md": b"---\n  subject: Bad Slug\n---\rbody\nsubject: hiring\n---\n",
+    # '--- x' ends the block where a broken note's subject is looked for.
+    "Dashes line.md": "---\nx:\n  subject: a\n--- x\nsubject: hiring\n---\n",
+    "Two BOMs.md": b"\xef\xbb\xbf\xef\xbb\xbf---\nsubject: build-system\n---\nbody \xff\n",
     # Properties longer than the start a scan reads first.
     "Long properties.md": "---\npadding: " + "a" * 70_000 + "\nsubject: build-system\n---\ncache\n",
 }

@@ -233,6 +233,7 @@ def test_common_blocks_are_read_flat(text: str, expected: dict[str, object]) -> 
         "\nx: [a, b,]\n",
         "\nx:\ty\n",
         "\nYes: 1\n",
+        "\n" + "k" * 1025 + ": x\n",  # YAML refuses names over 1024 characters
     ],
 )
 def test_anything_less_plain_is_left_to_yaml(text: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.packing import Shaped, json_size, pack
+from server.packing import Shaped, json_size, json_text_size, pack
 
 TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=300)
 RECORD = st.fixed_dictionaries(
@@ -104,3 +104,9 @@ def test_lazily_shaped_candidates_pack_exactly_as_shaped_ones(
     assert pack(envelope, lazy, budget=budget, limit=limit) == pack(envelope, candidates, budget=budget, limit=limit)
     # Passed over unshaped: candidates whose text alone could not fit.
     assert all(len(candidates[i]["text"]) < budget for i in shaped_on_demand)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
+def test_a_text_size_is_its_json_size(text: str) -> None:
+    assert json_text_size(text) == json_size(text)

@@ -3,6 +3,7 @@ between must never be returned half old, half new — the call starts over inste
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -76,3 +77,35 @@ def test_records_that_cannot_fit_are_never_read_again(tmp_path: Path, monkeypatc
     result = recall.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
     assert [r["path"] for r in result["records"]] == ["Small.md"] and result["omitted"] == 1
     assert read == ["Small.md"]
+
+
+def test_a_record_too_large_to_return_is_not_read_again_even_when_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ranked first (newest), but its quotes double in JSON: it cannot fit, and saving it
+    # during the call must not make the call start over.
+    big = "---\nsubject: build-system\n---\ncache " + '"' * 300 + "\n"
+    vault = write_vault(tmp_path / "v", {"Small.md": OLD, "Big.md": big})
+    os.utime(vault / "Big.md", (2_000_000_000, 2_000_000_000))
+    passes = saving_after_passes(monkeypatch, vault / "Big.md", [big.replace("cache", "cache cache")] * 5)
+    scope = Scope(client="t", vault=vault, exposure=Exposure())
+    result = recall.recall_context(scope, "build-system", "cache", budget=512)
+    assert result["status"] == "ok" and [r["path"] for r in result["records"]] == ["Small.md"]
+    assert result["omitted"] == 1 and len(passes) == 1
+
+
+def test_a_long_run_of_hashes_is_matched_in_one_pass(tmp_path: Path) -> None:
+    # Minified CSS in a note: thousands of '#' with no blank between them.  (A pattern that
+    # backtracked over the run once per '#' took minutes on a note this size.)
+    colours = ";".join(f"#{n:03x}" for n in range(40_000))
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            "Colours.md": f"---\nsubject: build-system\n---\nThe cache colours:\n{colours}#cache\n",
+            "Plain.md": "---\nsubject: build-system\n---\nThe cache\n",
+        },
+    )
+    result = recall.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
+    matched = {r["path"]: r["matched"] for r in result["records"]}
+    assert matched["Plain.md"] == {"cache": ["body"]}
+    assert "Colours.md" not in matched and result["omitted"] == 1  # too large for 4096 bytes, still counted

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server import search
-from server.packing import answer, json_size, pack
+from server.packing import answer, json_size, json_text_size, pack
 from server.scope import Exposure, Scope
 from server.search import excerpt, hit, hit_size
 from tests.synthetic_vault import generate
@@ -84,7 +84,7 @@ def test_a_hit_size_is_the_size_of_the_hit(line: str, path: str, number: int) ->
     end = min(len(line), start + 5)
     entry = hit(path, number, line, start, end, "My vault")
     text, shortened = excerpt(line, start, end)
-    size = hit_size(json_size(path), number, search._text_size(text), json_size(entry["uri"]), shortened)
+    size = hit_size(json_size(path), number, json_text_size(text), json_size(entry["uri"]), shortened)
     assert size == json_size(entry)
 
 
@@ -125,3 +125,11 @@ def test_a_note_that_never_stops_changing_gets_a_clear_answer(tmp_path: Path, mo
     result = search.search_notes(scope, "cache")
     assert result["status"] == "unavailable"
     assert "kept changing" in result["reason"] and result["records"] == []
+
+
+@pytest.mark.parametrize("query", ["a" + "\x01" * 199, "😀" * 200, 'a"' * 100])
+def test_a_long_query_echoed_back_still_fits_the_budget(vault: Path, query: str) -> None:
+    scope = Scope(client="t", vault=vault, exposure=Exposure(mode="vault"))
+    result = search.search_notes(scope, query, 1, 512)
+    assert json_size(result) <= 512 and result["status"] in ("ok", "degraded")
+    assert result["query"] == query or result["query"].endswith("…")
