@@ -53,9 +53,10 @@ def plainly_not_about(subject: bytes | None, start: bytes | bytearray, length: i
         # A record of that one slug: about `subject` only if it is that slug or names it
         # elsewhere in the block (an alias, say — then it is read to make sure).
         slug = common.group(1)
-        if _NOT_TEXT.fullmatch(slug) or _OTHER_BREAKS.search(start, 0, common.end()):
-            return False
-        return subject is not None and slug != subject and start.find(subject, 0, common.end()) < 0
+        end = common.end()
+        if _NOT_TEXT.fullmatch(slug) or _OTHER_BREAKS.search(start, 0, end):
+            return False  # the slug is no text to YAML, or YAML's lines are not these
+        return subject is not None and slug != subject and start.find(subject, 0, end) < 0
     if not start.startswith(_PROPERTIES_START, 0, end):
         # No properties block: never a record, never a broken note about a subject — unless
         # it is UTF-16 (with its BOM), which the full reading decodes to find out.
