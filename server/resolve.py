@@ -16,7 +16,7 @@ from pathlib import Path
 
 from server.arguments import show_value
 from server.errors import InvalidArgument, NoteNotFound, PathRejected
-from server.note import NOTE_SUFFIX, Note
+from server.note import NOTE_SUFFIX
 from server.syntax import Link
 from server.vault import guard_note_path
 
@@ -70,10 +70,6 @@ class NameIndex:
         elif key in self.by_name:
             return sorted(self.by_name[key])
         return sorted(set(self.by_alias.get(key, [])))  # an alias may contain '/' ('CI/CD')
-
-
-def index_notes(notes: Mapping[str, Note]) -> NameIndex:
-    return NameIndex.of((path, note.aliases) for path, note in notes.items())
 
 
 def split_note_argument(text: str) -> tuple[str, str | None]:

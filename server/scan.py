@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -16,7 +15,6 @@ from server.vault import (
     NoteTooLarge,
     VaultListing,
     display,
-    list_notes,
     read_note_bytes,
     read_note_head,
     read_note_if,
@@ -29,40 +27,8 @@ log = logging.getLogger(__name__)
 _HEAD_BYTES = 64 * 1024
 
 
-@dataclass(frozen=True)
-class VaultScan:
-    listing: VaultListing
-    notes: tuple[Note, ...]
-    records: tuple[MemoryRecord, ...]
-    invalid: tuple[InvalidNote, ...]
-
-
-def scan_vault(root: Path) -> VaultScan:
-    """Read and parse every note of the vault.  Raises VaultUnavailable (from listing)."""
-    listing = list_notes(root)
-    notes: list[Note] = []
-    records: list[MemoryRecord] = []
-    invalid: list[InvalidNote] = []
-    invalid += [_unreadable_folder(folder) for folder in listing.unreadable_folders]
-    invalid += [_undecodable(root, name) for name in listing.undecodable]
-    for path in listing.paths:
-        parsed = _read_and_parse(root, path)
-        if parsed is None:
-            continue
-        if isinstance(parsed, InvalidNote):
-            invalid.append(parsed)
-            continue
-        notes.append(parsed)
-        record = as_record(parsed)
-        if isinstance(record, InvalidNote):
-            invalid.append(record)
-        elif record is not None:
-            records.append(record)
-    return VaultScan(listing=listing, notes=tuple(notes), records=tuple(records), invalid=tuple(invalid))
-
-
 def each_note(root: Path, listing: VaultListing) -> Iterator[tuple[Note | None, InvalidNote | None]]:
-    """Every note as `scan_vault` sees it, one at a time: (note, None) for a valid note,
+    """Every note, read and parsed in full, one at a time: (note, None) for a valid note,
     (None, problem) for one that cannot be read or parsed, and (note, problem) for a valid
     note whose record properties break the rules (shown, and reported)."""
     yield from ((None, _unreadable_folder(folder)) for folder in listing.unreadable_folders)
@@ -86,7 +52,7 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
     `subject` is skipped on those bytes, before any decoding or YAML — no properties block, no
     `subject` in it, or a `subject:` line that plainly names other subjects (see
     subject_prefilter.py).  Anything less plain is read whole and parsed, so the answer is the
-    same as from `scan_vault` (tests/test_fast_scan.py checks that on generated vaults).
+    same as from `each_note` (tests/test_fast_scan.py checks that on generated vaults).
     """
     wanted = subject.encode("ascii") if subject is not None else None
 

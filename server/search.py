@@ -19,7 +19,7 @@ from server.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_note, each_
 from server.scope import Scope
 from server.uri import obsidian_uri
 from server.vault import VaultListing, vault_name
-from server.view import listing_or_unavailable, unavailable
+from server.view import in_view, listing_or_unavailable, unavailable
 from server.view import problem as view_problem
 
 SEARCH_BUDGET_RANGE = (512, 65536)
@@ -91,11 +91,11 @@ def _find_hits(
                 _collect(found, note, pattern, vault)
         return found, [view_problem(n) for n in broken.values()]
     for item in each_record(listing.root, listing, subject):
-        if isinstance(item, InvalidNote):
-            if exposure.mode == "vault" or (item.mentions_subject and exposure.allows_record_subjects(item.subjects)):
-                broken[item.path] = item
-        elif exposure.mode == "vault" or exposure.allows_record_subjects(item.subjects):
-            _collect(found, item.note, pattern, vault)
+        note, trouble = in_view(exposure, item)
+        if trouble is not None:
+            broken[trouble.path] = trouble
+        if note is not None:
+            _collect(found, note, pattern, vault)
     wanted = (subject,) if subject else None
     chosen = [n for n in broken.values() if wanted is None or n.subjects is None or set(wanted) & set(n.subjects)]
     return found, [view_problem(n) for n in chosen]

@@ -15,7 +15,7 @@ from typing import Any
 from server.errors import VaultUnavailable
 from server.note import InvalidNote, Note
 from server.packing import shorten_to_bytes
-from server.records import as_record
+from server.records import MemoryRecord, as_record
 from server.scan import each_note, each_record
 from server.scope import Exposure, Scope
 from server.vault import VaultListing, list_notes, vault_name
@@ -23,22 +23,23 @@ from server.vault import VaultListing, list_notes, vault_name
 MAX_REASON_BYTES = 400
 
 
-def in_view(exposure: Exposure, parsed: Note | InvalidNote) -> tuple[Note | None, InvalidNote | None]:
-    """One freshly parsed note as a client sees it, by the rules open_view applies to a whole
-    scan: (the note if visible, the problem if shown).  Both, for a note shown in the whole
-    vault whose record properties are broken."""
+def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tuple[Note | None, InvalidNote | None]:
+    """One freshly parsed note (or the record made of it) as a client sees it: (the note if
+    visible, the problem if shown).  Both, for a note shown in the whole vault whose record
+    properties are broken.  The visibility rules of every tool, in one place."""
     if isinstance(parsed, InvalidNote):
         shown = exposure.mode == "vault" or (
             parsed.mentions_subject and exposure.allows_record_subjects(parsed.subjects)
         )
         return None, parsed if shown else None
-    record = as_record(parsed)
+    record = parsed if isinstance(parsed, MemoryRecord) else as_record(parsed)
+    note = parsed.note if isinstance(parsed, MemoryRecord) else parsed
     if isinstance(record, InvalidNote):
-        return (parsed if exposure.mode == "vault" else None), in_view(exposure, record)[1]
+        return (note if exposure.mode == "vault" else None), in_view(exposure, record)[1]
     if exposure.mode == "vault":
-        return parsed, None
+        return note, None
     if record is not None and exposure.allows_record_subjects(record.subjects):
-        return parsed, None
+        return note, None
     return None, None
 
 
@@ -75,7 +76,7 @@ def index_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultIndex | N
     else:
         # Only records can be visible here, and only notes naming a subject can be shown broken.
         for item in each_record(listing.root, listing, None):
-            note, trouble = in_view(exposure, item) if isinstance(item, InvalidNote) else in_view(exposure, item.note)
+            note, trouble = in_view(exposure, item)
             if note is not None:
                 aliases[note.path] = note.aliases
             if trouble is not None:
@@ -89,8 +90,9 @@ def visible_notes(exposure: Exposure, listing: VaultListing) -> Iterator[Note]:
         yield from (note for note, _ in each_note(listing.root, listing) if note is not None)
         return
     for item in each_record(listing.root, listing, None):
-        if not isinstance(item, InvalidNote) and exposure.allows_record_subjects(item.subjects):
-            yield item.note
+        note, _ = in_view(exposure, item)
+        if note is not None:
+            yield note
 
 
 def problem(note: InvalidNote) -> dict[str, str]:

@@ -11,12 +11,11 @@ import server.vault
 from server import recall
 from server.note import InvalidNote
 from server.records import MemoryRecord
-from server.scan import scan_vault
 from server.scope import Exposure, Scope
 from server.vault import VaultListing
 from tests.synthetic_vault import SUBJECTS, generate
 from tests.vaults import write_vault
-from tests.whole_vault import scan_subject
+from tests.whole_vault import scan_subject, scan_vault
 
 TRICKY = {
     "Quoted.md": '---\n"subject": build-system\n---\ncache\n',

@@ -205,7 +205,7 @@ def test_a_fifo_in_place_of_app_json_or_a_note_does_not_block(tmp_path: Path) ->
     os.mkfifo(vault / ".obsidian/app.json")
     os.mkfifo(vault / "Pipe.md")
     probe = (
-        "import sys; from pathlib import Path; from server.scan import scan_vault; "
+        "import sys; from pathlib import Path; from tests.whole_vault import scan_vault; "
         "s = scan_vault(Path(sys.argv[1])); print([n.path for n in s.notes])"
     )
     done = subprocess.run(
@@ -221,7 +221,7 @@ def test_a_fifo_in_place_of_app_json_or_a_note_does_not_block(tmp_path: Path) ->
 
 def test_names_that_are_not_utf8_are_reported_not_a_crash(tmp_path: Path) -> None:
     from server.packing import compact_json
-    from server.scan import scan_vault
+    from tests.whole_vault import scan_vault
 
     vault = write_vault(tmp_path / "v", {"Good.md": "---\nsubject: s\n---\nword\n"})
     raw = os.fsencode(vault)
@@ -264,7 +264,7 @@ def test_a_folder_that_can_be_listed_but_not_entered_is_a_problem() -> None:
                 pytest.skip("running as root without setpriv: no way to be denied")
             prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
         probe = (
-            "import sys; from pathlib import Path; from server.scan import scan_vault; "
+            "import sys; from pathlib import Path; from tests.whole_vault import scan_vault; "
             "s = scan_vault(Path(sys.argv[1])); print([n.path for n in s.notes], [n.path for n in s.invalid])"
         )
         done = subprocess.run(

@@ -9,11 +9,36 @@ from typing import Any
 
 from server.errors import VaultUnavailable
 from server.note import InvalidNote, Note
-from server.records import MemoryRecord
-from server.scan import VaultScan, each_record, scan_vault
+from server.records import MemoryRecord, as_record
+from server.scan import each_note, each_record
 from server.scope import Scope
-from server.vault import list_notes, vault_name
+from server.vault import VaultListing, list_notes, vault_name
 from server.view import problem, unavailable
+
+
+@dataclass(frozen=True)
+class VaultScan:
+    listing: VaultListing
+    notes: tuple[Note, ...]
+    records: tuple[MemoryRecord, ...]
+    invalid: tuple[InvalidNote, ...]
+
+
+def scan_vault(root: Path) -> VaultScan:
+    """Every note of the vault read and parsed in full, and held.  Raises VaultUnavailable."""
+    listing = list_notes(root)
+    notes: list[Note] = []
+    records: list[MemoryRecord] = []
+    invalid: list[InvalidNote] = []
+    for note, trouble in each_note(root, listing):
+        if trouble is not None:
+            invalid.append(trouble)
+        if note is not None:
+            notes.append(note)
+            record = as_record(note) if trouble is None else None
+            if isinstance(record, MemoryRecord):
+                records.append(record)
+    return VaultScan(listing=listing, notes=tuple(notes), records=tuple(records), invalid=tuple(invalid))
 
 
 @dataclass(frozen=True)
