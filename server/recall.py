@@ -10,19 +10,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from server.arguments import check_choice, check_query, check_range, check_subject, show_value
 from server.errors import InvalidArgument
-from server.note import InvalidNote, Note, iso_utc
-from server.packing import MAX_PROBLEMS, Shaped, answer, json_size, json_text_size, pack, shorten_to_bytes
+from server.note import InvalidNote, iso_utc
+from server.packing import MAX_PROBLEMS, Shaped, json_size, json_text_size, shorten_to_bytes
 from server.records import MemoryRecord, is_calendar_date
-from server.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_record, read_again
+from server.scan import each_record, read_again
 from server.scope import Exposure, Scope
 from server.syntax import parse_inline_tags
 from server.uri import obsidian_uri
-from server.view import listing_or_unavailable, unavailable
+from server.vault import VaultListing, vault_name
+from server.view import answer_anew, listing_or_unavailable
 from server.words import words
 
 BUDGET_RANGE = (512, 65536)
@@ -127,10 +129,16 @@ def _answer(
     orders them, and the answer is packed reading again only the records it returns — starting
     over if one of those changed since it was matched."""
     envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
-    for _ in range(ATTEMPTS):
-        listing = listing_or_unavailable(scope, envelope)
-        if listing is None:
-            return pack(envelope, [], budget=budget, limit=limit)
+    vault = vault_name(scope.vault) if scope.vault is not None else ""
+
+    def shape(found: _Match, root: Path) -> dict[str, Any]:
+        return _shape(found, vault, read_again(root, found.path, found.revision).body, dated)
+
+    def size(found: _Match) -> int:
+        # The text's size was measured when it matched: only returned records are read again.
+        return json_size(_shape(found, vault, "", dated)) - json_size("") + found.text_size
+
+    def find_matches(listing: VaultListing) -> tuple[Shaped, list[dict[str, str]]]:
         problems: list[dict[str, str]] = []
         matches: list[_Match] = []
         for record in each_record(listing.root, listing, subject):
@@ -140,20 +148,9 @@ def _answer(
             elif subject in record.subjects and (found := find(record)) is not None:
                 matches.append(found)
         rank(matches)
+        return Shaped(matches, partial(shape, root=listing.root), at_least=_least_size, size=size), problems
 
-        def shape(found: _Match, root: Path = listing.root, vault: str = envelope["vault"]) -> dict[str, Any]:
-            shaped = _shape(found, vault, read_again(root, found.path, found.revision))
-            return {**shaped, "date": found.date} if dated else shaped
-
-        def size(found: _Match, vault: str = envelope["vault"]) -> int:
-            return _size(found, vault, dated)
-
-        try:
-            shaped = Shaped(matches, shape, at_least=_least_size, size=size)
-            return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
-        except NoteChanged:
-            continue
-    return pack(unavailable(envelope, CHANGING_REASON), [], budget=budget, limit=limit)
+    return answer_anew(scope, envelope, find_matches, budget=budget, limit=limit)
 
 
 def list_subjects(scope: Scope) -> dict[str, Any]:
@@ -299,30 +296,14 @@ def _least_size(found: _Match) -> int:
     return found.text_size + len(found.path)
 
 
-def _size(found: _Match, vault: str, dated: bool) -> int:
-    """json_size of the record `_shape` makes, without its text: the text's size was measured
-    when it matched, so only the records an answer returns are read again."""
-    shell: dict[str, Any] = {
+def _shape(found: _Match, vault: str, text: str, dated: bool) -> dict[str, Any]:
+    shaped = {
         "path": found.path,
         "title": found.title,
-        "text": "",
+        "text": text,
         "revision": found.revision,
         "modified": found.modified,
         "uri": obsidian_uri(vault, found.path),
         "matched": found.matched,
     }
-    if dated:
-        shell["date"] = found.date
-    return json_size(shell) - json_size("") + found.text_size
-
-
-def _shape(found: _Match, vault: str, note: Note) -> dict[str, Any]:
-    return {
-        "path": found.path,
-        "title": found.title,
-        "text": note.body,
-        "revision": found.revision,
-        "modified": found.modified,
-        "uri": obsidian_uri(vault, found.path),
-        "matched": found.matched,
-    }
+    return {**shaped, "date": found.date} if dated else shaped

@@ -14,12 +14,12 @@ from typing import Any, overload
 from server.arguments import check_range, check_subject, show_value
 from server.errors import InvalidArgument
 from server.note import InvalidNote, Note
-from server.packing import Shaped, answer, json_size, json_text_size, pack
-from server.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_note, each_record, read_again
+from server.packing import Shaped, json_size, json_text_size
+from server.scan import NoteChanged, each_note, each_record, read_again
 from server.scope import Scope
 from server.uri import obsidian_uri
 from server.vault import VaultListing, vault_name
-from server.view import in_view, listing_or_unavailable, unavailable
+from server.view import answer_anew, in_view
 from server.view import problem as view_problem
 
 SEARCH_BUDGET_RANGE = (512, 65536)
@@ -54,22 +54,15 @@ def search_notes(
     if subject is not None:
         envelope["subject"] = subject
     pattern = Phrase.of(phrase)
-    for attempt in range(ATTEMPTS):
-        listing = listing_or_unavailable(scope, envelope)
-        if listing is None:
-            return pack(envelope, [], budget=budget, limit=limit)
+
+    def find(listing: VaultListing) -> tuple[Shaped, list[dict[str, str]]]:
         found, problems = _find_hits(scope, listing, pattern, subject)
         found.sort(key=lambda note: note.path)
         found.sort(key=lambda note: note.modified, reverse=True)  # stable: by path within a time
-        refs = _HitRefs(found)
-        reread = _Reread(listing.root, pattern, envelope["vault"])
-        shaped = Shaped(refs, reread.hit, size=lambda ref: ref[2])
-        try:
-            return answer(envelope, shaped, budget=budget, limit=limit, problems=problems)
-        except NoteChanged:
-            if attempt == ATTEMPTS - 1:
-                break
-    return pack(unavailable(envelope, CHANGING_REASON), [], budget=budget, limit=limit)
+        reread = _Reread(listing.root, pattern, vault_name(listing.root))
+        return Shaped(_HitRefs(found), reread.hit, size=lambda ref: ref[2]), problems
+
+    return answer_anew(scope, envelope, find, budget=budget, limit=limit)
 
 
 def _find_hits(

@@ -231,12 +231,7 @@ def read_note_if(
     read_note_bytes does — except that a note turned into a FIFO since listing reads as empty,
     which is what `skip` is shown.
     """
-    try:
-        fd = os.open(root_prefix + note_path, _READ_FLAGS)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:  # the file became a symlink since listing
-            raise FileNotFoundError(note_path) from None
-        raise
+    fd = _open_note(root_prefix + note_path, note_path)
     try:
         if _HAS_READV:
             length = os.readv(fd, [buffer])
@@ -273,14 +268,19 @@ _SEARCH_CAN_BE_DENIED = hasattr(os, "geteuid") and os.geteuid() != 0
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
-def _read(root: Path, note_path: str, limit: int, *, whole: bool) -> NoteBytes:
-    # Plain os calls (no file object): on a 10,000-note vault this is most of a recall's time.
+def _open_note(file_path: str, note_path: str) -> int:
+    """A read-only descriptor of the note at `file_path`, never through a symlink."""
     try:
-        fd = os.open(f"{root}{os.sep}{note_path}", _READ_FLAGS)
+        return os.open(file_path, _READ_FLAGS)
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # the file became a symlink since listing
             raise FileNotFoundError(note_path) from None
         raise
+
+
+def _read(root: Path, note_path: str, limit: int, *, whole: bool) -> NoteBytes:
+    # Plain os calls (no file object): on a 10,000-note vault this is most of a recall's time.
+    fd = _open_note(f"{root}{os.sep}{note_path}", note_path)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

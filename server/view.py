@@ -7,16 +7,16 @@ reference the streaming tools are checked against.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from server.errors import VaultUnavailable
 from server.note import InvalidNote, Note
-from server.packing import shorten_to_bytes
+from server.packing import answer, pack, shorten_to_bytes
 from server.records import MemoryRecord, as_record
-from server.scan import each_note, each_record
+from server.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_note, each_record
 from server.scope import Exposure, Scope
 from server.vault import VaultListing, list_notes, vault_name
 
@@ -116,3 +116,26 @@ def listing_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultListing
     except VaultUnavailable as exc:
         unavailable(result, str(exc))
         return None
+
+
+def answer_anew(
+    scope: Scope,
+    envelope: dict[str, Any],
+    find: Callable[[VaultListing], tuple[Sequence[dict[str, Any]], list[dict[str, str]]]],
+    *,
+    budget: int,
+    limit: int,
+) -> dict[str, Any]:
+    """The packed answer of one pass — `find` gives the ranked candidates (shaped by reading
+    notes again) and the problems — starting over when a note read again has changed since
+    the pass found it, and `unavailable` when that keeps happening."""
+    for _ in range(ATTEMPTS):
+        listing = listing_or_unavailable(scope, envelope)
+        if listing is None:
+            return pack(envelope, [], budget=budget, limit=limit)
+        candidates, problems = find(listing)
+        try:
+            return answer(envelope, candidates, budget=budget, limit=limit, problems=problems)
+        except NoteChanged:
+            continue
+    return pack(unavailable(envelope, CHANGING_REASON), [], budget=budget, limit=limit)
