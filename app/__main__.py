@@ -1,7 +1,7 @@
-"""`python -m app …` runs the same command line as the `vault-recall` console script."""
+"""`python -m vault_recall.app …` runs the same command line as the `vault-recall` console script."""
 
 import sys
 
-from app.cli import main
+from vault_recall.app.cli.main import main
 
 sys.exit(main())

@@ -3,7 +3,7 @@ stdio server, like the console script."""
 
 import sys
 
-from app.cli import main
+from vault_recall.app.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

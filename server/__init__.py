@@ -1,6 +1,11 @@
-"""The stdio recall server: everything one `vault-recall serve` process needs.
+"""The recall server, installed as `vault_recall.server`: everything one `vault-recall serve`
+process needs.
 
-Nothing in this package imports `app`, `pystray` or `PIL` (tests/test_layers.py checks).
+Its layers, lower first, each importing only those below it: `vault` (listing and reading
+files) ← `obsidian` (notes, properties, links) ← `recall` (records and the tools' logic) ←
+`config` (the config file and each call's scope) ← `activity` (the activity store) ← `mcp`
+(tools and serve).  `errors` is the base every layer shares.  Nothing here imports
+`vault_recall.app`, `pystray` or `PIL` (tests/test_layers.py checks all of this).
 """
 
 __version__ = "0.1.0"

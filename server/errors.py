@@ -2,7 +2,8 @@
 
 Bad arguments and refused requests are exceptions that the MCP layer turns into tool errors
 (`isError: true`, one sentence).  Storage trouble is never an exception past the recall layer:
-it becomes a result `status` (see recall.py).
+it becomes a result `status` (see recall/).  `show_value` is how a value a caller gave is
+quoted inside any of these sentences: shortened, so a huge argument never makes a huge error.
 """
 
 
@@ -31,3 +32,8 @@ class PathRejected(RecallError):
 
 class VaultUnavailable(RecallError):
     """The vault as a whole cannot be read (missing, not a folder, no permission, too big)."""
+
+
+def show_value(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -64,7 +64,7 @@ def percentile(values: list[float], share: float) -> float:
 
 def serve_params(vault: Path, home: Path) -> StdioServerParameters:
     script = Path(sys.executable).with_name("vault-recall")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "app"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "vault_recall.app"]
     return StdioServerParameters(
         command=command[0],
         args=[*command[1:], "serve", "--client", "bench", "--vault", str(vault)],
@@ -74,7 +74,7 @@ def serve_params(vault: Path, home: Path) -> StdioServerParameters:
 
 def peak_rss_mb(home: Path) -> float | None:
     """The server's VmHWM, found through the pid its activity events carry (Linux only)."""
-    from app.activity_view import reading
+    from vault_recall.app.state.activity_view import reading
 
     with reading(home / "activity.sqlite3") as connection:
         if connection is None:

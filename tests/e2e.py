@@ -21,7 +21,7 @@ SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "assets" / "sample-vault
 def vault_recall_command() -> list[str]:
     """The installed console script beside this interpreter (what client configs launch)."""
     script = Path(sys.executable).with_name("vault-recall")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "app"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "vault_recall.app"]
 
 
 def serve_params(client: str, vault: Path | None, *, prefix: Sequence[str] = ()) -> StdioServerParameters:

@@ -12,12 +12,19 @@ from typing import IO
 
 import pytest
 
-from app.activity_view import clients_who_recalled, count_events, latest_per_client, recent_events
-from app.cli import main
-from app.config_store import save_config
-from server.activity import SCHEMA_VERSION, ActivityEvent, ActivityWriter, connect, event_from_result, prune
-from server.config import ActivitySettings, Config, activity_path
 from tests.e2e import vault_recall_command
+from vault_recall.app.cli.main import main
+from vault_recall.app.state.activity_view import clients_who_recalled, count_events, latest_per_client, recent_events
+from vault_recall.app.state.config_store import save_config
+from vault_recall.server.activity.store import (
+    SCHEMA_VERSION,
+    ActivityEvent,
+    ActivityWriter,
+    connect,
+    event_from_result,
+    prune,
+)
+from vault_recall.server.config.config_file import ActivitySettings, Config, activity_path
 
 
 def event(client: str = "cursor", **kw: object) -> ActivityEvent:

@@ -57,29 +57,3 @@ def test_the_bundles_snippets_point_at_the_bundle_and_its_demo_passes(bundle: Pa
     assert json.loads(snippet.stdout)["mcpServers"]["vault-recall"]["command"] == str(bundle)
     demo = subprocess.run([str(bundle), "demo"], capture_output=True, text=True, timeout=180, check=False)
     assert demo.returncode == 0 and demo.stdout.splitlines()[-1] == "demo: all steps passed", demo.stdout
-
-
-def test_a_wheel_carries_the_sample_vault(tmp_path: Path) -> None:
-    import zipfile
-
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "-q",
-            "--no-deps",
-            "-w",
-            str(tmp_path),
-            str(ROOT),
-        ],
-        check=True,
-        timeout=300,
-        capture_output=True,
-    )
-    (wheel,) = tmp_path.glob("vault_recall-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
-    shipped = sorted(n.split("sample-vault/", 1)[1] for n in names if "/share/vault-recall/sample-vault/" in n)
-    expected = sorted(p.relative_to(SAMPLE_VAULT).as_posix() for p in SAMPLE_VAULT.rglob("*") if p.is_file())
-    assert shipped == expected

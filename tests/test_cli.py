@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from server.config import config_path, load_config
 from tests.e2e import SAMPLE_VAULT, vault_recall_command
 from tests.vaults import write_vault
+from vault_recall.app.cli.main import main
+from vault_recall.server.config.config_file import config_path, load_config
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -11,9 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from app.config_store import save_config, update_config
-from server.config import ClientEntry, Config, ConfigError, VaultEntry, config_path, load_config
-from server.scope import ServeOptions, current_scope
+from vault_recall.app.state.config_store import save_config, update_config
+from vault_recall.server.config.call_scope import ServeOptions, current_scope
+from vault_recall.server.config.config_file import (
+    ClientEntry,
+    Config,
+    ConfigError,
+    VaultEntry,
+    config_path,
+    load_config,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = Config(
@@ -97,7 +104,7 @@ def test_a_crash_between_writing_and_renaming_leaves_the_old_config_whole() -> N
     # A real process dies right before the rename, after the new file was written and synced.
     crash = (
         "import os, dataclasses\n"
-        "from app.config_store import update_config\n"
+        "from vault_recall.app.state.config_store import update_config\n"
         "os.replace = lambda *a: os._exit(9)\n"
         "update_config(lambda c: dataclasses.replace(c, active_vault='Home'))\n"
     )
@@ -223,7 +230,7 @@ def test_commands_running_at_once_keep_every_change() -> None:
     save_config(Config())
     processes = [
         subprocess.Popen(
-            [sys.executable, "-m", "app", "client", "add", f"c{n}"],
+            [sys.executable, "-m", "vault_recall.app", "client", "add", f"c{n}"],
             cwd=ROOT,
             env=dict(os.environ),
             stdout=subprocess.DEVNULL,

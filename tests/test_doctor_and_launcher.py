@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from app.config_store import save_config
-from app.desktop import launcher_entry
-from server.config import Config, VaultEntry, activity_path, config_path
 from tests.e2e import SAMPLE_VAULT
+from vault_recall.app.cli.main import main
+from vault_recall.app.desktop import launcher_entry
+from vault_recall.app.state.config_store import save_config
+from vault_recall.server.config.config_file import Config, VaultEntry, activity_path, config_path
 
 
 @pytest.fixture
@@ -85,8 +85,8 @@ def test_doctor_names_each_broken_link(home: Path, capsys: pytest.CaptureFixture
 def test_doctor_says_when_the_tray_or_the_clipboard_cannot_work(
     home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("app.doctor.tray_problem", lambda: "the tray menu needs PyGObject with GTK 3")
-    monkeypatch.setattr("app.doctor.clipboard.copy_command", lambda: None)
+    monkeypatch.setattr("vault_recall.app.cli.doctor.tray_problem", lambda: "the tray menu needs PyGObject with GTK 3")
+    monkeypatch.setattr("vault_recall.app.cli.doctor.clipboard.copy_command", lambda: None)
     code = main(["doctor"])
     out = capsys.readouterr().out
     assert code == 1

@@ -11,9 +11,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from app.cli import main
-from app.clients import SERVER_NAME
 from tests.e2e import call, paths
+from vault_recall.app.cli.main import main
+from vault_recall.app.clients.catalogue import SERVER_NAME
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from server.packing import json_size
 from tests.e2e import call, call_error, copy_sample_vault, paths, serving, vault_recall_command
 from tests.vaults import record, snapshot, write_vault
+from vault_recall.server.recall.packing import json_size
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.activity_view import clients_who_recalled, count_events, latest_per_client, recent_events
-from app.config_store import save_config
-from server.config import ClientEntry, Config, VaultEntry, activity_path, config_path
 from tests.e2e import call, call_error, copy_sample_vault, paths, serving, vault_recall_command
 from tests.vaults import record, write_vault
+from vault_recall.app.state.activity_view import clients_who_recalled, count_events, latest_per_client, recent_events
+from vault_recall.app.state.config_store import save_config
+from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, activity_path, config_path
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

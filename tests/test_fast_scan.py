@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-import server.vault
-from server import recall
-from server.note import InvalidNote
-from server.records import MemoryRecord
-from server.scope import Exposure, Scope
-from server.vault import VaultListing
 from tests.synthetic_vault import SUBJECTS, generate
 from tests.vaults import write_vault
 from tests.whole_vault import scan_subject, scan_vault
+from vault_recall.server.obsidian.note import InvalidNote
+from vault_recall.server.recall import context
+from vault_recall.server.recall.records import MemoryRecord
+from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.vault import note_files
+from vault_recall.server.vault.listing import VaultListing
 
 TRICKY = {
     "Quoted.md": '---\n"subject": build-system\n---\ncache\n',
@@ -102,19 +102,19 @@ def _about(note: InvalidNote, subject: str | None) -> bool:
 def test_recall_answers_as_it_did_with_the_full_scan(
     vault: Path, mode: str, query: str, match: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fast = recall.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
-    monkeypatch.setattr(recall, "each_record", _every_record_of_the_full_scan)
-    full = recall.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
+    fast = context.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
+    monkeypatch.setattr(context, "each_record", _every_record_of_the_full_scan)
+    full = context.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
     assert fast == full
     assert fast["status"] == "degraded"
 
 
 def test_list_subjects_answers_as_it_did_with_the_full_scan(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for mode in ("records", "subjects", "vault"):
-        fast = recall.list_subjects(scope(vault, mode))
+        fast = context.list_subjects(scope(vault, mode))
         with monkeypatch.context() as patched:
-            patched.setattr(recall, "each_record", _every_record_of_the_full_scan)
-            full = recall.list_subjects(scope(vault, mode))
+            patched.setattr(context, "each_record", _every_record_of_the_full_scan)
+            full = context.list_subjects(scope(vault, mode))
         assert fast == full and fast["subjects"]
 
 
@@ -137,7 +137,7 @@ def test_the_any_subject_scan_keeps_every_record(vault: Path) -> None:
 def test_without_readv_the_scan_finds_the_same(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Windows has no os.readv: each start is then read into a fresh buffer.
     with_readv = scan_subject(vault, "build-system")
-    monkeypatch.setattr(server.vault, "_HAS_READV", False)
+    monkeypatch.setattr(note_files, "_HAS_READV", False)
     without = scan_subject(vault, "build-system")
     assert [r.note.path for r in without.records] == [r.note.path for r in with_readv.records]
     assert [n.path for n in without.invalid] == [n.path for n in with_readv.invalid]

@@ -8,9 +8,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.flat_properties import read_flat_properties
-from server.properties import PropertiesError, parse_properties, parse_yaml_properties, split_properties
 from tests.synthetic_vault import generate
+from vault_recall.server.obsidian.flat_properties import read_flat_properties
+from vault_recall.server.obsidian.properties import (
+    PropertiesError,
+    parse_properties,
+    parse_yaml_properties,
+    split_properties,
+)
 
 SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "assets" / "sample-vault"
 

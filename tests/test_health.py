@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.health import check_health
-from app.obsidian_vaults import discover_vaults, obsidian_json_locations
 from tests.e2e import SAMPLE_VAULT
 from tests.vaults import record, write_vault
+from vault_recall.app.state.health import check_health
+from vault_recall.app.state.obsidian_vaults import discover_vaults, obsidian_json_locations
 
 
 def test_the_sample_vault_is_healthy() -> None:

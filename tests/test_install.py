@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.cli import main
-from app.clients import SERVER_NAME, ClientSpec, client_spec
-from app.install import BACKUP_SUFFIX, InstallError, apply, plan_install, plan_uninstall
-from server.config import load_config
+from vault_recall.app.cli.main import main
+from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec, client_spec
+from vault_recall.app.clients.install import BACKUP_SUFFIX, InstallError, apply, plan_install, plan_uninstall
+from vault_recall.server.config.config_file import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 ARGV = ["/opt/vault recall/bin/vault-recall", "serve", "--client", "cursor"]
@@ -155,8 +155,8 @@ def test_a_crash_between_write_and_rename_leaves_the_original_intact(tmp_path: P
     crash = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from app.clients import client_spec\n"
-        "from app.install import apply, plan_install\n"
+        "from vault_recall.app.clients.catalogue import client_spec\n"
+        "from vault_recall.app.clients.install import apply, plan_install\n"
         "os.replace = lambda *a: os._exit(9)\n"
         "apply(plan_install(client_spec('cursor'), ['x', 'serve'], Path(sys.argv[1])))\n"
     )
@@ -266,7 +266,7 @@ def test_jetbrains_has_no_file_so_install_prints_what_to_paste(capsys: pytest.Ca
 def test_a_broken_config_of_ours_stops_the_install_before_the_clients_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from server.config import config_path
+    from vault_recall.server.config.config_file import config_path
 
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().write_text("{", encoding="utf-8")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.note import InvalidNote, Note, parse_note
-from server.records import as_record
+from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
+from vault_recall.server.recall.records import as_record
 
 YAMLISH = st.lists(
     st.sampled_from(

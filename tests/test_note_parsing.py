@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from server.note import InvalidNote, Note, parse_note
+from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
 
 MTIME = 1_767_225_600_000_000_000  # 2026-01-01T00:00:00Z
 
@@ -189,7 +189,7 @@ def test_a_valid_but_very_deep_list_is_invalid_not_a_crash() -> None:
 
 
 def test_file_times_past_year_9999_are_shown_as_the_latest_moment() -> None:
-    from server.note import iso_utc
+    from vault_recall.server.obsidian.note import iso_utc
 
     assert iso_utc(253_402_300_800 * 10**9 * 100) == "9999-12-31T23:59:59Z"
     assert iso_utc(-(10**30)) == "0001-01-01T00:00:00Z"

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.packing import Shaped, json_size, json_text_size, pack
+from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, pack
 
 TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=300)
 RECORD = st.fixed_dictionaries(

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server import backlinks, reading
-from server.errors import PathRejected, RecallError
-from server.scope import Exposure, Scope
-from server.vault import guard_note_path
 from tests.vaults import record, write_vault
+from vault_recall.server.errors import PathRejected, RecallError
+from vault_recall.server.recall import backlinks, reading
+from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.vault.paths import guard_note_path
 
 SECRET = "TOP SECRET: must never be read"
 

@@ -8,18 +8,18 @@ from typing import Any
 
 import pytest
 
-from server import reading
-from server.backlinks import BACKLINK_BUDGET, _links_to, get_backlinks
-from server.errors import RecallError
-from server.packing import answer, json_size, pack
-from server.resolve import NameIndex, resolve_argument
-from server.scope import Exposure, Scope
-from server.uri import obsidian_uri
-from server.view import problem
 from tests.synthetic_vault import generate
 from tests.test_fast_scan import TRICKY
 from tests.vaults import write_vault
 from tests.whole_vault import view_or_unavailable
+from vault_recall.server.errors import RecallError
+from vault_recall.server.obsidian.resolve import NameIndex, resolve_argument
+from vault_recall.server.obsidian.uri import obsidian_uri
+from vault_recall.server.recall import reading
+from vault_recall.server.recall.backlinks import BACKLINK_BUDGET, _links_to, get_backlinks
+from vault_recall.server.recall.packing import answer, json_size, pack
+from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.view import problem
 
 
 def reference_read(scope: Scope, note: str, section: str | None, budget: int) -> dict[str, Any]:

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from server import backlinks, reading, recall, search
-from server.errors import InvalidArgument, NoteNotFound, NotExposed
-from server.packing import json_size
-from server.scope import Exposure, Scope
 from tests.vaults import record, write_vault
+from vault_recall.server.errors import InvalidArgument, NoteNotFound, NotExposed
+from vault_recall.server.recall import backlinks, context, reading, search
+from vault_recall.server.recall.packing import json_size
+from vault_recall.server.recall.scope import Exposure, Scope
 
 LONG_SECTION = "\n".join(f"Line {i} of a long section about caching." for i in range(60))
 
@@ -222,7 +222,7 @@ def test_backlinks_are_limited_and_counted(vault: Path) -> None:
 
 
 def test_events_come_newest_first_and_only_active_ones(vault: Path) -> None:
-    result = recall.recall_activity(scope(vault), "build")
+    result = context.recall_activity(scope(vault), "build")
     assert [(r["path"], r["date"]) for r in result["records"]] == [
         ("Journal/Later.md", "2026-05-01"),
         ("Journal/Outage.md", "2026-03-14"),
@@ -230,16 +230,16 @@ def test_events_come_newest_first_and_only_active_ones(vault: Path) -> None:
 
 
 def test_events_from_a_date_and_with_words(vault: Path) -> None:
-    assert [r["path"] for r in recall.recall_activity(scope(vault), "build", on_or_after="2026-04-01")["records"]] == [
+    assert [r["path"] for r in context.recall_activity(scope(vault), "build", on_or_after="2026-04-01")["records"]] == [
         "Journal/Later.md"
     ]
-    assert [r["path"] for r in recall.recall_activity(scope(vault), "build", query="cache outage")["records"]] == [
+    assert [r["path"] for r in context.recall_activity(scope(vault), "build", query="cache outage")["records"]] == [
         "Journal/Outage.md"
     ]
 
 
 def test_events_stay_out_of_recall_context(vault: Path) -> None:
-    assert recall.recall_context(scope(vault), "build", "outage")["records"] == []
+    assert context.recall_context(scope(vault), "build", "outage")["records"] == []
 
 
 @pytest.mark.parametrize(
@@ -254,7 +254,7 @@ def test_events_stay_out_of_recall_context(vault: Path) -> None:
 )
 def test_recall_activity_arguments(vault: Path, kwargs: dict[str, Any], words: str) -> None:
     with pytest.raises(InvalidArgument, match=words):
-        recall.recall_activity(scope(vault), "build", **kwargs)
+        context.recall_activity(scope(vault), "build", **kwargs)
 
 
 def test_the_tools_read_the_vault_fresh_on_every_call(vault: Path) -> None:
@@ -344,7 +344,7 @@ def test_search_backlinks_and_history_fit_tight_budgets(tmp_path: Path, budget: 
     notes["Target.md"] = record("s", "target")
     vault = write_vault(tmp_path / "v", notes)
     searched = search.search_notes(scope(vault), "word", limit=100, budget=budget)
-    history = recall.recall_activity(scope(vault), "s", budget=budget, limit=50)
+    history = context.recall_activity(scope(vault), "s", budget=budget, limit=50)
     for result, total in ((searched, 25), (history, 25)):
         assert json_size(result) <= budget
         assert len(result["records"]) + result["omitted"] == total

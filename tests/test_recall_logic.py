@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from server import recall
-from server.errors import InvalidArgument, NotExposed
-from server.packing import json_size
-from server.scope import Exposure, Scope
 from tests.vaults import record, write_vault
+from vault_recall.server.errors import InvalidArgument, NotExposed
+from vault_recall.server.recall import context
+from vault_recall.server.recall.packing import json_size
+from vault_recall.server.recall.scope import Exposure, Scope
 
 
 def scope(vault: Path | None, exposure: Exposure | None = None) -> Scope:
@@ -20,7 +20,7 @@ def scope(vault: Path | None, exposure: Exposure | None = None) -> Scope:
 
 
 def recalled(vault: Path, subject: str, query: str, **kw: Any) -> dict[str, Any]:
-    return recall.recall_context(scope(vault), subject, query, **kw)
+    return context.recall_context(scope(vault), subject, query, **kw)
 
 
 def paths(result: dict[str, Any]) -> list[str]:
@@ -190,21 +190,21 @@ def test_many_problems_are_bounded_and_counted(tmp_path: Path) -> None:
 def test_bad_arguments_raise_one_clear_sentence(vault: Path, kwargs: dict[str, Any], words: str) -> None:
     args: dict[str, Any] = {"subject": "build", "query": "bazel", **kwargs}
     with pytest.raises(InvalidArgument) as raised:
-        recall.recall_context(scope(vault), **args)
+        context.recall_context(scope(vault), **args)
     assert words in str(raised.value)
     assert "\n" not in str(raised.value)
 
 
 def test_bad_arguments_are_reported_before_the_vault_is_read() -> None:
     with pytest.raises(InvalidArgument):
-        recall.recall_context(scope(Path("/nonexistent")), "Bad", "q")
+        context.recall_context(scope(Path("/nonexistent")), "Bad", "q")
 
 
 def test_a_subject_outside_the_exposure_is_refused_by_name(vault: Path) -> None:
     limited = scope(vault, Exposure(mode="subjects", subjects=frozenset({"release"})))
     with pytest.raises(NotExposed, match="subject 'build' is not shared with client 'test'"):
-        recall.recall_context(limited, "build", "bazel")
-    assert [s["subject"] for s in recall.list_subjects(limited)["subjects"]] == ["release"]
+        context.recall_context(limited, "build", "bazel")
+    assert [s["subject"] for s in context.list_subjects(limited)["subjects"]] == ["release"]
 
 
 def _file(path: Path) -> Path:
@@ -221,23 +221,23 @@ def _file(path: Path) -> Path:
     ids=["missing", "file"],
 )
 def test_an_unreadable_vault_is_unavailable_with_a_reason(tmp_path: Path, make: Any, words: str) -> None:
-    result = recall.recall_context(scope(make(tmp_path)), "build", "bazel")
+    result = context.recall_context(scope(make(tmp_path)), "build", "bazel")
     assert result["status"] == "unavailable"
     assert words in result["reason"]
     assert result["records"] == []
-    listed = recall.list_subjects(scope(make(tmp_path)))
+    listed = context.list_subjects(scope(make(tmp_path)))
     assert listed["status"] == "unavailable"
     assert words in listed["reason"]
 
 
 def test_no_configured_vault_is_unavailable() -> None:
-    result = recall.recall_context(scope(None), "build", "bazel")
+    result = context.recall_context(scope(None), "build", "bazel")
     assert result["status"] == "unavailable"
     assert result["reason"] == "no vault is configured"
 
 
 def test_list_subjects_counts_records_per_subject(vault: Path) -> None:
-    listed = recall.list_subjects(scope(vault))
+    listed = context.list_subjects(scope(vault))
     assert listed["status"] == "ok"
     assert listed["untrusted"] is True
     counts = {s["subject"]: (s["active"], s["archived"], s["events"]) for s in listed["subjects"]}
@@ -247,7 +247,7 @@ def test_list_subjects_counts_records_per_subject(vault: Path) -> None:
 
 def test_list_subjects_is_degraded_by_broken_records(vault: Path) -> None:
     (vault / "Broken.md").write_text("---\nsubject: build\nstatus: maybe\n---\n", encoding="utf-8")
-    listed = recall.list_subjects(scope(vault))
+    listed = context.list_subjects(scope(vault))
     assert listed["status"] == "degraded"
     assert listed["problems"] == [
         {"path": "Broken.md", "reason": "Broken.md, line 3: property 'status' must be 'active' or 'archived'"}
@@ -261,13 +261,13 @@ def test_a_subject_limited_client_sees_no_broken_note_of_unknown_subject(vault: 
     (vault / "Broken build.md").write_text("---\nsubject: build\nsubject: build\n---\n", encoding="utf-8")
     limited = scope(vault, Exposure(mode="subjects", subjects=frozenset({"build"})))
     for result in (
-        recall.recall_context(limited, "build", "bazel"),
-        recall.recall_activity(limited, "build"),
-        recall.list_subjects(limited),
+        context.recall_context(limited, "build", "bazel"),
+        context.recall_activity(limited, "build"),
+        context.list_subjects(limited),
     ):
         assert [p["path"] for p in result["problems"]] == ["Broken build.md"]
     # With every subject shared, the unreadable ones could be about anything: they are named.
-    everything = recall.recall_context(scope(vault), "build", "bazel")
+    everything = context.recall_context(scope(vault), "build", "bazel")
     assert {p["path"] for p in everything["problems"]} == {
         "Broken build.md",
         "Payroll/CEO salary 2026.md",

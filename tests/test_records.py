@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from server.note import InvalidNote, Note, parse_note
-from server.records import MemoryRecord, as_record
+from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
+from vault_recall.server.recall.records import MemoryRecord, as_record
 
 
 def classify(props: str) -> MemoryRecord | InvalidNote | None:

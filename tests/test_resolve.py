@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from server.errors import InvalidArgument, NoteNotFound
-from server.resolve import NameIndex, resolve_argument, resolve_link
-from server.scope import Exposure, Scope
-from server.syntax import Link
-from server.view import VaultIndex, index_or_unavailable
 from tests.vaults import record, write_vault
+from vault_recall.server.errors import InvalidArgument, NoteNotFound
+from vault_recall.server.obsidian.resolve import NameIndex, resolve_argument, resolve_link
+from vault_recall.server.obsidian.syntax import Link
+from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.view import VaultIndex, index_or_unavailable
 
 
 @pytest.fixture

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server import search
-from server.packing import answer, json_size, json_text_size, pack
-from server.scope import Exposure, Scope
-from server.search import excerpt, hit, hit_size
 from tests.synthetic_vault import generate
 from tests.test_fast_scan import TRICKY
 from tests.vaults import write_vault
 from tests.whole_vault import view_or_unavailable
+from vault_recall.server.recall import search
+from vault_recall.server.recall.packing import answer, json_size, json_text_size, pack
+from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.search import excerpt, hit, hit_size
 
 
 def reference_search(scope: Scope, query: str, limit: int, budget: int, subject: str | None) -> dict[str, Any]:

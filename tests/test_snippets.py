@@ -14,16 +14,16 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pytest
 import yaml
 
-from app.cli import main
-from app.clients import CLIENTS, SERVER_NAME, ClientSpec, client_spec, config_location
-from app.launch import launcher, serve_argv
-from app.snippets import SnippetError, cli_snippet, file_snippet, link_snippet
-from server.config import load_config
+from vault_recall.app.cli.main import main
+from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, ClientSpec, client_spec, config_location
+from vault_recall.app.clients.launch import launcher, serve_argv
+from vault_recall.app.clients.snippets import SnippetError, cli_snippet, file_snippet, link_snippet
+from vault_recall.server.config.config_file import load_config
 
 HOSTILE_BASES = [
     ["/opt/Vault Recall/bin/vault-recall"],
     ['/home/o\'brien/"quoted" dir/vault-recall'],
-    ["C:\\Users\\Zoë Ünïcode\\AppData\\Local\\Programs\\Python\\python.exe", "-I", "-m", "app"],
+    ["C:\\Users\\Zoë Ünïcode\\AppData\\Local\\Programs\\Python\\python.exe", "-I", "-m", "vault_recall.app"],
     ["/home/日本語/.venv/bin/vault-recall"],
 ]
 PINS = [None, Path("/home/me/My Notes/Vault #1"), Path("D:\\Obsidian\\Work vault")]
@@ -108,7 +108,7 @@ def test_the_launcher_is_absolute_and_never_shadowed_by_the_working_folder() -> 
     command = launcher()
     assert Path(command[0]).is_absolute()
     if len(command) > 1:
-        assert command[1:] == ["-I", "-m", "app"]
+        assert command[1:] == ["-I", "-m", "vault_recall.app"]
     else:
         assert Path(command[0]).name.startswith("vault-recall")
         assert Path(command[0]).parent == Path(sys.executable).parent
@@ -142,7 +142,7 @@ def test_an_unknown_client_lists_the_known_ones(capsys: pytest.CaptureFixture[st
 
 
 def test_windows_cli_forms_are_powershell_literals() -> None:
-    from app.snippets import powershell_join
+    from vault_recall.app.clients.snippets import powershell_join
 
     argv = ["C:\\R&D\\%USERPROFILE%\\vault-recall.exe", "serve", "--client", "o'brien"]
     line = powershell_join(["codex", "mcp", "add", SERVER_NAME, "--", *argv])

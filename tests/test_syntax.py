@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from server.syntax import (
+from vault_recall.server.obsidian.syntax import (
     atx_heading,
     block_span,
     lines_between,
@@ -17,7 +17,7 @@ from server.syntax import (
     parse_links,
     section_span,
 )
-from server.uri import obsidian_uri
+from vault_recall.server.obsidian.uri import obsidian_uri
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -209,7 +209,7 @@ def test_pathological_lines_are_parsed_in_linear_time() -> None:
     # Regular expressions that backtrack took minutes on lines like these; run in a child
     # with a generous timeout so a regression fails instead of hanging the suite.
     probe = (
-        "from server.note import parse_note\n"
+        "from vault_recall.server.obsidian.note import parse_note\n"
         "lines = ['[' * 200000, '[a](' * 50000, '# a' + ' ' * 200000 + 'b', '#' + '\\t' * 200000,\n"
         "         '[](' + '[](x)' * 40000, '` ' * 100000, '[[' * 100000]\n"
         "for line in lines:\n"

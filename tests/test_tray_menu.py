@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from app.activity_view import ClientSummary, EventRow
-from app.clients import CLIENTS
-from app.health import HealthReport
-from app.obsidian_vaults import KnownVault
-from app.tray_menu import Item, TrayState, build_menu, status_of, tooltip
-from server.config import ClientEntry, Config, VaultEntry
+from vault_recall.app.clients.catalogue import CLIENTS
+from vault_recall.app.state.activity_view import ClientSummary, EventRow
+from vault_recall.app.state.health import HealthReport
+from vault_recall.app.state.obsidian_vaults import KnownVault
+from vault_recall.app.tray.menu import Item, TrayState, build_menu, status_of, tooltip
+from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
 
 NOW = 1_800_000_000.0
 WORK = Config(vaults=(VaultEntry("Work", "/v/work"), VaultEntry("Home", "/v/home")), active_vault="Work")

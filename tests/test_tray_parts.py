@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.desktop import autostart
-from app.tray_backend import tray_problem
-from app.tray_icon import COLOURS, SIZES, icon_set, render_icon
+from vault_recall.app.desktop import autostart
+from vault_recall.app.desktop.icon import COLOURS, SIZES, icon_set, render_icon
+from vault_recall.app.tray.backend import tray_problem
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -83,7 +83,7 @@ def test_without_a_graphical_session_the_tray_says_so(monkeypatch: pytest.Monkey
 def test_without_pygobject_the_tray_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.platform", "linux")
     monkeypatch.setenv("DISPLAY", ":99")
-    monkeypatch.setattr("app.tray_backend._has_gi_module", lambda name, version: False)
+    monkeypatch.setattr("vault_recall.app.tray.backend._has_gi_module", lambda name, version: False)
     problem = tray_problem()
     assert problem is not None
     assert "PyGObject" in problem and "apt-get install libgirepository1.0-dev" in problem

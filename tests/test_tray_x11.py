@@ -23,10 +23,10 @@ from typing import Any
 import anyio
 import pytest
 
-from app.config_store import save_config
-from server.config import ClientEntry, Config, VaultEntry, load_config
 from tests.e2e import call, copy_sample_vault, serving, vault_recall_command
 from tests.vaults import record, write_vault
+from vault_recall.app.state.config_store import save_config
+from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, load_config
 
 pytestmark = [pytest.mark.e2e]
 

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from server.errors import PathRejected, VaultUnavailable
-from server.excluded import parse_excluded_files
-from server.vault import NoteTooLarge, guard_note_path, list_notes, read_note_bytes
 from tests.vaults import write_vault
+from vault_recall.server.errors import PathRejected, VaultUnavailable
+from vault_recall.server.vault.excluded import parse_excluded_files
+from vault_recall.server.vault.listing import list_notes
+from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
+from vault_recall.server.vault.paths import guard_note_path
 
 
 def test_notes_are_md_files_outside_hidden_and_excluded_paths(tmp_path: Path) -> None:
@@ -220,8 +222,8 @@ def test_a_fifo_in_place_of_app_json_or_a_note_does_not_block(tmp_path: Path) ->
 
 
 def test_names_that_are_not_utf8_are_reported_not_a_crash(tmp_path: Path) -> None:
-    from server.packing import compact_json
     from tests.whole_vault import scan_vault
+    from vault_recall.server.recall.packing import compact_json
 
     vault = write_vault(tmp_path / "v", {"Good.md": "---\nsubject: s\n---\nword\n"})
     raw = os.fsencode(vault)
@@ -243,10 +245,10 @@ def test_a_vault_name_that_is_not_utf8_is_shown_with_a_replacement_character(tmp
 
 
 def test_walking_too_many_entries_is_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import server.vault
+    from vault_recall.server.vault import listing
 
     vault = write_vault(tmp_path / "v", {f"img{i}.png": b"x" for i in range(12)})
-    monkeypatch.setattr(server.vault, "MAX_WALKED_ENTRIES", 10)
+    monkeypatch.setattr(listing, "MAX_WALKED_ENTRIES", 10)
     with pytest.raises(VaultUnavailable, match="more than 10 files and folders"):
         list_notes(vault)
 

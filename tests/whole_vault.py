@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from server.errors import VaultUnavailable
-from server.note import InvalidNote, Note
-from server.records import MemoryRecord, as_record
-from server.scan import each_note, each_record
-from server.scope import Scope
-from server.vault import VaultListing, list_notes, vault_name
-from server.view import problem, unavailable
+from vault_recall.server.errors import VaultUnavailable
+from vault_recall.server.obsidian.note import InvalidNote, Note
+from vault_recall.server.recall.records import MemoryRecord, as_record
+from vault_recall.server.recall.scan import each_note, each_record
+from vault_recall.server.recall.scope import Scope
+from vault_recall.server.recall.view import problem, unavailable
+from vault_recall.server.vault.listing import VaultListing, list_notes, vault_name
 
 
 @dataclass(frozen=True)

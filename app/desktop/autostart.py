@@ -8,9 +8,9 @@ import plistlib
 import sys
 from pathlib import Path
 
-from app.atomic_write import write_atomically
-from app.desktop.desktop_entry import desktop_entry
-from app.launch import launcher
+from vault_recall.app.clients.launch import launcher
+from vault_recall.app.desktop.desktop_entry import desktop_entry
+from vault_recall.app.state.atomic_write import write_atomically
 
 LAUNCH_AGENT_LABEL = "app.vault-recall.tray"
 

@@ -7,10 +7,10 @@ import io
 import os
 from pathlib import Path
 
-from app.atomic_write import write_atomically
-from app.desktop.desktop_entry import desktop_entry
-from app.launch import launcher
-from app.tray_icon import render_icon
+from vault_recall.app.clients.launch import launcher
+from vault_recall.app.desktop.desktop_entry import desktop_entry
+from vault_recall.app.desktop.icon import render_icon
+from vault_recall.app.state.atomic_write import write_atomically
 
 ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256)
 

@@ -1,0 +1,124 @@
+"""`vault-recall snippet`, `install` and `uninstall`: getting a client to start us."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from vault_recall.app.cli.config_commands import CommandError
+from vault_recall.app.clients.catalogue import CLIENTS, ClientSpec, client_spec
+from vault_recall.app.clients.install import InstallError, apply, plan_install, plan_uninstall
+from vault_recall.app.clients.launch import serve_argv
+from vault_recall.app.clients.snippets import SnippetError, file_snippet, forms_of, snippet
+from vault_recall.app.state.config_store import register
+from vault_recall.server.config.config_file import ConfigError, load_config
+from vault_recall.server.vault.paths import display, is_displayable
+
+PIN_ACTIVE = "active"
+
+
+def _spec(client_id: str) -> ClientSpec:
+    spec = client_spec(client_id)
+    if spec is None:
+        known = ", ".join(c.id for c in CLIENTS)
+        raise CommandError(f"unknown client {client_id!r}; known clients: {known}")
+    return spec
+
+
+def _pinned(value: str | None) -> Path | None:
+    """--pin-vault alone pins the active vault; --pin-vault PATH pins that folder."""
+    if value is None:
+        return None
+    if value != PIN_ACTIVE:
+        path = Path(value).expanduser().absolute()
+        if not is_displayable(str(path)):
+            raise CommandError(f"{display(path)} is not a UTF-8 path, which client config files cannot hold")
+        if not path.is_dir():
+            raise CommandError(f"{path} is not a folder")
+        return path
+    config = load_config()
+    active = config.vault(config.active_vault) if config.active_vault else None
+    if active is None:
+        raise CommandError("there is no active vault to pin; give a folder: --pin-vault PATH")
+    return Path(active.path).expanduser().absolute()
+
+
+def snippet_command(args: argparse.Namespace) -> int:
+    if args.list or not args.client:
+        print("client id        name                      forms           config file on this computer")
+        for spec in CLIENTS:
+            where = spec.paste_only or str(spec.config_file())
+            print(f"{spec.id:<16} {spec.name:<25} {','.join(forms_of(spec)):<15} {where}")
+        return 0
+    spec = _spec(args.client)
+    argv = serve_argv(spec.id, _pinned(args.pin_vault))
+    try:
+        text = snippet(spec, argv, args.form)
+    except SnippetError as exc:
+        raise CommandError(str(exc)) from None
+    print(text, end="" if text.endswith("\n") else "\n")
+    try:
+        register(spec.id)
+    except ConfigError as exc:
+        print(f"note: {spec.id} is not registered in the config: {exc}", file=sys.stderr)
+    return 0
+
+
+def install_command(args: argparse.Namespace) -> int:
+    spec = _spec(args.client)
+    if spec.paste_only:
+        print(file_snippet(spec, serve_argv(spec.id, _pinned(args.pin_vault))), end="")
+        raise CommandError(
+            f"{spec.name} keeps its servers in its settings only: paste the above into {spec.paste_only}"
+        )
+    path = Path(args.config_file).expanduser() if args.config_file else spec.config_file()
+    if path is None:
+        raise CommandError(f"{spec.name} has no known config file on this system; give one with --config-file")
+    load_config()  # a broken config of ours stops the install before the client's file is touched
+    argv = serve_argv(spec.id, _pinned(args.pin_vault))
+    try:
+        plan = plan_install(spec, argv, path)
+    except InstallError as exc:
+        print(f"Paste this into {path} yourself:\n\n{file_snippet(spec, argv)}", file=sys.stderr)
+        raise CommandError(str(exc)) from None
+    if args.dry_run:
+        print(plan.diff() or f"{path} already has this entry; nothing would change")
+        return 0
+    if not plan.changes:
+        print(f"{spec.name}: {path} already starts Vault Recall this way; nothing changed")
+    else:
+        try:
+            backup = apply(plan)
+        except InstallError as exc:
+            print(f"Paste this into {path} yourself:\n\n{file_snippet(spec, argv)}", file=sys.stderr)
+            raise CommandError(str(exc)) from None
+        verb = "Replaced the Vault Recall entry in" if plan.replaced else "Added Vault Recall to"
+        print(f"{verb} {path}" + (f" (old file kept as {backup.name})" if backup else ""))
+    if register(spec.id):
+        print(f"Registered client {spec.id!r}: its calls show under that name")
+    print(f"Restart {spec.name} (or reload its MCP servers) to start using it.")
+    return 0
+
+
+def uninstall_command(args: argparse.Namespace) -> int:
+    spec = _spec(args.client)
+    path = Path(args.config_file).expanduser() if args.config_file else spec.config_file()
+    if path is None or spec.paste_only:
+        raise CommandError(f"{spec.name} has no config file this tool edits; remove the entry in its settings")
+    try:
+        plan = plan_uninstall(spec, path)
+    except InstallError as exc:
+        raise CommandError(str(exc)) from None
+    if args.dry_run:
+        print(plan.diff() or f"{path} has no Vault Recall entry; nothing would change")
+        return 0
+    if not plan.changes or plan.before is None:
+        print(f"{path} has no Vault Recall entry; nothing changed")
+        return 0
+    try:
+        backup = apply(plan)
+    except InstallError as exc:
+        raise CommandError(str(exc)) from None
+    print(f"Removed Vault Recall from {path}" + (f" (old file kept as {backup.name})" if backup else ""))
+    return 0

@@ -1,0 +1,181 @@
+"""`vault-recall vault …` and `vault-recall client …`: the commands that change the config."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from vault_recall.app.state.activity_view import latest_per_client
+from vault_recall.app.state.config_store import update_config
+from vault_recall.app.state.obsidian_vaults import discover_vaults
+from vault_recall.app.timefmt import ago
+from vault_recall.server.config.config_file import (
+    ACTIVE,
+    CLIENT_ID_PATTERN,
+    ClientEntry,
+    Config,
+    VaultEntry,
+    activity_path,
+    load_config,
+)
+from vault_recall.server.recall.records import SUBJECT_PATTERN
+from vault_recall.server.vault.paths import display, is_displayable
+
+
+class CommandError(Exception):
+    """One sentence for the person; the command exits 1 and changes nothing."""
+
+
+def vault_list(args: argparse.Namespace) -> int:
+    config = load_config()
+    if not config.vaults:
+        print("No vaults yet. Add one: vault-recall vault add PATH   (or see: vault-recall vault discover)")
+        return 0
+    for vault in config.vaults:
+        mark = "*" if vault.name == config.active_vault else " "
+        reachable = "" if Path(vault.path).expanduser().is_dir() else "   (folder not found)"
+        print(f"{mark} {vault.name}\t{vault.path}{reachable}")
+    print("\n* = the active vault")
+    return 0
+
+
+def vault_add(args: argparse.Namespace) -> int:
+    path = Path(args.path).expanduser().absolute()
+    if not is_displayable(str(path)):
+        raise CommandError(f"{display(path)} is not a UTF-8 path, which the config file cannot hold")
+    if not path.is_dir():
+        raise CommandError(f"{path} is not a folder")
+    name = (args.name if args.name is not None else path.name).strip()
+    if not name:
+        raise CommandError("this vault needs a name: give one with --name")
+    if not (path / ".obsidian").is_dir():
+        print(f"note: {path} has no .obsidian folder; is it an Obsidian vault? Added anyway.", file=sys.stderr)
+
+    def change(config: Config) -> Config:
+        if config.vault(name):
+            raise CommandError(f"a vault named {name!r} exists already; pick another with --name")
+        if any(Path(v.path).expanduser().absolute() == path for v in config.vaults):
+            raise CommandError(f"{path} is added already")
+        active = config.active_vault or name
+        return dataclasses.replace(
+            config, vaults=(*config.vaults, VaultEntry(name=name, path=str(path))), active_vault=active
+        )
+
+    config = update_config(change)
+    print(f"Added vault {name!r} ({path})" + (", now active" if config.active_vault == name else ""))
+    return 0
+
+
+def vault_use(args: argparse.Namespace) -> int:
+    def change(config: Config) -> Config:
+        if not config.vault(args.name):
+            raise CommandError(f"there is no vault named {args.name!r} (see: vault-recall vault list)")
+        return dataclasses.replace(config, active_vault=args.name)
+
+    update_config(change)
+    print(f"Active vault: {args.name} — every client's next call reads it")
+    return 0
+
+
+def vault_remove(args: argparse.Namespace) -> int:
+    def change(config: Config) -> Config:
+        if not config.vault(args.name):
+            raise CommandError(f"there is no vault named {args.name!r} (see: vault-recall vault list)")
+        users = [c.id for c in config.clients if c.vault == args.name]
+        if users:
+            raise CommandError(f"client {users[0]!r} uses vault {args.name!r}; point it elsewhere first")
+        rest = tuple(v for v in config.vaults if v.name != args.name)
+        active = config.active_vault if config.active_vault != args.name else (rest[0].name if rest else None)
+        return dataclasses.replace(config, vaults=rest, active_vault=active)
+
+    config = update_config(change)
+    print(
+        f"Removed vault {args.name!r} (its folder is untouched)"
+        + (f"; active: {config.active_vault}" if config.active_vault else "")
+    )
+    return 0
+
+
+def vault_discover(args: argparse.Namespace) -> int:
+    known = discover_vaults()
+    if not known:
+        print("Obsidian's vault list was not found or is empty on this computer.")
+        return 0
+    added = {Path(v.path).expanduser().absolute() for v in load_config().vaults}
+    for vault in known:
+        mark = "added" if vault.path.absolute() in added else "     "
+        missing = "" if vault.path.is_dir() else "   (folder not found)"
+        print(f"{mark}  {vault.name}\t{vault.path}{missing}")
+    print("\nAdd one with: vault-recall vault add PATH")
+    return 0
+
+
+def client_list(args: argparse.Namespace) -> int:
+    config = load_config()
+    seen = {s.client: s for s in latest_per_client(activity_path())}
+    ids = [c.id for c in config.clients] + sorted(set(seen) - {c.id for c in config.clients})
+    if not ids:
+        print("No clients yet. Register one: vault-recall client add ID")
+        return 0
+    for client_id in ids:
+        entry = config.client(client_id)
+        exposure = describe_exposure(entry.exposure) if entry else "records (not registered)"
+        vault = entry.vault if entry else ACTIVE
+        last = f"last call {ago(seen[client_id].last_ts)}" if client_id in seen else "no calls yet"
+        print(f"{client_id}\tvault: {vault}\tsees: {exposure}\t{last}")
+    return 0
+
+
+def client_add(args: argparse.Namespace) -> int:
+    check_client_id(args.id)
+
+    def change(config: Config) -> Config:
+        if config.client(args.id):
+            raise CommandError(f"client {args.id!r} is registered already")
+        if args.vault != ACTIVE and not config.vault(args.vault):
+            raise CommandError(f"there is no vault named {args.vault!r}")
+        return dataclasses.replace(config, clients=(*config.clients, ClientEntry(id=args.id, vault=args.vault)))
+
+    update_config(change)
+    print(f"Registered client {args.id!r}: sees memory records of every subject (change with: client expose)")
+    return 0
+
+
+def client_expose(args: argparse.Namespace) -> int:
+    check_client_id(args.id)
+    rule: str | tuple[str, ...]
+    if args.rule in (["records"], ["vault"]):
+        rule = args.rule[0]
+    elif {"records", "vault"} & set(args.rule):
+        raise CommandError("'records' and 'vault' stand alone; to share some subjects, list only them")
+    else:
+        bad = [s for s in args.rule if not SUBJECT_PATTERN.fullmatch(s)]
+        if bad:
+            raise CommandError(f"{bad[0]!r} is not a subject slug, nor 'records' or 'vault'")
+        rule = tuple(dict.fromkeys(args.rule))
+
+    def change(config: Config) -> Config:
+        if config.client(args.id) is None:
+            clients = (*config.clients, ClientEntry(id=args.id, exposure=rule))
+        else:
+            clients = tuple(dataclasses.replace(c, exposure=rule) if c.id == args.id else c for c in config.clients)
+        return dataclasses.replace(config, clients=clients)
+
+    update_config(change)
+    print(f"Client {args.id!r} now sees: {describe_exposure(rule)} — from its next call on")
+    return 0
+
+
+def describe_exposure(exposure: str | tuple[str, ...]) -> str:
+    if exposure == "records":
+        return "memory records of every subject"
+    if exposure == "vault":
+        return "every note of the vault"
+    return "records of " + ", ".join(exposure)
+
+
+def check_client_id(client_id: str) -> None:
+    if not CLIENT_ID_PATTERN.fullmatch(client_id):
+        raise CommandError(f"client id {client_id!r} is not valid: use lowercase letters, digits, '.', '_' or '-'")

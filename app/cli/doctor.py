@@ -1,0 +1,136 @@
+"""`vault-recall doctor`: check the whole chain on this machine and say what to fix.
+
+config readable → vault readable → activity store writable → tray backend → clipboard → each
+installed client's entry pointing at an executable that exists and answers.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_recall.app.clients.catalogue import CLIENTS
+from vault_recall.app.clients.install import InstallError, current_entry, read_existing
+from vault_recall.app.desktop import clipboard
+from vault_recall.app.state.health import check_health
+from vault_recall.app.tray.backend import tray_problem
+from vault_recall.server.activity.store import ActivityStoreError, connect
+from vault_recall.server.config.call_scope import ServeOptions, current_scope
+from vault_recall.server.config.config_file import ConfigError, activity_path, config_path, load_config
+
+
+@dataclass(frozen=True)
+class Check:
+    what: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def run_checks() -> list[Check]:
+    checks = [_config()]
+    if checks[0].ok:
+        checks.append(_vault())
+    checks += [_activity(), _tray(), _clipboard(), *_clients()]
+    return checks
+
+
+def _config() -> Check:
+    path = config_path()
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        return Check("config", False, str(exc), "fix that line (Vault Recall never overwrites a broken config)")
+    where = str(path) if path.exists() else f"{path} (not created yet: defaults)"
+    return Check("config", True, f"{where}; {len(config.vaults)} vault(s), {len(config.clients)} client(s)")
+
+
+def _vault() -> Check:
+    scope = current_scope(ServeOptions(client="vault-recall-doctor"))
+    report = check_health(scope.vault, scope.why or "no vault is configured")
+    if report.status == "unavailable":
+        return Check("vault", False, report.summary(), "vault-recall vault add PATH, or fix the folder named above")
+    if report.status == "degraded":
+        return Check("vault", True, report.summary() + " (see vault-recall health)")
+    return Check("vault", True, report.summary())
+
+
+def _activity() -> Check:
+    path = activity_path()
+    try:
+        connection = connect(path)
+        connection.close()
+    except (sqlite3.Error, OSError, ValueError, ActivityStoreError) as exc:
+        return Check(
+            "activity",
+            False,
+            f"{path} cannot be written: {exc}",
+            f"make {path.parent} writable for you (calls still answer; activity is not recorded)",
+        )
+    return Check("activity", True, f"{path} is writable")
+
+
+def _tray() -> Check:
+    problem = tray_problem()
+    if problem is None:
+        return Check("tray", True, "a tray with a menu can run here")
+    return Check("tray", False, problem.splitlines()[0], "see README: The tray (Linux desktop requirements)")
+
+
+def _clipboard() -> Check:
+    command = clipboard.copy_command()
+    if command is None:
+        return Check("clipboard", False, "no clipboard tool found", "install xclip (X11) or wl-clipboard (Wayland)")
+    return Check("clipboard", True, f"copies with {command[0]}")
+
+
+def _clients() -> list[Check]:
+    checks = []
+    for spec in CLIENTS:
+        path = spec.config_file()
+        if path is None or not path.exists():
+            continue
+        try:
+            entry = current_entry(spec, read_existing(path) or "", str(path))
+        except InstallError as exc:
+            checks.append(Check(f"client {spec.id}", False, str(exc), f"fix {path} by hand"))
+            continue
+        if entry is None:
+            continue
+        argv = (
+            list(entry["command"])
+            if spec.id == "opencode"
+            else [entry.get("cmd") or entry.get("command"), *entry.get("args", [])]
+        )
+        checks.append(_answers(spec.id, path, [str(a) for a in argv if a is not None]))
+    return checks
+
+
+def _answers(client_id: str, path: Path, argv: list[str]) -> Check:
+    what = f"client {client_id}"
+    reinstall = f"vault-recall install {client_id}"
+    if not argv or not Path(argv[0]).is_absolute():
+        return Check(what, False, f"{path} starts {argv[:1]!r}, not an absolute path", reinstall)
+    if not (Path(argv[0]).is_file() and os.access(argv[0], os.X_OK)):
+        return Check(what, False, f"{path} starts {argv[0]}, which does not exist or cannot run", reinstall)
+    before_serve = argv[: argv.index("serve")] if "serve" in argv else argv[:1]
+    try:
+        done = subprocess.run([*before_serve, "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Check(what, False, f"{argv[0]} did not answer: {exc}", reinstall)
+    if done.returncode != 0 or "vault-recall" not in done.stdout:
+        return Check(what, False, f"{argv[0]} did not answer as Vault Recall", reinstall)
+    return Check(what, True, f"{path} → {done.stdout.strip()}")
+
+
+def report(checks: list[Check]) -> str:
+    width = max(len(c.what) for c in checks)
+    lines = []
+    for check in checks:
+        lines.append(f"{'ok  ' if check.ok else 'FAIL'}  {check.what:<{width}}  {check.detail}")
+        if not check.ok and check.fix:
+            lines.append(f"      {'':<{width}}  fix: {check.fix}")
+    return "\n".join(lines)

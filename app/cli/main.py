@@ -1,0 +1,252 @@
+"""The `vault-recall` command line.
+
+Subcommands import what they need when they run, so `vault-recall serve` (started once per
+AI client) loads only the server side: never the tray, pystray or Pillow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from vault_recall.app.cli import client_commands, config_commands, report_commands
+from vault_recall.app.cli.client_commands import PIN_ACTIVE
+from vault_recall.app.clients.snippets import FORMS
+from vault_recall.server import __version__
+from vault_recall.server.config.config_file import ACTIVE, ConfigError
+
+EXIT_CODES = """\
+exit codes:
+  0  success (health: the vault is healthy)
+  1  the command failed, one sentence on stderr (health: degraded; demo: a step failed)
+  2  bad command line (health: the vault is unavailable)
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vault-recall",
+        description="Let every AI client on this computer recall the decisions kept in an Obsidian vault.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"vault-recall {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the MCP stdio server for one AI client (clients start this themselves)",
+        description="Run one MCP server over stdio for one AI client. stdout carries the protocol; "
+        "messages for people go to stderr. The vault and what the client may see are read from the "
+        "config on every call, unless --vault pins a vault folder.",
+    )
+    serve.add_argument("--client", required=True, metavar="ID", help="who is asking, e.g. cursor or claude-desktop")
+    serve.add_argument("--vault", type=Path, metavar="PATH", help="pin this vault folder instead of the config's")
+
+    demo = commands.add_parser(
+        "demo",
+        help="show fresh recall across two clients on a copy of the sample vault",
+        description="Copy the bundled sample vault to a temporary folder, start two `serve` processes as "
+        "two MCP clients, and show freshness, scoping and the three statuses, one PASS/FAIL line per step.",
+    )
+    demo.add_argument("--keep", action="store_true", help="keep the temporary vault copy and print where it is")
+
+    _vault_commands(commands)
+    _client_commands(commands)
+
+    activity = commands.add_parser(
+        "activity", help="show which client recalled what", description="Show recent tool calls, oldest first."
+    )
+    activity.add_argument("--client", metavar="ID", help="only this client's calls")
+    activity.add_argument("--limit", type=_positive, default=20, metavar="N", help="how many (default 20)")
+    activity.add_argument("--follow", action="store_true", help="keep printing new calls until Ctrl-C")
+    activity.add_argument("--json", action="store_true", help="one JSON object per line")
+    activity.set_defaults(handler=report_commands.activity)
+
+    health = commands.add_parser(
+        "health",
+        help="check the vault: counts, invalid notes, oversized records, symlinks, duplicate names",
+        description="Check the active vault (or --vault PATH) the way every client reads it. "
+        "Exit code 0 healthy, 1 degraded (some notes are broken), 2 unavailable.",
+    )
+    health.add_argument("--vault", type=Path, metavar="PATH", help="check this folder instead of the active vault")
+    health.add_argument("--json", action="store_true", help="the report as JSON")
+    health.set_defaults(handler=report_commands.health)
+
+    _client_config_commands(commands)
+
+    tray = commands.add_parser(
+        "tray",
+        help="the tray icon (what `vault-recall` with no command starts)",
+        description="Show Vault Recall's tray icon: the vault and its health, who recalled what, client snippets.",
+    )
+    tray.set_defaults(handler=_tray)
+
+    desktop = commands.add_parser(
+        "desktop",
+        help="add or remove Vault Recall in the applications menu (Linux)",
+        description="Install a per-user launcher (.desktop file and icons, XDG folders), or remove it.",
+    )
+    desktop.add_argument("action", choices=("install", "uninstall"))
+    desktop.set_defaults(handler=_desktop)
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="check config, vault, activity store, tray, clipboard and installed clients",
+        description="Check the whole chain on this machine and say what to fix. Exit 0: all fine; 1: something to fix.",
+    )
+    doctor.set_defaults(handler=_doctor)
+
+    status = commands.add_parser("status", help="config, vaults, clients and last activity on one screen")
+    status.set_defaults(handler=report_commands.status)
+    return parser
+
+
+def _vault_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    vault = commands.add_parser("vault", help="list, add, choose or remove vaults", description="Manage vaults.")
+    actions = vault.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="the vaults you added; * marks the active one").set_defaults(
+        handler=config_commands.vault_list
+    )
+    add = actions.add_parser("add", help="add a vault folder (the first one becomes active)")
+    add.add_argument("path", metavar="PATH", help="the vault folder (the one holding .obsidian/)")
+    add.add_argument("--name", help="how to call it (default: the folder's name, as Obsidian does)")
+    add.set_defaults(handler=config_commands.vault_add)
+    use = actions.add_parser("use", help="make a vault the active one: every client's next call reads it")
+    use.add_argument("name", metavar="NAME")
+    use.set_defaults(handler=config_commands.vault_use)
+    remove = actions.add_parser("remove", help="forget a vault (its folder is not touched)")
+    remove.add_argument("name", metavar="NAME")
+    remove.set_defaults(handler=config_commands.vault_remove)
+    actions.add_parser("discover", help="the vaults Obsidian knows on this computer").set_defaults(
+        handler=config_commands.vault_discover
+    )
+
+
+def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    client = commands.add_parser(
+        "client", help="register clients and choose what each may see", description="Manage AI clients."
+    )
+    actions = client.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="registered clients, what they see, their last call").set_defaults(
+        handler=config_commands.client_list
+    )
+    add = actions.add_parser("add", help="register a client id (as used in its `serve --client ID`)")
+    add.add_argument("id", metavar="ID")
+    add.add_argument("--vault", default=ACTIVE, metavar="NAME", help="a vault name, or 'active' (default)")
+    add.set_defaults(handler=config_commands.client_add)
+    expose = actions.add_parser(
+        "expose",
+        help="what a client may see: records (every subject's memory records), vault (every note), or SUBJECT…",
+    )
+    expose.add_argument("id", metavar="ID")
+    expose.add_argument("rule", nargs="+", metavar="records|vault|SUBJECT")
+    expose.set_defaults(handler=config_commands.client_expose)
+
+
+def _client_config_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    pin_help = "put --vault in the entry: the active vault's folder, or PATH (default: follow the config)"
+    snippet = commands.add_parser(
+        "snippet",
+        help="print the config snippet that makes a client start Vault Recall",
+        description="Print a client's config entry for Vault Recall, in the client's own format.",
+    )
+    snippet.add_argument("client", nargs="?", metavar="CLIENT", help="a client id (see --list)")
+    snippet.add_argument("--list", action="store_true", help="the clients, their forms and config files")
+    snippet.add_argument("--form", choices=FORMS, default="file", help="file (default), cli or link")
+    snippet.add_argument("--pin-vault", nargs="?", const=PIN_ACTIVE, metavar="PATH", help=pin_help)
+    snippet.set_defaults(handler=client_commands.snippet_command)
+
+    install = commands.add_parser(
+        "install",
+        help="add Vault Recall to a client's config file (backed up, atomic, idempotent)",
+        description="Merge our entry into the client's config file, keeping everything else; "
+        "a file that does not parse is refused and the snippet printed instead.",
+    )
+    install.add_argument("client", metavar="CLIENT")
+    install.add_argument("--dry-run", action="store_true", help="show the change as a diff, write nothing")
+    install.add_argument("--config-file", metavar="PATH", help="the client's config file, if not the usual one")
+    install.add_argument("--pin-vault", nargs="?", const=PIN_ACTIVE, metavar="PATH", help=pin_help)
+    install.set_defaults(handler=client_commands.install_command)
+
+    uninstall = commands.add_parser("uninstall", help="remove only our entry from a client's config file")
+    uninstall.add_argument("client", metavar="CLIENT")
+    uninstall.add_argument("--dry-run", action="store_true", help="show the change as a diff, write nothing")
+    uninstall.add_argument("--config-file", metavar="PATH", help="the client's config file, if not the usual one")
+    uninstall.set_defaults(handler=client_commands.uninstall_command)
+
+
+def _tray(args: argparse.Namespace) -> int:
+    from vault_recall.app.tray.backend import choose_backend, tray_problem
+
+    problem = tray_problem()
+    if problem is not None:
+        print(f"vault-recall: cannot show the tray: {problem}\n", file=sys.stderr)
+        print("Here is the status instead (vault-recall --help lists every command):\n", file=sys.stderr)
+        report_commands.status(args)
+        return 1
+    choose_backend()
+    from vault_recall.app.tray.adapter import TrayApp
+    from vault_recall.app.tray.state import ensure_a_vault
+
+    ensure_a_vault()
+    TrayApp().run()
+    return 0
+
+
+def _desktop(args: argparse.Namespace) -> int:
+    from vault_recall.app.desktop import launcher_entry
+
+    if args.action == "install":
+        written = launcher_entry.install()
+        print(f"Added Vault Recall to the applications menu: {written[0]} (and {len(written) - 1} icons)")
+    else:
+        removed = launcher_entry.uninstall()
+        print(f"Removed {len(removed)} file(s)" if removed else "Vault Recall was not in the applications menu")
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from vault_recall.app.cli.doctor import report, run_checks
+
+    checks = run_checks()
+    print(report(checks))
+    return 0 if all(c.ok for c in checks) else 1
+
+
+MAX_LIMIT = 100_000
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_LIMIT:,}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        from vault_recall.server.mcp.serve import serve
+
+        return serve(args.client, args.vault)
+    if args.command == "demo":
+        from vault_recall.app.cli.demo import run_demo
+
+        return run_demo(keep=args.keep)
+    handler = getattr(args, "handler", _tray)  # no command: the tray
+    try:
+        code: int = handler(args)
+    except ConfigError as exc:
+        print(f"vault-recall: {exc} (nothing was changed; fix the file or move it away)", file=sys.stderr)
+        return 1
+    except config_commands.CommandError as exc:
+        print(f"vault-recall: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"vault-recall: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        return 1
+    return code

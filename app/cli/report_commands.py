@@ -1,0 +1,136 @@
+"""`vault-recall activity`, `health` and `status`: reading the shared state, changing nothing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from vault_recall.app.cli.config_commands import describe_exposure
+from vault_recall.app.state.activity_view import (
+    EventRow,
+    count_events,
+    latest_per_client,
+    newest_event_id,
+    recent_events,
+)
+from vault_recall.app.state.health import HealthReport, check_health
+from vault_recall.app.timefmt import ago, clock
+from vault_recall.server.config.call_scope import ServeOptions, current_scope
+from vault_recall.server.config.config_file import ACTIVE, activity_path, config_path, load_config
+
+FOLLOW_POLL_SECONDS = 1.0
+
+
+def activity(args: argparse.Namespace) -> int:
+    path = activity_path()
+    events = recent_events(path, limit=args.limit, client=args.client)
+    for event in events:
+        print(_format_event(event, as_json=args.json), flush=True)
+    if not args.follow:
+        if not events and not args.json:
+            print(f"No activity yet ({path}).")
+        return 0
+    last = events[-1].id if events else 0
+    try:
+        while True:  # until Ctrl-C: a person watching their clients
+            time.sleep(FOLLOW_POLL_SECONDS)
+            newest = newest_event_id(path)
+            if newest is not None and newest < last:
+                last = 0  # the store was deleted and started again: its ids start over
+            for event in recent_events(path, limit=1000, client=args.client, after_id=last):
+                print(_format_event(event, as_json=args.json), flush=True)
+                last = event.id
+    except KeyboardInterrupt:
+        return 0
+
+
+def _format_event(event: EventRow, *, as_json: bool) -> str:
+    if as_json:
+        return json.dumps(event.__dict__ | {"returned": list(event.returned)}, ensure_ascii=False)
+    what = event.subject or ""
+    if event.query:
+        what += f" {event.query!r}" if what else repr(event.query)
+    result = event.error if event.error else f"{event.status}, {len(event.returned)} returned"
+    notes = "; ".join(event.returned[:3]) + (" …" if len(event.returned) > 3 else "")
+    return f"{clock(event.ts)}  {event.client:<16} {event.tool:<16} {what:<30} {result}" + (
+        f"  [{notes}]" if notes else ""
+    )
+
+
+def health(args: argparse.Namespace) -> int:
+    report = _health_of(args.vault)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        return report.exit_code
+    print(report.summary())
+    if report.path:
+        print(f"  folder: {report.path}")
+    for subject in report.subjects:
+        counts = f"{subject['active']} active, {subject['archived']} archived, {subject['events']} events"
+        print(f"  {subject['subject']}: {counts}")
+    _section(
+        "Invalid notes (fix these; recall reports them as problems)",
+        [p["reason"] for p in report.problems],
+    )
+    _section(
+        "Records too large to ever be recalled whole",
+        [f"{t['path']}: {t['bytes']:,} bytes (a recall holds at most {t['limit']:,})" for t in report.too_large],
+    )
+    _section("Symlinks skipped (never followed)", list(report.symlinks))
+    _section("Folders that cannot be read", list(report.unreadable_folders))
+    _section(
+        "Note names used more than once (link to them by path)",
+        [f"{a['name']}: {', '.join(a['paths'])}" for a in report.ambiguous_names],
+    )
+    return report.exit_code
+
+
+def _health_of(pinned: Path | None) -> HealthReport:
+    if pinned is not None:
+        return check_health(pinned.expanduser().absolute())
+    scope = current_scope(ServeOptions(client="vault-recall-cli"))
+    return check_health(scope.vault, scope.why or "no vault is configured")
+
+
+def _section(title: str, lines: list[str]) -> None:
+    if not lines:
+        return
+    print(f"\n{title}:")
+    for line in lines:
+        print(f"  {line}")
+
+
+def status(args: argparse.Namespace) -> int:
+    path = config_path()
+    print(f"Config:   {path}" + ("" if path.exists() else " (not created yet)"))
+    config = load_config()  # a broken config is reported by main() as one sentence, exit 1
+    print("Vaults:")
+    if not config.vaults:
+        print("  none — add one: vault-recall vault add PATH")
+    for entry_vault in config.vaults:
+        mark = "*" if entry_vault.name == config.active_vault else " "
+        print(f"  {mark} {entry_vault.name}  {entry_vault.path}")
+    active = config.vault(config.active_vault) if config.active_vault else None
+    if active is not None:
+        print(f"  health: {check_health(Path(active.path).expanduser()).summary()}")
+    seen = {s.client: s for s in latest_per_client(activity_path())}
+    print("Clients:")
+    ids = [c.id for c in config.clients] + sorted(set(seen) - {c.id for c in config.clients})
+    if not ids:
+        print("  none yet")
+    for client_id in ids:
+        entry = config.client(client_id)
+        sees = describe_exposure(entry.exposure) if entry else "records (not registered)"
+        vault = entry.vault if entry else ACTIVE
+        summary = seen.get(client_id)
+        last = f"{summary.calls} calls, last {ago(summary.last_ts)}" if summary else "no calls"
+        print(f"  {client_id}: vault {vault}, sees {sees}; {last}")
+    store = activity_path()
+    print(
+        f"Activity: {store} ({count_events(store):,} events kept"
+        f"{'' if config.activity.keep_query_text else ', query text not kept'},"
+        f" {config.activity.retention_days} days)"
+    )
+    return 0

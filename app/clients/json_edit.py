@@ -1,0 +1,158 @@
+"""Surgical edits of a JSON config file: set or remove one member of one top-level object, and
+leave every other byte exactly as the person (or their client) wrote it.
+
+Only strict JSON is edited.  A file with comments or trailing commas (JSONC) does not parse
+here, and the caller refuses it rather than risk rewriting what it cannot read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from vault_recall.server.config.config_file import DuplicateKey, no_duplicate_keys
+
+_DECODER = json.JSONDecoder()
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+class JsonEditError(Exception):
+    """The file cannot be edited safely; the message says why in one sentence."""
+
+
+@dataclass(frozen=True)
+class _Member:
+    key: str
+    key_start: int  # index of the key's opening quote
+    value_start: int
+    value_end: int  # index just past the value
+
+
+def _skip(text: str, position: int) -> int:
+    match = _WHITESPACE.match(text, position)
+    return match.end() if match else position
+
+
+def _members(text: str, open_brace: int) -> tuple[list[_Member], int]:
+    """The members of the object whose '{' is at `open_brace`, and the index of its '}'."""
+    members: list[_Member] = []
+    position = _skip(text, open_brace + 1)
+    if text[position] == "}":
+        return members, position
+    while True:
+        key_start = position
+        key, position = json.decoder.scanstring(text, position + 1)  # type: ignore[attr-defined]
+        position = _skip(text, position)
+        position = _skip(text, position + 1)  # past ':'
+        value_start = position
+        _, position = _DECODER.raw_decode(text, value_start)
+        members.append(_Member(key, key_start, value_start, position))
+        position = _skip(text, position)
+        if text[position] == "}":
+            return members, position
+        position = _skip(text, position + 1)  # past ','
+
+
+def _line_indent(text: str, position: int) -> str:
+    line_start = text.rfind("\n", 0, position) + 1
+    line = text[line_start:position]
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _indent_unit(text: str) -> str:
+    for line in text.splitlines():
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) != len(line):
+            return line[: len(line) - len(stripped)]
+    return "  "
+
+
+def _render(value: Any, base: str, unit: str, newline: str) -> str:
+    return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", newline + base)
+
+
+def parse_object(text: str, what: str) -> dict[str, Any]:
+    """Parse `text` as a JSON object (empty text is an empty object), or raise JsonEditError."""
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text, object_pairs_hook=no_duplicate_keys)
+    except DuplicateKey as exc:
+        raise JsonEditError(
+            f"{what} has the key {exc.key!r} twice in one object, so which one counts is unclear; it was left untouched"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise JsonEditError(
+            f"{what} is not plain JSON (line {exc.lineno}: {exc.msg}; comments and trailing commas "
+            "are not supported), so it was left untouched"
+        ) from None
+    if not isinstance(data, dict):
+        raise JsonEditError(f"{what} does not hold a JSON object at the top, so it was left untouched")
+    return data
+
+
+def set_member(text: str, container: str, name: str, value: Any, what: str = "the file") -> str:
+    """`text` with `container.name` set to `value`; everything else byte for byte."""
+    data = parse_object(text, what)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if not text.strip():
+        return json.dumps({container: {name: value}}, indent=2, ensure_ascii=False) + "\n"
+    unit = _indent_unit(text)
+    top = _skip(text, 0)
+    members, top_close = _members(text, top)
+    holder = next((m for m in members if m.key == container), None)
+    if holder is None:
+        return _insert(text, top, top_close, members, container, {name: value}, unit, newline)
+    if not isinstance(data.get(container), dict):
+        raise JsonEditError(f"{what} has '{container}' that is not an object, so it was left untouched")
+    inner, inner_close = _members(text, holder.value_start)
+    existing = next((m for m in inner if m.key == name), None)
+    if existing is not None:
+        if data[container][name] == value:
+            return text  # already so: not a byte changes
+        base = _line_indent(text, existing.key_start)
+        if "\n" not in text.strip():
+            return text[: existing.value_start] + json.dumps(value, ensure_ascii=False) + text[existing.value_end :]
+        rendered = _render(value, base, unit, newline)
+        return text[: existing.value_start] + rendered + text[existing.value_end :]
+    return _insert(text, holder.value_start, inner_close, inner, name, value, unit, newline)
+
+
+def _insert(
+    text: str, open_brace: int, close: int, members: list[_Member], key: str, value: Any, unit: str, newline: str
+) -> str:
+    name = json.dumps(key, ensure_ascii=False)
+    if "\n" not in text.strip():
+        # A one-line file stays one line.
+        member = f"{name}: {json.dumps(value, ensure_ascii=False)}"
+        if members:
+            return text[: members[-1].value_end] + ", " + member + text[members[-1].value_end :]
+        return text[: open_brace + 1] + member + text[close:]
+    if members:
+        base = _line_indent(text, members[-1].key_start)
+        addition = "," + newline + base + name + ": " + _render(value, base, unit, newline)
+        return text[: members[-1].value_end] + addition + text[members[-1].value_end :]
+    outer = _line_indent(text, open_brace)
+    base = outer + unit
+    body = newline + base + name + ": " + _render(value, base, unit, newline) + newline + outer
+    return text[: open_brace + 1] + body + text[close:]
+
+
+def remove_member(text: str, container: str, name: str, what: str = "the file") -> str:
+    """`text` without `container.name` (unchanged when it is not there)."""
+    data = parse_object(text, what)
+    if not isinstance(data.get(container), dict) or name not in data[container]:
+        return text
+    top = _skip(text, 0)
+    members, _ = _members(text, top)
+    holder = next(m for m in members if m.key == container)
+    inner, inner_close = _members(text, holder.value_start)
+    index = next(i for i, m in enumerate(inner) if m.key == name)
+    target = inner[index]
+    if len(inner) == 1:
+        return text[: holder.value_start] + "{}" + text[inner_close + 1 :]
+    if index > 0:
+        return text[: inner[index - 1].value_end] + text[target.value_end :]
+    return text[: target.key_start] + text[inner[1].key_start :]

@@ -1,0 +1,87 @@
+"""Client config snippets in each client's own format: the file fragment, the client's CLI
+command, or a deep link the client opens to install us."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shlex
+from typing import Any
+from urllib.parse import quote
+
+import tomlkit
+import yaml
+
+from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
+
+FORMS = ("file", "cli", "link")
+
+
+class SnippetError(Exception):
+    """This client has no such form; the message says which forms it has."""
+
+
+def document(spec: ClientSpec, argv: list[str]) -> dict[str, Any]:
+    """The smallest config document holding our entry, as data."""
+    entry = spec.entry(argv)
+    return {spec.container: [entry] if spec.is_list else {SERVER_NAME: entry}}
+
+
+def file_snippet(spec: ClientSpec, argv: list[str]) -> str:
+    data = document(spec, argv)
+    if spec.format == "toml":
+        return tomlkit.dumps(data)
+    if spec.format == "yaml":
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def cli_snippet(spec: ClientSpec, argv: list[str], windows: bool | None = None) -> str:
+    if spec.cli is None:
+        raise SnippetError(f"{spec.name} has no command for adding servers; use --form file{_also_link(spec)}")
+    command = spec.cli(argv)
+    if windows if windows is not None else os.name == "nt":
+        return powershell_join(command)
+    return shlex.join(command)
+
+
+_BARE = re.compile(r"[A-Za-z0-9_./:\\=+-]+")
+
+
+def powershell_join(argv: list[str]) -> str:
+    """A PowerShell command line: single-quoted literals ('' for a quote), so '&', '%', '$'
+    and spaces in paths mean nothing to the shell."""
+    quoted = [arg if _BARE.fullmatch(arg) else "'" + arg.replace("'", "''") + "'" for arg in argv]
+    return ("& " if quoted[0] != argv[0] else "") + " ".join(quoted)
+
+
+def link_snippet(spec: ClientSpec, argv: list[str]) -> str:
+    entry = spec.entry(argv)
+    if spec.link == "cursor":
+        config = base64.b64encode(json.dumps(entry, ensure_ascii=False).encode("utf-8")).decode("ascii")
+        return f"cursor://anysphere.cursor-deeplink/mcp/install?name={SERVER_NAME}&config={quote(config, safe='')}"
+    if spec.link == "lmstudio":
+        config = base64.b64encode(json.dumps(entry, ensure_ascii=False).encode("utf-8")).decode("ascii")
+        return f"lmstudio://add_mcp?name={SERVER_NAME}&config={quote(config, safe='')}"
+    if spec.link == "vscode":
+        payload = json.dumps({"name": SERVER_NAME, **entry}, ensure_ascii=False)
+        return "vscode:mcp/install?" + quote(payload, safe="")
+    raise SnippetError(f"{spec.name} has no install link; use --form file" + (" or --form cli" if spec.cli else ""))
+
+
+def _also_link(spec: ClientSpec) -> str:
+    return " or --form link" if spec.link else ""
+
+
+def snippet(spec: ClientSpec, argv: list[str], form: str = "file") -> str:
+    if form == "cli":
+        return cli_snippet(spec, argv)
+    if form == "link":
+        return link_snippet(spec, argv)
+    return file_snippet(spec, argv)
+
+
+def forms_of(spec: ClientSpec) -> list[str]:
+    return ["file"] + (["cli"] if spec.cli else []) + (["link"] if spec.link else [])

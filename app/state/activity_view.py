@@ -1,0 +1,142 @@
+"""Reading the activity store for the tray and the CLI: who recalled what, and when.
+
+Read-only connections: viewing activity never creates or changes the store.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_recall.server.activity.store import connect
+
+
+@dataclass(frozen=True)
+class EventRow:
+    id: int
+    ts: float
+    client: str
+    client_name: str | None
+    tool: str
+    vault: str | None
+    subject: str | None
+    query: str | None
+    status: str | None
+    omitted: int | None
+    duration_ms: float
+    error: str | None
+    returned: tuple[str, ...]  # note paths
+
+
+@dataclass(frozen=True)
+class ClientSummary:
+    client: str
+    calls: int
+    last_ts: float
+    last_tool: str
+    last_status: str | None
+
+
+_EVENT_COLUMNS = "id, ts, client, client_name, tool, vault, subject, query, status, omitted, duration_ms, error"
+
+
+@contextmanager
+def reading(path: Path) -> Iterator[sqlite3.Connection | None]:
+    """A read-only connection, or None when there is no store yet (or it cannot be opened)."""
+    if not path.exists():
+        yield None
+        return
+    try:
+        connection = connect(path, create=False)
+    except sqlite3.Error:
+        yield None
+        return
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def recent_events(path: Path, limit: int = 20, client: str | None = None, after_id: int = 0) -> list[EventRow]:
+    """The newest `limit` events (after `after_id`), returned oldest first."""
+    with reading(path) as connection:
+        if connection is None:
+            return []
+        where = "WHERE id > ?" + (" AND client = ?" if client else "")
+        params: list[object] = [after_id] + ([client] if client else [])
+        try:
+            rows = connection.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM events {where} ORDER BY id DESC LIMIT ?", (*params, limit)
+            ).fetchall()
+            events = [_row(connection, row) for row in reversed(rows)]
+        except sqlite3.Error:
+            return []
+    return events
+
+
+def latest_per_client(path: Path) -> list[ClientSummary]:
+    """Each client's number of calls and its latest call, most recent first."""
+    with reading(path) as connection:
+        if connection is None:
+            return []
+        try:
+            rows = connection.execute(
+                "SELECT e.client, c.calls, e.ts, e.tool, e.status FROM events e"
+                " JOIN (SELECT client, COUNT(*) AS calls, MAX(id) AS last_id FROM events GROUP BY client) c"
+                " ON e.id = c.last_id ORDER BY e.id DESC"
+            ).fetchall()
+        except sqlite3.Error:
+            return []
+    return [ClientSummary(client=r[0], calls=r[1], last_ts=r[2], last_tool=r[3], last_status=r[4]) for r in rows]
+
+
+def clients_who_recalled(path: Path, note_path: str) -> list[tuple[str, int, float]]:
+    """(client, times, last time) for every client that was given `note_path`."""
+    with reading(path) as connection:
+        if connection is None:
+            return []
+        try:
+            return [
+                (r[0], r[1], r[2])
+                for r in connection.execute(
+                    "SELECT e.client, COUNT(*), MAX(e.ts) FROM returned r JOIN events e ON e.id = r.event_id"
+                    " WHERE r.path = ? GROUP BY e.client ORDER BY MAX(e.ts) DESC",
+                    (note_path,),
+                )
+            ]
+        except sqlite3.Error:
+            return []
+
+
+def newest_event_id(path: Path) -> int | None:
+    """The newest event's id (0: no store or no events), or None when the store cannot be read
+    right now (locked, say) — which is not the same as empty."""
+    if not path.exists():
+        return 0
+    with reading(path) as connection:
+        if connection is None:
+            return None
+        try:
+            return int(connection.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0])
+        except sqlite3.Error:
+            return None
+
+
+def count_events(path: Path) -> int:
+    with reading(path) as connection:
+        if connection is None:
+            return 0
+        try:
+            return int(connection.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+
+def _row(connection: sqlite3.Connection, row: tuple[object, ...]) -> EventRow:
+    returned = tuple(
+        r[0] for r in connection.execute("SELECT path FROM returned WHERE event_id = ? ORDER BY rowid", (row[0],))
+    )
+    return EventRow(*row, returned=returned)  # type: ignore[arg-type, misc]

@@ -1,0 +1,73 @@
+"""Writing the config file: only the CLI and the tray do, always atomically, never over a broken one.
+
+Every change is read-modify-write: load (strictly, so a broken file is reported, never
+overwritten), change, write to a temporary file beside it, fsync, rename over.  A crash at any
+point leaves either the old file or the new one, whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from vault_recall.app.state.atomic_write import write_atomically
+from vault_recall.server.config.config_file import ClientEntry, Config, config_path, load_config
+
+
+def save_config(config: Config, path: Path | None = None) -> Path:
+    """Write `config` atomically; folder 0700 and file 0600 (it names the person's vaults)."""
+    path = path or config_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
+    data = (json.dumps(config.to_json(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    write_atomically(path, data, 0o600)
+    return path
+
+
+def update_config(change: Callable[[Config], Config], path: Path | None = None) -> Config:
+    """Load the current config (raising ConfigError if it is broken), apply `change`, save.
+
+    Holds a lock for the whole read-modify-write, so two commands (or the tray and a command)
+    changing the config at once both keep their change.
+    """
+    path = path or config_path()
+    with _locked(path.parent):
+        current = load_config(path)
+        updated = change(current)
+        if updated != current or updated.to_json() != current.to_json():
+            save_config(updated, path)
+    return updated
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(folder / ".config.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if fcntl is not None:  # Windows has no flock: the last writer wins there
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def register(client_id: str) -> bool:
+    """Add the client to our config (so its activity shows under its name); True if added."""
+
+    def change(config: Config) -> Config:
+        if config.client(client_id):
+            return config
+        return dataclasses.replace(config, clients=(*config.clients, ClientEntry(id=client_id)))
+
+    before = load_config().client(client_id)
+    update_config(change)
+    return before is None

@@ -1,0 +1,254 @@
+"""The tray's menu as data: a pure function from a state snapshot to a tree of items.
+
+Nothing here touches pystray, the disk or the clock: the adapter (tray_app.py) gathers a
+`TrayState`, calls `build_menu`, and turns the items into pystray's; the tests check the
+items for every state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_recall.app.clients.catalogue import CLIENTS, client_spec
+from vault_recall.app.state.activity_view import ClientSummary, EventRow
+from vault_recall.app.state.health import HealthReport
+from vault_recall.app.state.obsidian_vaults import KnownVault
+from vault_recall.app.timefmt import ago
+from vault_recall.server.config.config_file import Config
+
+MAX_RECENT = 10
+MAX_PROBLEMS = 15
+MAX_LABEL = 70
+Action = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Item:
+    text: str
+    action: Action | None = None
+    checked: bool | None = None  # None: not a check item
+    radio: bool = False
+    enabled: bool = True
+    submenu: tuple[Item, ...] | None = None
+    default: bool = False  # what a left click on the icon does
+
+    @property
+    def separator(self) -> bool:
+        return self.text == "-"
+
+
+SEPARATOR = Item("-")
+
+
+@dataclass(frozen=True)
+class TrayState:
+    config: Config
+    config_error: str | None = None
+    health: HealthReport | None = None  # None: still checking
+    known_vaults: tuple[KnownVault, ...] = ()
+    recent: tuple[EventRow, ...] = ()  # newest last
+    clients: tuple[ClientSummary, ...] = ()
+    sample_vault: Path | None = None
+    notify_recall: bool = False
+    notify_health: bool = True
+    start_at_login: bool = False
+    now: float = 0.0
+    can_copy: bool = True  # a clipboard tool exists here
+    can_pick_folder: bool = True  # a folder dialog exists here
+
+
+def status_of(state: TrayState) -> str:
+    """ok | degraded | unavailable, for the icon."""
+    if state.config_error or state.health is None:
+        return "unavailable"  # grey until the vault is known to be readable
+    return state.health.status
+
+
+def tooltip(state: TrayState) -> str:
+    if state.config_error:
+        return "Vault Recall — the config file is broken"
+    vault = state.config.active_vault or "no vault"
+    status = {"ok": "healthy", "degraded": "some notes are broken", "unavailable": "unavailable"}[status_of(state)]
+    last = f"; last recall {ago(state.recent[-1].ts, state.now)}" if state.recent else ""
+    return _short(f"Vault Recall — {vault}: {status}{last}", 120)
+
+
+def client_name(client_id: str) -> str:
+    spec = client_spec(client_id)
+    return spec.name if spec else client_id
+
+
+def note_name(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def _short(text: str, limit: int = MAX_LABEL) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def build_menu(state: TrayState) -> tuple[Item, ...]:
+    if state.config_error:
+        return (
+            Item(_short(f"Config broken: {state.config_error}", 100), enabled=False),
+            Item("Show the config file", ("show_config",)),
+            SEPARATOR,
+            Item("Quit Vault Recall", ("quit",)),
+        )
+    items: list[Item] = [Item(_health_line(state), ("open_vault",), default=True)]
+    problems = _problems(state)
+    if problems and state.health is not None:
+        count = len(state.health.problems) + len(state.health.too_large)
+        items.append(Item(f"Problems ({count:,})", submenu=problems))
+    if _sample_active(state) or not state.config.vaults:
+        items.append(Item("Pick your own vault…", submenu=_vault_menu(state)))
+    items += [
+        SEPARATOR,
+        Item("Vault", submenu=_vault_menu(state)),
+        Item("Recent recalls", submenu=_recent_menu(state)),
+        Item("Clients", submenu=_clients_menu(state)),
+        SEPARATOR,
+        Item("Notify on recall", ("toggle", "notify_recall"), checked=state.notify_recall),
+        Item("Notify on health change", ("toggle", "notify_health"), checked=state.notify_health),
+        Item("Start at login", ("toggle", "start_at_login"), checked=state.start_at_login),
+        SEPARATOR,
+        Item("Quit Vault Recall", ("quit",)),
+    ]
+    return tuple(items)
+
+
+def _sample_active(state: TrayState) -> bool:
+    active = state.config.vault(state.config.active_vault) if state.config.active_vault else None
+    return active is not None and state.sample_vault is not None and Path(active.path) == state.sample_vault
+
+
+def _health_line(state: TrayState) -> str:
+    if not state.config.active_vault:
+        return "No vault yet — pick one below"
+    if state.health is None:
+        return _short(f"{state.config.active_vault} — checking…", 90)
+    return _short(state.health.summary(state.config.active_vault), 90)
+
+
+def _problems(state: TrayState) -> tuple[Item, ...]:
+    if state.health is None or state.health.status == "unavailable":
+        return ()
+    items = [
+        Item(_short(f"{note_name(p['path'])} — {_without_path(p['path'], p['reason'])}", 90), ("open_note", p["path"]))
+        for p in state.health.problems[:MAX_PROBLEMS]
+    ]
+    items += [
+        Item(
+            _short(f"{note_name(t['path'])} — too large to recall ({t['bytes']:,} bytes)", 90), ("open_note", t["path"])
+        )
+        for t in state.health.too_large[: max(0, MAX_PROBLEMS - len(items))]
+    ]
+    hidden = len(state.health.problems) + len(state.health.too_large) - len(items)
+    if hidden > 0:
+        items.append(Item(f"… and {hidden} more (vault-recall health)", enabled=False))
+    return tuple(items)
+
+
+def _without_path(path: str, reason: str) -> str:
+    """'Notes/N.md, line 3: x' → 'line 3: x' (the menu names the note already)."""
+    return reason[len(path) :].lstrip(",: ") if reason.startswith(path) else reason
+
+
+def _vault_menu(state: TrayState) -> tuple[Item, ...]:
+    active = state.config.vault(state.config.active_vault) if state.config.active_vault else None
+    active_path = Path(active.path).expanduser() if active else None
+    items: list[Item] = []
+    known_paths = set()
+    if state.known_vaults:
+        items.append(Item("Obsidian's vaults", enabled=False))
+    for vault in state.known_vaults:
+        known_paths.add(vault.path)
+        items.append(
+            Item(
+                _short(vault.name),
+                ("use_path", str(vault.path), vault.name),
+                checked=vault.path == active_path,
+                radio=True,
+            )
+        )
+    added = [v for v in state.config.vaults if Path(v.path).expanduser() not in known_paths]
+    if added:
+        items.append(Item("Added by hand" if state.known_vaults else "Your vaults", enabled=False))
+    for entry in added:
+        sample = state.sample_vault is not None and Path(entry.path) == state.sample_vault
+        label = "Sample vault (bundled)" if sample else entry.name
+        items.append(
+            Item(_short(label), ("use", entry.name), checked=entry.name == state.config.active_vault, radio=True)
+        )
+    items += [
+        SEPARATOR,
+        Item("Choose folder…", ("choose_folder",), enabled=state.can_pick_folder),
+        Item("Open in Obsidian", ("open_vault",), enabled=active is not None),
+        Item("Show folder", ("show_folder",), enabled=active is not None),
+    ]
+    return tuple(items)
+
+
+def _recent_menu(state: TrayState) -> tuple[Item, ...]:
+    recalls = [e for e in reversed(state.recent) if e.returned][:MAX_RECENT]
+    if not recalls:
+        return (Item("No recalls yet", enabled=False),)
+    return tuple(
+        Item(
+            _short(f"{client_name(e.client)} · {note_name(e.returned[0])} · {ago(e.ts, state.now)}"),
+            ("open_note", e.returned[0], e.vault or ""),
+        )
+        for e in recalls
+    )
+
+
+def _clients_menu(state: TrayState) -> tuple[Item, ...]:
+    seen = {s.client: s for s in state.clients}
+    ids = [c.id for c in state.config.clients] + sorted(set(seen) - {c.id for c in state.config.clients})
+    items = [Item(_short(client_name(cid)), submenu=_client_menu(state, cid, seen.get(cid))) for cid in ids]
+    if not items:
+        items.append(Item("No clients yet", enabled=False))
+    registered = set(ids)
+    addable = tuple(Item(spec.name, ("add_client", spec.id)) for spec in CLIENTS if spec.id not in registered)
+    items += [SEPARATOR, Item("Add client", submenu=addable or (Item("Every client is added", enabled=False),))]
+    return tuple(items)
+
+
+def _client_menu(state: TrayState, client_id: str, summary: ClientSummary | None) -> tuple[Item, ...]:
+    spec = client_spec(client_id)
+    calls = f"{summary.calls:,} call{'s' if summary.calls != 1 else ''}" if summary else ""
+    last = f"Last seen {ago(summary.last_ts, state.now)} · {calls}" if summary else "Not seen yet"
+    items: list[Item] = [Item(last, enabled=False)]
+    notes: dict[str, str] = {}  # path → the vault it was recalled from
+    for event in reversed(state.recent):
+        if event.client == client_id:
+            for path in event.returned:
+                notes.setdefault(path, event.vault or "")
+    items += [
+        Item(_short(f"Recalled: {note_name(p)}"), ("open_note", p, vault)) for p, vault in list(notes.items())[:5]
+    ]
+    items.append(SEPARATOR)
+    if spec is not None:
+        items.append(Item("Copy config snippet", ("copy_snippet", client_id), enabled=state.can_copy))
+        if not spec.paste_only:
+            items.append(Item(f"Install into {spec.name}", ("install", client_id)))
+    entry = state.config.client(client_id)
+    exposure = entry.exposure if entry else "records"
+    sees = [
+        Item(
+            "Memory records of every subject",
+            ("expose", client_id, "records"),
+            checked=exposure == "records",
+            radio=True,
+        ),
+        Item("Every note of the vault", ("expose", client_id, "vault"), checked=exposure == "vault", radio=True),
+    ]
+    chosen = exposure if isinstance(exposure, tuple) else ()
+    known = tuple(s["subject"] for s in state.health.subjects) if state.health else ()
+    subjects = sorted(set(known) | set(chosen))
+    if subjects:
+        sees.append(SEPARATOR)
+        sees += [Item(_short(f"Only {s}"), ("expose_toggle", client_id, s), checked=s in chosen) for s in subjects]
+    items.append(Item("Sees", submenu=tuple(sees)))
+    return tuple(items)

@@ -1,0 +1,118 @@
+"""Gathering the tray's state snapshot from the shared files, and the tray's own settings.
+
+Reads the config, Obsidian's vault list and the activity store; never a note (health comes
+from the server's read-only scan, run by the adapter on a thread of its own).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+from vault_recall.app.desktop import autostart, clipboard, folder_picker
+from vault_recall.app.state.activity_view import latest_per_client, recent_events
+from vault_recall.app.state.config_store import update_config
+from vault_recall.app.state.health import HealthReport
+from vault_recall.app.state.obsidian_vaults import discover_vaults
+from vault_recall.app.state.sample_vault import sample_vault_path
+from vault_recall.app.tray.menu import TrayState
+from vault_recall.server.config.config_file import Config, ConfigError, VaultEntry, activity_path, load_config
+from vault_recall.server.vault.paths import display
+
+TRAY_KEY = "tray"
+DEFAULT_SETTINGS = {"notify_recall": False, "notify_health": True}
+RECENT_EVENTS = 200
+
+
+def tray_settings(config: Config) -> dict[str, bool]:
+    stored = dict(config.extra).get(TRAY_KEY)
+    settings = dict(DEFAULT_SETTINGS)
+    if isinstance(stored, dict):
+        settings.update({k: v for k, v in stored.items() if k in DEFAULT_SETTINGS and isinstance(v, bool)})
+    return settings
+
+
+def set_tray_setting(name: str, value: bool) -> None:
+    def change(config: Config) -> Config:
+        extra = dict(config.extra)
+        stored = dict(extra.get(TRAY_KEY) or {}) if isinstance(extra.get(TRAY_KEY), dict) else {}
+        stored[name] = value
+        extra[TRAY_KEY] = stored
+        return dataclasses.replace(config, extra=tuple(extra.items()))
+
+    update_config(change)
+
+
+def ensure_a_vault() -> None:
+    """First run with nothing configured: the bundled sample vault is the active one."""
+
+    def change(config: Config) -> Config:
+        if config.vaults:
+            return config
+        sample = VaultEntry(name="Sample vault", path=str(sample_vault_path()))
+        return dataclasses.replace(config, vaults=(sample,), active_vault=sample.name)
+
+    # A broken config is shown in the menu; a missing sample vault is not worth failing for.
+    with contextlib.suppress(ConfigError, FileNotFoundError, OSError):
+        update_config(change)
+
+
+def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
+    try:
+        config = load_config()
+        error = None
+    except ConfigError as exc:
+        config, error = Config(), str(exc)
+    settings = tray_settings(config)
+    try:
+        sample: Path | None = sample_vault_path()
+    except FileNotFoundError:
+        sample = None
+    store = activity_path()
+    active = active_vault_path(config)
+    if health is not None and (active is None or health.path != display(active)):
+        health = None  # a report about another vault (just switched): "checking…" until the new one
+    return TrayState(
+        config=config,
+        config_error=error,
+        health=health,
+        known_vaults=tuple(discover_vaults()),
+        recent=tuple(recent_events(store, limit=RECENT_EVENTS)),
+        clients=tuple(latest_per_client(store)),
+        sample_vault=sample,
+        notify_recall=settings["notify_recall"],
+        notify_health=settings["notify_health"],
+        start_at_login=autostart.is_enabled(),
+        now=now if now is not None else time.time(),
+        can_copy=clipboard.HAS_CLIPBOARD,
+        can_pick_folder=folder_picker.HAS_FOLDER_PICKER,
+    )
+
+
+def current_vault_path() -> Path | None:
+    """The active vault as the config says right now (None too when the config is broken)."""
+    try:
+        return active_vault_path(load_config())
+    except ConfigError:
+        return None
+
+
+def active_vault_path(config: Config) -> Path | None:
+    entry = config.vault(config.active_vault) if config.active_vault else None
+    return Path(entry.path).expanduser() if entry else None
+
+
+def vault_fingerprint(path: Path | None) -> Any:
+    """Cheap signs that the vault changed (its folder's and Excluded files' times), or None."""
+    if path is None:
+        return None
+    marks: list[int | None] = []
+    for target in (path, path / ".obsidian", path / ".obsidian/app.json"):
+        try:
+            marks.append(target.stat().st_mtime_ns)
+        except OSError:
+            marks.append(None)
+    return tuple(marks)

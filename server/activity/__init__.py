@@ -1,0 +1,5 @@
+"""The activity store: one SQLite file every server appends one event per call to, and the
+recorder that does it without ever failing or delaying a call.
+
+May import `config` and `errors`.
+"""

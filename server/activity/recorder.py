@@ -1,0 +1,43 @@
+"""Recording one activity event per tool call, without ever failing or delaying the call much."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from vault_recall.server.activity.store import ActivityWriter, event_from_result
+from vault_recall.server.config.call_scope import ServeOptions
+from vault_recall.server.config.config_file import ActivitySettings, ConfigError, activity_path, load_config
+
+log = logging.getLogger(__name__)
+
+
+def activity_settings() -> ActivitySettings:
+    try:
+        return load_config().activity
+    except ConfigError:
+        return ActivitySettings()  # the call already reports the broken config; log anyway
+
+
+def record_activity(
+    writer: ActivityWriter,
+    options: ServeOptions,
+    tool: str,
+    arguments: dict[str, Any],
+    result: dict[str, Any] | None,
+    error: str | None,
+    started: float,
+    client_info: tuple[str | None, str | None],
+) -> None:
+    settings = activity_settings()
+    event = event_from_result(
+        client=options.client,
+        tool=tool,
+        arguments=arguments,
+        result=result,
+        error=error,
+        started=started,
+        client_info=client_info,
+        keep_query_text=settings.keep_query_text,
+    )
+    writer.submit(activity_path(), event, settings.retention_days, settings.max_events)

@@ -1,0 +1,49 @@
+"""What one server process serves, resolved on every call: which vault, and what this client may see.
+
+Tools ask `current_scope()` on every call and it reads the config file anew, so switching the
+active vault or a client's exposure takes effect on the next call without restarting any client.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_recall.server.config.config_file import ACTIVE, ClientEntry, ConfigError, load_config
+from vault_recall.server.recall.scope import Exposure, Scope
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """What the command line of `vault-recall serve` fixed for the process's lifetime."""
+
+    client: str
+    pinned_vault: Path | None = None
+
+
+def current_scope(options: ServeOptions) -> Scope:
+    """Read the config now and decide this call's vault and exposure.
+
+    A broken config makes every call `unavailable` with the config's own error: exposure is
+    a promise to the person, so when it cannot be read nothing is shown.
+    """
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        return Scope(client=options.client, vault=None, exposure=Exposure(), why=str(exc))
+    entry = config.client(options.client) or ClientEntry(id=options.client)
+    exposure = exposure_of(entry)
+    if options.pinned_vault is not None:
+        return Scope(client=options.client, vault=options.pinned_vault, exposure=exposure)
+    name = config.active_vault if entry.vault == ACTIVE else entry.vault
+    vault = config.vault(name) if name else None
+    if vault is None:
+        why = "no vault is configured: add one with `vault-recall vault add PATH` (or start the server with --vault)"
+        return Scope(client=options.client, vault=None, exposure=exposure, why=why)
+    return Scope(client=options.client, vault=Path(vault.path).expanduser(), exposure=exposure)
+
+
+def exposure_of(entry: ClientEntry) -> Exposure:
+    if isinstance(entry.exposure, tuple):
+        return Exposure(mode="subjects", subjects=frozenset(entry.exposure))
+    return Exposure(mode=entry.exposure)

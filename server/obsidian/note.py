@@ -1,0 +1,266 @@
+"""The one way in for a note: bytes → `Note` (or `InvalidNote` with a reason a person can act on)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from vault_recall.server.obsidian.properties import PropertiesError, parse_properties, split_properties
+from vault_recall.server.obsidian.syntax import (
+    Heading,
+    Link,
+    atx_heading,
+    fenced,
+    parse_headings,
+    parse_inline_tags,
+    parse_links,
+    wikilinks_in,
+)
+from vault_recall.server.obsidian.values import PropertyValue, text_list
+from vault_recall.server.vault.paths import NOTE_SUFFIX
+
+_SUBJECT_LINE = re.compile(r"^subject[ \t]*:(.*)$", re.MULTILINE)
+_SUBJECT_ANYWHERE = re.compile(r"(?:^|[{,])[ \t]*[\"']?subject[\"']?[ \t]*:", re.MULTILINE)
+_SLUG = re.compile(r"[a-z0-9-]{1,64}")  # always used with fullmatch
+
+
+@dataclass(frozen=True)
+class Note:
+    """A parsed, valid note.  Built fresh on every call; never cached.
+
+    Built for every note a call cannot rule out, so only what every such note needs is worked
+    out here; the rest (heading, revision, time, property lines) when first asked.
+    """
+
+    path: str  # vault-relative with '/', including .md
+    title: str  # the file name without .md: Obsidian's note name
+    properties: Mapping[str, PropertyValue]
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    body: str  # the text after the properties block, LF line endings
+    data: bytes = field(repr=False)  # the exact file bytes
+    mtime_ns: int = 0
+    yaml_text: str | None = field(default=None, repr=False)  # the properties block as written
+    body_first_line: int = 1  # the file line the body starts on (after the properties block)
+
+    @cached_property
+    def heading(self) -> str | None:
+        """The first '# ' heading of the body."""
+        return first_heading(self.body)
+
+    @cached_property
+    def revision(self) -> str:
+        """SHA-256 of the exact file bytes."""
+        return hashlib.sha256(self.data).hexdigest()
+
+    @cached_property
+    def modified(self) -> str:
+        """The file's modification time, ISO-8601 UTC."""
+        return iso_utc(self.mtime_ns)
+
+    @cached_property
+    def property_lines(self) -> Mapping[str, int]:
+        """Property name → the file line it is written on."""
+        return top_level_key_lines(self.yaml_text or "")
+
+    # Obsidian syntax, parsed at most once per note and only by the tools that need it.
+    @cached_property
+    def links(self) -> tuple[Link, ...]:
+        return parse_links(self.body)
+
+    @cached_property
+    def property_links(self) -> tuple[tuple[str, Link], ...]:
+        """Wikilinks written in property values (`related: "[[Plan]]"`), with the property name;
+        Obsidian counts them as links too."""
+        found: list[tuple[str, Link]] = []
+        for key, value in self.properties.items():
+            for text in _texts(value):
+                found.extend((key, link) for link in wikilinks_in(text))
+        return tuple(found)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.body.split("\n")
+
+    @cached_property
+    def headings(self) -> tuple[Heading, ...]:
+        return parse_headings(self.body)
+
+    @cached_property
+    def all_tags(self) -> tuple[str, ...]:
+        """Tag properties and inline tags, each once."""
+        return tuple(dict.fromkeys((*self.tags, *parse_inline_tags(self.body))))
+
+
+@dataclass(frozen=True)
+class InvalidNote:
+    """A note that cannot be trusted as written, and what could be told about it anyway.
+
+    `mentions_subject` and `subjects` decide whether it could be in scope of a recall:
+    `subjects` is None when the subject property is present but unreadable.
+    """
+
+    path: str
+    reason: str
+    mentions_subject: bool
+    subjects: tuple[str, ...] | None
+
+
+def _texts(value: PropertyValue) -> list[str]:
+    if isinstance(value, str):
+        return [value] if "[[" in value else []
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _texts(item)]
+    return []
+
+
+def note_title(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[: -len(NOTE_SUFFIX)] if name.endswith(NOTE_SUFFIX) else name
+
+
+_LATEST = dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.UTC)
+_EARLIEST = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
+
+
+def iso_utc(mtime_ns: int) -> str:
+    """A file time as ISO-8601 UTC; times past year 9999 or before year 1 (some file systems
+    store them) are shown as the nearest representable moment."""
+    try:
+        moment = dt.datetime.fromtimestamp(mtime_ns / 1e9, tz=dt.UTC).replace(microsecond=0)
+    except (OverflowError, OSError, ValueError):
+        moment = _LATEST if mtime_ns > 0 else _EARLIEST
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def decode_note_text(data: bytes) -> str:
+    """UTF-8 (BOM allowed) to text with LF line endings; raises UnicodeDecodeError."""
+    text = data.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
+    """Parse one note's exact bytes.  Never raises for bad content: that is an InvalidNote."""
+    try:
+        text = decode_note_text(data)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return invalid_from_head(
+            path,
+            data,
+            f"{path}, line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8",
+        )
+    try:
+        split = split_properties(text)
+        properties = parse_properties(split.yaml_text) if split.yaml_text is not None else {}
+    except PropertiesError as exc:
+        return invalid_from_head(path, data, f"{path}, line {exc.line}: {exc.problem}")
+    aliases = text_list(properties.get("aliases"))
+    if aliases is None:
+        return _invalid_property(path, data, split.yaml_text, "aliases", "must be a text or a list of texts")
+    tags = text_list(properties.get("tags"), strip_hash=True)
+    if tags is None:
+        return _invalid_property(path, data, split.yaml_text, "tags", "must be a text or a list of texts")
+    body = split.body[1:] if split.yaml_text is not None and split.body.startswith("\n") else split.body
+    # Lines before the body: '---', the YAML lines, the closing '---'.
+    body_first_line = 1 if split.yaml_text is None else split.yaml_text.count("\n") + 2
+    return Note(
+        path=path,
+        title=note_title(path),
+        properties=properties,
+        aliases=tuple(aliases),
+        tags=tuple(tags),
+        body=body,
+        data=data,
+        mtime_ns=mtime_ns,
+        yaml_text=split.yaml_text,
+        body_first_line=body_first_line,
+    )
+
+
+def _invalid_property(path: str, data: bytes, yaml_text: str | None, key: str, rule: str) -> InvalidNote:
+    line = top_level_key_lines(yaml_text or "").get(key, 2)
+    return invalid_from_head(path, data, f"{path}, line {line}: property '{key}' {rule}")
+
+
+_TOP_LEVEL_KEY = re.compile(r"""^(["']?)([^\s"'#:\-{\[][^:]*?)\1[ \t]*:""")
+
+
+def top_level_key_lines(yaml_text: str) -> dict[str, int]:
+    """Where each top-level property is written, as a line of the note file (for reasons)."""
+    lines: dict[str, int] = {}
+    for index, text_line in enumerate(yaml_text.split("\n")):
+        found = _TOP_LEVEL_KEY.match(text_line)
+        if found:
+            lines.setdefault(found.group(2), index + 1)
+    return lines
+
+
+def first_heading(body: str) -> str | None:
+    """The first level-1 ATX heading outside code fences.  Stops at it: most notes open with
+    their heading, and every recalled note is asked."""
+    if "# " not in body:
+        return None
+    for line, in_code in fenced(_lines(body)):
+        if not in_code and line.lstrip(" ").startswith("# "):
+            found = atx_heading(line)
+            if found and found[0] == 1:
+                return found[1]
+    return None
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of `text`, one at a time: most notes open with their heading, so splitting
+    the whole body to look at its first line would be most of the work."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
+
+
+def invalid_from_head(path: str, head: bytes, reason: str) -> InvalidNote:
+    """Build an InvalidNote, reading what can still be read of its `subject` from raw bytes.
+
+    Used for notes whose properties cannot be parsed, so the check is deliberately loose:
+    a `subject:` line in the leading properties block makes the note "could be in scope".
+    """
+    encoding = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8"
+    text = head.decode(encoding, errors="replace").replace("\r\n", "\n")
+    text = text[1:] if text.startswith("\ufeff") else text  # one BOM, as decode_note_text
+    if not text.startswith("---"):
+        return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
+    block = text.split("\n---", 1)[0]
+    found = _SUBJECT_LINE.search(block)
+    if found:
+        return InvalidNote(path=path, reason=reason, mentions_subject=True, subjects=_read_subject_hint(found, block))
+    if _SUBJECT_ANYWHERE.search(block):
+        # A quoted key or a flow mapping ({subject: …}): it names a subject, we cannot say which.
+        return InvalidNote(path=path, reason=reason, mentions_subject=True, subjects=None)
+    return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
+
+
+def _read_subject_hint(found: re.Match[str], block: str) -> tuple[str, ...] | None:
+    value = found.group(1).strip().strip("'\"")
+    if _SLUG.fullmatch(value):
+        return (value,)
+    if value.startswith("[") and value.endswith("]"):
+        items = [item.strip().strip("'\"") for item in value[1:-1].split(",")]
+        return tuple(items) if items and all(_SLUG.fullmatch(i) for i in items) else None
+    if value == "":
+        items = []
+        for line in block[found.end() :].split("\n")[1:]:
+            item = re.match(r"^\s+-\s+(.*)$", line)
+            if not item:
+                break
+            items.append(item.group(1).strip().strip("'\""))
+        return tuple(items) if items and all(_SLUG.fullmatch(i) for i in items) else None
+    return None

@@ -1,0 +1,157 @@
+"""Turning note names, paths and links into notes, the way Obsidian resolves them.
+
+An argument (`read_note`, `get_backlinks`) resolves among the notes the client may see: exact
+vault path (with or without `.md`), else a unique note name or folder-qualified name,
+case-insensitive, else a unique alias.  A link inside a note resolves among all notes, and
+ties go to the linking note's own folder, then the shortest path, as Obsidian does.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_recall.server.errors import InvalidArgument, NoteNotFound, PathRejected, show_value
+from vault_recall.server.obsidian.syntax import Link
+from vault_recall.server.vault.paths import NOTE_SUFFIX, guard_note_path
+
+MAX_NOTE_ARGUMENT = 1000
+MAX_CANDIDATES_SHOWN = 10
+
+
+def fold(text: str) -> str:
+    """Case-insensitive comparison key (Obsidian compares names without case)."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def without_suffix(path: str) -> str:
+    return path[: -len(NOTE_SUFFIX)] if path.lower().endswith(NOTE_SUFFIX) else path
+
+
+@dataclass(frozen=True)
+class NameIndex:
+    """Lookup tables over a set of notes, built for one call."""
+
+    by_path: dict[str, list[str]]  # folded path without .md → paths
+    by_name: dict[str, list[str]]  # folded note name → paths
+    by_alias: dict[str, list[str]]  # folded alias → paths
+
+    @classmethod
+    def of(cls, entries: Iterable[tuple[str, tuple[str, ...]]]) -> NameIndex:
+        by_path: dict[str, list[str]] = {}
+        by_name: dict[str, list[str]] = {}
+        by_alias: dict[str, list[str]] = {}
+        for path, aliases in entries:
+            key = fold(without_suffix(path))
+            by_path.setdefault(key, []).append(path)
+            by_name.setdefault(key.rsplit("/", 1)[-1], []).append(path)
+            for alias in aliases:
+                by_alias.setdefault(fold(alias), []).append(path)
+        return cls(by_path=by_path, by_name=by_name, by_alias=by_alias)
+
+    def candidates(self, target: str) -> list[str]:
+        """Paths the link text could mean, best kind of match first (path, name, alias)."""
+        key = fold(without_suffix(target.strip().lstrip("/")))
+        if not key:
+            return []
+        if key in self.by_path:
+            return sorted(self.by_path[key])
+        if "/" in key:
+            # A partial path ('Build/Build decision') matches notes whose path ends with it.
+            name = key.rsplit("/", 1)[-1]
+            partial = sorted(p for p in self.by_name.get(name, []) if fold(without_suffix(p)).endswith("/" + key))
+            if partial:
+                return partial
+        elif key in self.by_name:
+            return sorted(self.by_name[key])
+        return sorted(set(self.by_alias.get(key, [])))  # an alias may contain '/' ('CI/CD')
+
+
+def split_note_argument(text: str) -> tuple[str, str | None]:
+    """'Note#Heading' / '[[Note#Heading|shown]]' → ('Note', 'Heading')."""
+    inner = text.strip()
+    if inner.startswith("[[") and inner.endswith("]]"):
+        inner = inner[2:-2]
+    inner = inner.split("|", 1)[0]
+    target, _, subpath = inner.partition("#")
+    return target.strip(), subpath.strip() or None
+
+
+def not_found(text: str) -> NoteNotFound:
+    # One sentence for "absent", "hidden", "excluded", "outside the vault" and "not shared":
+    # the caller cannot tell which, so it learns nothing about files it may not see.
+    return NoteNotFound(
+        f"no note {show_value(text)} that this client can read: check the name or vault path "
+        "(search_notes finds notes by their text)"
+    )
+
+
+def resolve_argument(root: Path, reachable: Mapping[str, tuple[str, ...]], text: str) -> tuple[str, str | None]:
+    """Resolve a tool's `note` argument to a note path and subpath among `reachable` (the
+    visible and visibly broken notes, each with its aliases).
+
+    The whole argument is tried as a path or name first, so a note whose name holds '#' or
+    '|' ('C# notes/Issue #12') is found; then 'Note#Heading' and '[[Note|shown]]' forms.
+    Raises InvalidArgument (empty, too long, ambiguous: listing the candidates the client may
+    see) or NoteNotFound.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidArgument("note is empty: give a vault path like 'Projects/Build decision' or a note name")
+    if len(text) > MAX_NOTE_ARGUMENT:
+        raise InvalidArgument(f"note is {len(text)} characters long; the limit is {MAX_NOTE_ARGUMENT}")
+    index = NameIndex.of(reachable.items())
+    found: list[str] = []
+    subpath: str | None = None
+    for target, reading_subpath in _readings(text):
+        if not target:
+            continue
+        if "/" in target or target.lower().endswith(NOTE_SUFFIX):
+            try:
+                guard_note_path(root, target)
+            except PathRejected:
+                if not index.by_alias.get(fold(target)):
+                    continue
+        found = index.candidates(target)
+        if found:
+            subpath = reading_subpath
+            break
+    if not found:
+        raise not_found(text)
+    if len(found) > 1:
+        shown = ", ".join(repr(without_suffix(p)) for p in found[:MAX_CANDIDATES_SHOWN])
+        more = f" and {len(found) - MAX_CANDIDATES_SHOWN} more" if len(found) > MAX_CANDIDATES_SHOWN else ""
+        raise InvalidArgument(f"note {show_value(text)} is ambiguous: it could be {shown}{more}; give the vault path")
+    return found[0], subpath
+
+
+def _readings(text: str) -> list[tuple[str, str | None]]:
+    """The ways to read an argument, most literal first."""
+    whole = text.strip()
+    readings: list[tuple[str, str | None]] = [(whole, None)]
+    split = split_note_argument(text)
+    if split != (whole, None):
+        readings.append(split)
+    return readings
+
+
+def resolve_link(index: NameIndex, link: Link, from_path: str) -> str | None:
+    """The path a link in `from_path` points to, or None when it points to no note."""
+    if not link.target:
+        return from_path  # [[#Heading]]: the same note
+    target = link.target
+    if target.startswith(("./", "../")):
+        # A relative markdown link: from the linking note's folder, never above the vault.
+        folder = from_path.rsplit("/", 1)[0] if "/" in from_path else ""
+        joined = posixpath.normpath(posixpath.join(folder, target))
+        if joined.startswith("../") or joined == "..":
+            return None
+        exact = index.by_path.get(fold(without_suffix(joined)), [])
+        return exact[0] if len(exact) == 1 else None
+    found = index.candidates(target)
+    if len(found) <= 1:
+        return found[0] if found else None
+    folder = from_path.rsplit("/", 1)[0] if "/" in from_path else ""
+    return min(found, key=lambda p: ((p.rsplit("/", 1)[0] if "/" in p else "") != folder, p.count("/"), len(p), p))

@@ -1,0 +1,46 @@
+"""One call's scope, as the recall logic takes it: which vault, and what this client may see.
+
+Built from the config on every call by `config/call_scope.py`; the recall logic never reads
+the config itself, so every tool is a plain function of a Scope and its arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_recall.server.errors import NotExposed
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """What a client may see: memory records of every subject (`records`, the default),
+    of listed subjects only, or the whole vault."""
+
+    mode: str = "records"  # records | subjects | vault
+    subjects: frozenset[str] = frozenset()
+
+    def allows_subject(self, subject: str) -> bool:
+        return self.mode != "subjects" or subject in self.subjects
+
+    def allows_record_subjects(self, subjects: tuple[str, ...] | None) -> bool:
+        """May a note about `subjects` be shown?  None: a broken note whose subject is unreadable,
+        shown only where it cannot reveal a subject the client was not given."""
+        if self.mode != "subjects":
+            return True
+        return subjects is not None and any(s in self.subjects for s in subjects)
+
+    def require_subject(self, subject: str, client: str) -> None:
+        if not self.allows_subject(subject):
+            shared = ", ".join(sorted(self.subjects))
+            raise NotExposed(f"subject {subject!r} is not shared with client {client!r} (it may see: {shared})")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Resolved for one call.  `vault` is None when no vault is configured; `why` says so."""
+
+    client: str
+    vault: Path | None
+    exposure: Exposure
+    why: str | None = None

@@ -1,0 +1,262 @@
+"""`search_notes`: line hits for a phrase over the notes this client may see."""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from pathlib import Path
+from typing import Any, overload
+
+from vault_recall.server.errors import InvalidArgument, show_value
+from vault_recall.server.obsidian.note import InvalidNote, Note
+from vault_recall.server.obsidian.uri import obsidian_uri
+from vault_recall.server.recall.arguments import check_range, check_subject
+from vault_recall.server.recall.packing import Shaped, json_size, json_text_size
+from vault_recall.server.recall.scan import NoteChanged, each_note, each_record, read_again
+from vault_recall.server.recall.scope import Scope
+from vault_recall.server.recall.view import answer_anew, in_view
+from vault_recall.server.recall.view import problem as view_problem
+from vault_recall.server.vault.listing import VaultListing, vault_name
+
+SEARCH_BUDGET_RANGE = (512, 65536)
+SEARCH_LIMIT_RANGE = (1, 100)
+MAX_PHRASE_CHARS = 200
+# A hit's line is shown whole up to this many characters, else this much around the hit.
+LINE_WIDTH = 240
+
+
+@dataclass(slots=True)
+class _NoteHits:
+    """What the search keeps of a note with hits: where, how big, and which version — not its
+    text, which can be megabytes over a vault; the few returned hits are read again."""
+
+    modified: str  # newest note first, then by path
+    path: str
+    digest: bytes  # SHA-256 of the bytes searched, to know the note read again is the same
+    lines: array[int]  # line number, JSON size: two numbers per hit, in line order
+
+
+def search_notes(
+    scope: Scope, query: str, limit: int = 20, budget: int = 8192, subject: str | None = None
+) -> dict[str, Any]:
+    """Lines containing `query` (case-insensitive), newest notes first, then by line."""
+    phrase = _check_phrase(query)
+    check_range("limit", limit, *SEARCH_LIMIT_RANGE)
+    check_range("budget", budget, *SEARCH_BUDGET_RANGE)
+    if subject is not None:
+        check_subject(subject)
+        scope.exposure.require_subject(subject, scope.client)
+    envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "query": query}
+    if subject is not None:
+        envelope["subject"] = subject
+    pattern = Phrase.of(phrase)
+
+    def find(listing: VaultListing) -> tuple[Shaped, list[dict[str, str]]]:
+        found, problems = _find_hits(scope, listing, pattern, subject)
+        found.sort(key=lambda note: note.path)
+        found.sort(key=lambda note: note.modified, reverse=True)  # stable: by path within a time
+        reread = _Reread(listing.root, pattern, vault_name(listing.root))
+        return Shaped(_HitRefs(found), reread.hit, size=lambda ref: ref[2]), problems
+
+    return answer_anew(scope, envelope, find, budget=budget, limit=limit)
+
+
+def _find_hits(
+    scope: Scope, listing: VaultListing, pattern: Phrase, subject: str | None
+) -> tuple[list[_NoteHits], list[dict[str, str]]]:
+    """One pass over the notes this client may see: the hits of each (as numbers) and the
+    problems that could matter, by the rules of `view.in_view`."""
+    exposure = scope.exposure
+    found: list[_NoteHits] = []
+    # By path, as the whole-vault view keeps them: two names that show alike (bytes that are
+    # not UTF-8) are one problem to report.
+    broken: dict[str, InvalidNote] = {}
+    vault = vault_name(listing.root)
+    if exposure.mode == "vault" and subject is None:
+        for note, problem in each_note(listing.root, listing):
+            if problem is not None:
+                broken[problem.path] = problem
+            if note is not None:
+                _collect(found, note, pattern, vault)
+        return found, [view_problem(n) for n in broken.values()]
+    for item in each_record(listing.root, listing, subject):
+        note, trouble = in_view(exposure, item)
+        if trouble is not None:
+            broken[trouble.path] = trouble
+        if note is not None:
+            _collect(found, note, pattern, vault)
+    wanted = (subject,) if subject else None
+    chosen = [n for n in broken.values() if wanted is None or n.subjects is None or set(wanted) & set(n.subjects)]
+    return found, [view_problem(n) for n in chosen]
+
+
+def _collect(found: list[_NoteHits], note: Note, pattern: Phrase, vault: str) -> None:
+    if not pattern.found_in(note.body):
+        return  # most notes: no hit anywhere, so no line is looked at
+    lines = array("i")  # 32 bits: line numbers and sizes of notes under 1 MiB
+    path_size = json_size(note.path)
+    uri_size = json_size(obsidian_uri(vault, note.path))
+    for number, line, start, end in _line_matches(note, pattern):
+        text, shortened = excerpt(line, start, end)
+        lines.append(number)
+        lines.append(hit_size(path_size, number, json_text_size(text), uri_size, shortened))
+    found.append(
+        _NoteHits(
+            modified=note.modified,
+            path=note.path,
+            digest=bytes.fromhex(note.revision),
+            lines=lines,
+        )
+    )
+
+
+class _HitRefs(Sequence[tuple[_NoteHits, int, int]]):
+    """Every hit, in answer order, as (note, line number, JSON size) — made when asked for,
+    since a common word can have a hit on most lines of a vault."""
+
+    def __init__(self, found: list[_NoteHits]) -> None:
+        self._found = found
+        self._ends = array("q", accumulate(len(note.lines) // 2 for note in found))
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[_NoteHits, int, int]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[_NoteHits, int, int]]: ...
+    def __getitem__(self, index: int | slice) -> tuple[_NoteHits, int, int] | list[tuple[_NoteHits, int, int]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        position = bisect_right(self._ends, index)
+        note = self._found[position]
+        within = index - (self._ends[position - 1] if position else 0)
+        return note, note.lines[2 * within], note.lines[2 * within + 1]
+
+
+class _Reread:
+    """Shapes a chosen hit by reading its note again — the same bytes, or the search restarts."""
+
+    def __init__(self, root: Path, pattern: Phrase, vault: str) -> None:
+        self._root = root
+        self._pattern = pattern
+        self._vault = vault
+        self._hits: dict[str, dict[int, dict[str, Any]]] = {}  # for this answer only
+
+    def hit(self, ref: tuple[_NoteHits, int, int]) -> dict[str, Any]:
+        note_hits, line_number, _ = ref
+        if note_hits.path not in self._hits:
+            self._hits[note_hits.path] = self._read(note_hits)
+        try:
+            return self._hits[note_hits.path][line_number]
+        except KeyError:
+            raise NoteChanged(note_hits.path) from None
+
+    def _read(self, note_hits: _NoteHits) -> dict[int, dict[str, Any]]:
+        note = read_again(self._root, note_hits.path, note_hits.digest.hex())
+        return {entry["line"]: entry for entry in line_hits(note, self._pattern, self._vault)}
+
+
+def _check_phrase(query: str) -> str:
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidArgument("query is empty: give a word or phrase to look for")
+    if len(query) > MAX_PHRASE_CHARS:
+        raise InvalidArgument(f"query is {len(query)} characters long; the limit is {MAX_PHRASE_CHARS}")
+    if "\n" in query:
+        raise InvalidArgument(f"query {show_value(query)} spans lines; search matches within one line")
+    return query.strip()
+
+
+def line_hits(note: Note, pattern: Phrase, vault: str) -> list[dict[str, Any]]:
+    return [
+        hit(note.path, number, line, start, end, vault) for number, line, start, end in _line_matches(note, pattern)
+    ]
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """What search_notes looks for: the phrase, ignoring case as `re.IGNORECASE` does."""
+
+    pattern: re.Pattern[str]
+    ascii_lower: str | None  # the phrase lowercased, when it is ASCII
+
+    @classmethod
+    def of(cls, phrase: str) -> Phrase:
+        return cls(re.compile(re.escape(phrase), re.IGNORECASE), phrase.lower() if phrase.isascii() else None)
+
+    def spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """(start, end) of each match, left to right, not overlapping."""
+        if self.ascii_lower is not None and text.isascii():
+            # ASCII in ASCII: ignoring case is comparing lowercase, and `find` is many times
+            # faster than the regex engine ignoring case.
+            lowered = text.lower()
+            size = len(self.ascii_lower)
+            start = lowered.find(self.ascii_lower)
+            while start >= 0:
+                yield start, start + size
+                start = lowered.find(self.ascii_lower, start + size)
+        else:
+            for found in self.pattern.finditer(text):
+                yield found.start(), found.end()
+
+    def found_in(self, text: str) -> bool:
+        if self.ascii_lower is not None and text.isascii():
+            return self.ascii_lower in text.lower()
+        return self.pattern.search(text) is not None
+
+
+def _line_matches(note: Note, pattern: Phrase) -> list[tuple[int, str, int, int]]:
+    """(file line number, line, start, end) of the first match on each line holding one.
+
+    One pass of the pattern over the whole body (a search per line would be a call per line,
+    tens of thousands over a vault): a match never spans lines, since the phrase holds no line
+    break, so the first match starting on a line is the one a search of that line finds.
+    """
+    body = note.body
+    matches: list[tuple[int, str, int, int]] = []
+    number = note.body_first_line
+    counted = 0  # newlines before this position are counted in `number`
+    line_end = -1
+    for start, end in pattern.spans(body):
+        if start < line_end:
+            continue  # a later match on a line already taken
+        number += body.count("\n", counted, start)
+        counted = start
+        line_start = body.rfind("\n", 0, start) + 1
+        line_end = body.find("\n", start)
+        if line_end < 0:
+            line_end = len(body)
+        matches.append((number, body[line_start:line_end], start - line_start, end - line_start))
+    return matches
+
+
+def hit(path: str, line_number: int, line: str, start: int, end: int, vault: str) -> dict[str, Any]:
+    text, shortened = excerpt(line, start, end)
+    entry: dict[str, Any] = {"path": path, "line": line_number, "text": text, "uri": obsidian_uri(vault, path)}
+    if shortened:
+        entry["shortened"] = True
+    return entry
+
+
+def hit_size(path_size: int, line_number: int, text_size: int, uri_size: int, shortened: bool) -> int:
+    """json_size of the dict `hit` builds, from the sizes of its strings as JSON."""
+    # {"path":P,"line":N,"text":T,"uri":U} and ,"shortened":true when cut.
+    fixed = len('{"path":,"line":,"text":,"uri":}') + (len(',"shortened":true') if shortened else 0)
+    return fixed + path_size + len(str(line_number)) + text_size + uri_size
+
+
+def excerpt(line: str, start: int, end: int, width: int = LINE_WIDTH) -> tuple[str, bool]:
+    """The line if short enough, else a window around [start, end) marked with '…' at cut ends."""
+    if len(line) <= width:
+        return line, False
+    room = max(0, width - (end - start))
+    left = max(0, start - room // 2)
+    right = min(len(line), max(end, left + width))
+    left = max(0, min(left, right - width))
+    return ("…" if left > 0 else "") + line[left:right] + ("…" if right < len(line) else ""), True

@@ -1,0 +1,141 @@
+"""What one client can see of the vault on one call, decided note by note as a pass reads it.
+
+Notes outside the exposure are never visible here, so no tool built on these can show, count
+or name them.  (tests/whole_vault.py holds the same rules applied to a whole scan at once: the
+reference the streaming tools are checked against.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vault_recall.server.errors import VaultUnavailable
+from vault_recall.server.obsidian.note import InvalidNote, Note
+from vault_recall.server.recall.packing import answer, pack, shorten_to_bytes
+from vault_recall.server.recall.records import MemoryRecord, as_record
+from vault_recall.server.recall.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_note, each_record
+from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.vault.listing import VaultListing, list_notes, vault_name
+
+MAX_REASON_BYTES = 400
+
+
+def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tuple[Note | None, InvalidNote | None]:
+    """One freshly parsed note (or the record made of it) as a client sees it: (the note if
+    visible, the problem if shown).  Both, for a note shown in the whole vault whose record
+    properties are broken.  The visibility rules of every tool, in one place."""
+    if isinstance(parsed, InvalidNote):
+        shown = exposure.mode == "vault" or (
+            parsed.mentions_subject and exposure.allows_record_subjects(parsed.subjects)
+        )
+        return None, parsed if shown else None
+    record = parsed if isinstance(parsed, MemoryRecord) else as_record(parsed)
+    note = parsed.note if isinstance(parsed, MemoryRecord) else parsed
+    if isinstance(record, InvalidNote):
+        return (note if exposure.mode == "vault" else None), in_view(exposure, record)[1]
+    if exposure.mode == "vault":
+        return note, None
+    if record is not None and exposure.allows_record_subjects(record.subjects):
+        return note, None
+    return None, None
+
+
+@dataclass(frozen=True)
+class VaultIndex:
+    """The notes a client may name, by path and alias, and the broken ones it may be told
+    about — without any note's text: read_note reads the one note asked for again."""
+
+    root: Path
+    name: str
+    aliases: dict[str, tuple[str, ...]]  # visible note path → its aliases
+    broken: dict[str, InvalidNote]
+
+    def reachable(self) -> dict[str, tuple[str, ...]]:
+        """Every path a `note` argument may resolve to, with the aliases it answers to."""
+        return {**{path: () for path in self.broken}, **self.aliases}
+
+
+def index_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultIndex | None:
+    """Index the vault as this client sees it, in one pass that keeps no text, or turn
+    `result` into an `unavailable` answer and return None."""
+    listing = listing_or_unavailable(scope, result)
+    if listing is None:
+        return None
+    exposure = scope.exposure
+    aliases: dict[str, tuple[str, ...]] = {}
+    broken: dict[str, InvalidNote] = {}
+    if exposure.mode == "vault":
+        for note, trouble in each_note(listing.root, listing):
+            if note is not None:
+                aliases[note.path] = note.aliases
+            if trouble is not None:
+                broken[trouble.path] = trouble
+    else:
+        # Only records can be visible here, and only notes naming a subject can be shown broken.
+        for item in each_record(listing.root, listing, None):
+            note, trouble = in_view(exposure, item)
+            if note is not None:
+                aliases[note.path] = note.aliases
+            if trouble is not None:
+                broken[trouble.path] = trouble
+    return VaultIndex(root=listing.root, name=vault_name(listing.root), aliases=aliases, broken=broken)
+
+
+def visible_notes(exposure: Exposure, listing: VaultListing) -> Iterator[Note]:
+    """The notes a client may see, one at a time, read fresh."""
+    if exposure.mode == "vault":
+        yield from (note for note, _ in each_note(listing.root, listing) if note is not None)
+        return
+    for item in each_record(listing.root, listing, None):
+        note, _ = in_view(exposure, item)
+        if note is not None:
+            yield note
+
+
+def problem(note: InvalidNote) -> dict[str, str]:
+    return {"path": note.path, "reason": shorten_to_bytes(note.reason, MAX_REASON_BYTES)}
+
+
+def unavailable(result: dict[str, Any], reason: str) -> dict[str, Any]:
+    result.update(status="unavailable", reason=shorten_to_bytes(reason, MAX_REASON_BYTES))
+    return result
+
+
+def listing_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultListing | None:
+    """List the scope's vault, or turn `result` into an `unavailable` answer and return None."""
+    if scope.vault is None:
+        unavailable(result, scope.why or "no vault is configured")
+        return None
+    if "vault" in result:
+        result["vault"] = vault_name(scope.vault)
+    try:
+        return list_notes(scope.vault)
+    except VaultUnavailable as exc:
+        unavailable(result, str(exc))
+        return None
+
+
+def answer_anew(
+    scope: Scope,
+    envelope: dict[str, Any],
+    find: Callable[[VaultListing], tuple[Sequence[dict[str, Any]], list[dict[str, str]]]],
+    *,
+    budget: int,
+    limit: int,
+) -> dict[str, Any]:
+    """The packed answer of one pass — `find` gives the ranked candidates (shaped by reading
+    notes again) and the problems — starting over when a note read again has changed since
+    the pass found it, and `unavailable` when that keeps happening."""
+    for _ in range(ATTEMPTS):
+        listing = listing_or_unavailable(scope, envelope)
+        if listing is None:
+            return pack(envelope, [], budget=budget, limit=limit)
+        candidates, problems = find(listing)
+        try:
+            return answer(envelope, candidates, budget=budget, limit=limit, problems=problems)
+        except NoteChanged:
+            continue
+    return pack(unavailable(envelope, CHANGING_REASON), [], budget=budget, limit=limit)

@@ -1,0 +1,152 @@
+"""Reading one note's bytes: bounded, never through a symlink, never blocking on a FIFO.
+
+Plain os calls (no file objects): on a large vault, opening and reading notes is most of a
+call's time.  Nothing here ever opens a file for writing.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+# A note larger than this is reported as invalid instead of read: no answer could hold it.
+MAX_NOTE_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class NoteBytes:
+    """The exact bytes of one note and the file facts read from the same open file."""
+
+    path: str
+    data: bytes
+    mtime_ns: int
+
+
+class NoteTooLarge(Exception):
+    """The note is over MAX_NOTE_BYTES; carries the size for the reason shown to a person."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"{size} bytes")
+        self.size = size
+
+
+def read_note_bytes(root: Path, note_path: str, limit: int = MAX_NOTE_BYTES) -> NoteBytes:
+    """Read one note's exact bytes, refusing symlinks and anything over `limit` bytes.
+
+    Raises NoteTooLarge, FileNotFoundError (gone since listing) or another OSError.
+    """
+    return _read(root, note_path, limit, whole=True)
+
+
+def read_note_head(root: Path, note_path: str, length: int) -> bytes:
+    """The first `length` bytes of a note (for a look at an oversized note's properties)."""
+    return _read(root, note_path, length, whole=False).data
+
+
+# How much of a note is read to decide whether it can matter to a call (its properties block
+# is almost always within it).  Asking os.read for up to 64 KiB costs no more than for 4 KiB;
+# past glibc's mmap threshold (128 KiB) every read would map and unmap fresh memory.
+START_BYTES = 64 * 1024
+
+
+_HAS_READV = hasattr(os, "readv")
+
+
+def start_buffer() -> bytearray:
+    """A buffer for read_note_if, reused for every note of one scan (never shared between
+    calls, which may run at once)."""
+    return bytearray(START_BYTES)
+
+
+def read_note_if(
+    root_prefix: str,
+    note_path: str,
+    skip: Callable[[bytes | bytearray, int], bool],
+    buffer: bytearray,
+    limit: int = MAX_NOTE_BYTES,
+) -> NoteBytes | None:
+    """Read a note whole unless `skip` says so of its first START_BYTES (then None).
+
+    One open for both: the least a scan can do for the many notes it skips.  `root_prefix` is
+    the vault folder with a trailing separator.  The start is read into `buffer` (from
+    start_buffer) and `skip` is shown the buffer and how much of it was read: a fresh 64 KiB
+    allocation per note, shrunk to the note's size, leaves the heap fragmented and the process
+    larger, and copying every note out would cost more than reading it.  Raises as
+    read_note_bytes does — except that a note turned into a FIFO since listing reads as empty,
+    which is what `skip` is shown.
+    """
+    fd = _open_note(root_prefix + note_path, note_path)
+    try:
+        if _HAS_READV:
+            length = os.readv(fd, [buffer])
+            if skip(buffer, length):
+                return None
+            start = memoryview(buffer)[:length].tobytes()
+        else:  # Windows: no readv; a fresh buffer per note it is
+            start = os.read(fd, len(buffer))
+            length = len(start)
+            if skip(start, length):
+                return None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise FileNotFoundError(note_path)
+        if st.st_size > limit:
+            raise NoteTooLarge(st.st_size)
+        chunks = [start]
+        size = len(start)
+        # Read on to the end (asking one byte past the size fstat gave, to notice growth).
+        while more := os.read(fd, st.st_size - size + 1 if st.st_size >= size else 65536):
+            chunks.append(more)
+            size += len(more)
+            if size > limit:
+                raise NoteTooLarge(size)
+    finally:
+        os.close(fd)
+    return NoteBytes(path=note_path, data=start if len(chunks) == 1 else b"".join(chunks), mtime_ns=st.st_mtime_ns)
+
+
+# O_NONBLOCK: a FIFO put in a note's place must not block the call (fstat then refuses it).
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def _open_note(file_path: str, note_path: str) -> int:
+    """A read-only descriptor of the note at `file_path`, never through a symlink."""
+    try:
+        return os.open(file_path, _READ_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # the file became a symlink since listing
+            raise FileNotFoundError(note_path) from None
+        raise
+
+
+def _read(root: Path, note_path: str, limit: int, *, whole: bool) -> NoteBytes:
+    # Plain os calls (no file object): on a 10,000-note vault this is most of a recall's time.
+    fd = _open_note(f"{root}{os.sep}{note_path}", note_path)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise FileNotFoundError(note_path)
+        if whole and st.st_size > limit:
+            raise NoteTooLarge(st.st_size)
+        # Ask for the size the file has (+1 to notice growth): os.read allocates what it is
+        # asked for, and a 1 MiB buffer per note is most of the cost of a scan.
+        wanted = min(st.st_size + 1, limit + 1) if whole else min(st.st_size, limit)
+        data = os.read(fd, wanted)
+        while len(data) < wanted:  # short reads: rare, but allowed
+            more = os.read(fd, wanted - len(data))
+            if not more:
+                break
+            data += more
+        if whole and len(data) > st.st_size:
+            # It grew after fstat (being saved right now): read on to its end, never a part.
+            while len(data) <= limit and (more := os.read(fd, 65536)):
+                data += more
+    finally:
+        os.close(fd)
+    if whole and len(data) > limit:
+        raise NoteTooLarge(len(data))
+    return NoteBytes(path=note_path, data=data, mtime_ns=st.st_mtime_ns)
