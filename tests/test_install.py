@@ -149,20 +149,39 @@ def test_a_read_only_file_is_a_clear_error_and_untouched(tmp_path: Path) -> None
     assert [p.name for p in tmp_path.iterdir()] == ["mcp.json"]  # no backup, no temporary file
 
 
-def test_a_crash_between_write_and_rename_leaves_the_original_intact(tmp_path: Path) -> None:
+CRASH_BEFORE_SWAP = "guarded_write.swap = lambda *a: os._exit(9)\n"
+CRASH_AFTER_SWAP = "real = guarded_write.swap\nguarded_write.swap = lambda *a: (real(*a), os._exit(9))\n"
+CRASH_AT_PLAIN_RENAME = "guarded_write.swap = lambda *a: False\nos.replace = lambda *a: os._exit(9)\n"
+
+
+@pytest.mark.parametrize(
+    ("crash", "whole"),
+    [(CRASH_BEFORE_SWAP, "old"), (CRASH_AFTER_SWAP, "new"), (CRASH_AT_PLAIN_RENAME, "old")],
+    ids=["before-the-swap", "right-after-the-swap", "at-a-plain-rename"],
+)
+def test_a_crash_midway_leaves_the_old_file_or_the_new_one_whole_and_the_original_kept(
+    tmp_path: Path, crash: str, whole: str
+) -> None:
     path = tmp_path / "mcp.json"
     path.write_text(OTHERS_JSON, encoding="utf-8")
-    crash = (
+    script = (
         "import os, sys\n"
         "from pathlib import Path\n"
+        "from vault_recall.app.clients import guarded_write\n"
         "from vault_recall.app.clients.catalogue import client_spec\n"
         "from vault_recall.app.clients.install import apply, plan_install\n"
-        "os.replace = lambda *a: os._exit(9)\n"
-        "apply(plan_install(client_spec('cursor'), ['x', 'serve'], Path(sys.argv[1])))\n"
+        + crash
+        + "apply(plan_install(client_spec('cursor'), ['x', 'serve'], Path(sys.argv[1])))\n"
     )
-    done = subprocess.run([sys.executable, "-c", crash, str(path)], cwd=ROOT, timeout=60, check=False)
+    done = subprocess.run([sys.executable, "-c", script, str(path)], cwd=ROOT, timeout=60, check=False)
     assert done.returncode == 9
-    assert path.read_text(encoding="utf-8") == OTHERS_JSON
+    text = path.read_text(encoding="utf-8")
+    if whole == "old":
+        assert text == OTHERS_JSON
+    else:
+        assert json.loads(text)["mcpServers"][SERVER_NAME]["command"] == "x"
+    backups = [p for p in tmp_path.iterdir() if p.name.endswith(BACKUP_SUFFIX)]
+    assert [b.read_text(encoding="utf-8") for b in backups] == [OTHERS_JSON]
 
 
 def test_dry_run_shows_a_diff_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -297,14 +316,14 @@ def test_duplicate_keys_are_refused(tmp_path: Path, content: str) -> None:
     assert path.read_text(encoding="utf-8") == content
 
 
-def test_a_one_line_file_is_idempotent_and_every_backup_kept(tmp_path: Path) -> None:
+def test_a_one_line_file_is_idempotent_and_its_original_backup_kept(tmp_path: Path) -> None:
     path = tmp_path / "one.json"
     path.write_text('{"theme": "dark"}', encoding="utf-8")
     first = install(path)
     once = path.read_bytes()
     assert install(path) is None and path.read_bytes() == once
     apply(plan_uninstall(spec("cursor"), path))
-    assert path.read_text(encoding="utf-8") == '{"theme": "dark", "mcpServers": {}}'
+    assert path.read_text(encoding="utf-8") == '{"theme": "dark"}'
     backups = sorted(p for p in tmp_path.iterdir() if p.name.endswith(BACKUP_SUFFIX))
     assert first in backups and len(backups) == 2
     assert first.read_text(encoding="utf-8") == '{"theme": "dark"}'  # the original is never overwritten

@@ -156,3 +156,19 @@ def remove_member(text: str, container: str, name: str, what: str = "the file") 
     if index > 0:
         return text[: inner[index - 1].value_end] + text[target.value_end :]
     return text[: target.key_start] + text[inner[1].key_start :]
+
+
+def remove_top_member(text: str, key: str, what: str = "the file") -> str:
+    """`text` without the top-level member `key` (unchanged when it is not there)."""
+    data = parse_object(text, what)
+    if key not in data:
+        return text
+    top = _skip(text, 0)
+    members, close = _members(text, top)
+    index = next(i for i, m in enumerate(members) if m.key == key)
+    target = members[index]
+    if len(members) == 1:
+        return text[: top + 1] + text[close:]
+    if index > 0:
+        return text[: members[index - 1].value_end] + text[target.value_end :]
+    return text[: target.key_start] + text[members[1].key_start :]

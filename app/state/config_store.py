@@ -24,12 +24,18 @@ from vault_recall.server.config.config_file import ClientEntry, Config, config_p
 
 
 def save_config(config: Config, path: Path | None = None) -> Path:
-    """Write `config` atomically; folder 0700 and file 0600 (it names the person's vaults)."""
+    """Write `config` atomically; folder 0700 and file 0600 (it names the person's vaults).
+
+    A config.json that is a symlink (kept with the person's dotfiles) is written where it
+    points, so the link stays a link and the dotfiles copy is the one that changes.
+    """
     path = path or config_path()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path.parent, 0o700)
+    target = path.resolve() if path.is_symlink() else path
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     data = (json.dumps(config.to_json(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    write_atomically(path, data, 0o600)
+    write_atomically(target, data, 0o600)
     return path
 
 
