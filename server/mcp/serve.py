@@ -9,8 +9,11 @@ import logging
 import sys
 from pathlib import Path
 
+import anyio
+
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import CLIENT_ID_PATTERN
+from vault_recall.server.mcp.stdio import serve_stdio
 from vault_recall.server.mcp.tools import build_server
 
 
@@ -34,7 +37,7 @@ def serve(client: str, vault: Path | None) -> int:
     options = ServeOptions(client=client, pinned_vault=vault.expanduser().absolute() if vault else None)
     server = build_server(options)
     try:
-        server.run("stdio")
+        anyio.run(serve_stdio, server)
     finally:
         server.activity.close()  # the last calls' events, before the process ends
     return 0
