@@ -34,6 +34,8 @@ _PYTHON_HOMES = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.bas
 def _audit(event: str, args: tuple[Any, ...]) -> None:
     if _opened is not None and event == "open" and isinstance(args[0], str | bytes):
         path = os.fsdecode(args[0])
+        if not os.path.isabs(path):
+            return  # opened relative to a folder's descriptor: _recording_open records where
         # Python loading its own modules lazily (an encoding, say) is not the server reading.
         if path.endswith((".py", ".pyc", ".so")) and os.path.realpath(path).startswith(_PYTHON_HOMES):
             return
@@ -43,15 +45,29 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 sys.addaudithook(_audit)
 
 
+_real_open = os.open
+
+
+def _recording_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+    """os.open, noting the real path of whatever it opened (the server opens notes and folders
+    relative to a folder's descriptor, where the name alone says nothing)."""
+    fd = _real_open(path, flags, mode, dir_fd=dir_fd)
+    if _opened is not None:
+        _opened.append(os.readlink(f"/proc/self/fd/{fd}"))
+    return fd
+
+
 class Recorder:
     def __enter__(self) -> list[str]:
         global _opened
         _opened = []
+        os.open = _recording_open  # type: ignore[assignment]
         return _opened
 
     def __exit__(self, *exc: object) -> None:
         global _opened
         _opened = None
+        os.open = _real_open
 
 
 @pytest.fixture(scope="module")
@@ -155,8 +171,8 @@ def check_reads(opened: list[str], vault: Path) -> None:
         real = os.path.realpath(path)
         assert real == real_vault or real.startswith(real_vault + os.sep), f"read outside the vault: {path}"
         rel = os.path.relpath(real, real_vault).replace(os.sep, "/")
-        if rel == ".obsidian/app.json":
-            continue  # the Excluded files setting itself
+        if rel in (".obsidian/app.json", "."):
+            continue  # the Excluded files setting itself, and the vault's own folder (to list it)
         assert not any(part.startswith(".") for part in rel.split("/")), f"hidden read: {rel}"
         assert not rel.startswith(("Private/", "Drafts/")), f"excluded read: {rel}"
 

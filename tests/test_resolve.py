@@ -8,7 +8,7 @@ import pytest
 
 from tests.vaults import record, write_vault
 from vault_recall.server.errors import InvalidArgument, NoteNotFound
-from vault_recall.server.obsidian.resolve import NameIndex, resolve_argument, resolve_link
+from vault_recall.server.obsidian.resolve import MAX_NOTE_ARGUMENT, NameIndex, resolve_argument, resolve_link
 from vault_recall.server.obsidian.syntax import Link
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.view import VaultIndex, index_or_unavailable
@@ -78,7 +78,7 @@ def test_absent_hidden_and_unshared_notes_give_the_same_answer(view: VaultIndex,
     assert str(raised.value).startswith(f"no note {argument!r} that this client can read")
 
 
-@pytest.mark.parametrize("argument", ["", "   ", "x" * 1001])
+@pytest.mark.parametrize("argument", ["", "   ", "x" * (MAX_NOTE_ARGUMENT + 1)])
 def test_an_empty_or_huge_argument_is_a_clear_error(view: VaultIndex, argument: str) -> None:
     with pytest.raises(InvalidArgument, match="note is"):
         resolve_argument(view.root, view.reachable(), argument)

@@ -185,19 +185,37 @@ def test_a_renamed_config_folder_is_found(tmp_path: Path) -> None:
     assert list(list_notes(vault).paths) == ["Open.md"]
 
 
-def test_the_most_recently_saved_config_folder_wins(tmp_path: Path) -> None:
+def test_with_several_config_folders_what_any_of_them_excludes_is_hidden(tmp_path: Path) -> None:
+    # Which folder Obsidian was told to use is not written in the vault: whichever it is, what
+    # it hides stays hidden.
     vault = write_vault(
         tmp_path / "v",
         {
             ".laptop/app.json": '{"userIgnoreFilters": ["A/"]}',
-            ".desktop/app.json": '{"userIgnoreFilters": ["B/"]}',
+            ".desktop/app.json": '{"userIgnoreFilters": ["B/", "/^C/"]}',
             "A/a.md": "a",
             "B/b.md": "b",
+            "C/c.md": "c",
+            "D/d.md": "d",
         },
     )
     os.utime(vault / ".laptop/app.json", (1_000_000_000, 1_000_000_000))
     os.utime(vault / ".desktop/app.json", (2_000_000_000, 2_000_000_000))
-    assert list(list_notes(vault).paths) == ["A/a.md"]
+    assert list(list_notes(vault).paths) == ["D/d.md"]
+
+
+def test_a_leftover_obsidian_folder_does_not_unhide_a_renamed_config_folders_exclusions(tmp_path: Path) -> None:
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            ".obsidian/app.json": "{}",
+            ".myconfig/app.json": '{"userIgnoreFilters": ["Private/"]}',
+            "Private/Salary.md": "---\nsubject: hiring\n---\nsecret",
+            "Open.md": "o",
+        },
+    )
+    os.utime(vault / ".obsidian/app.json", (1_000_000_000, 1_000_000_000))  # the old one
+    assert list(list_notes(vault).paths) == ["Open.md"]
 
 
 def test_a_fifo_in_place_of_app_json_or_a_note_does_not_block(tmp_path: Path) -> None:

@@ -72,7 +72,11 @@ def open_view(scope: Scope) -> VaultView:
         broken = {n.path: n for n in scan.invalid}
     else:
         visible = {path: r.note for path, r in records.items()}
-        broken = {n.path: n for n in scan.invalid if n.mentions_subject and exposure.allows_record_subjects(n.subjects)}
+        broken = {
+            n.path: n
+            for n in scan.invalid
+            if not n.unread and n.mentions_subject and exposure.allows_record_subjects(n.subjects)
+        }
     return VaultView(
         root=scope.vault,
         name=vault_name(scope.vault),

@@ -314,9 +314,27 @@ def event_from_result(
 
 
 def _redacted(text: str, secrets: list[Any]) -> str:
-    """An error message without the words the person asked not to keep."""
+    """An error message without the words the person asked not to keep — however the value
+    was given (text, a list of texts, …) and however the message quotes it."""
+    forms: set[str] = set()
     for secret in secrets:
-        if isinstance(secret, str) and secret:
-            for form in sorted({repr(secret), show_value(secret), secret}, key=len, reverse=True):
-                text = text.replace(form, "'…'")
+        forms.update(_forms(secret, depth=0))
+    for form in sorted((f for f in forms if f), key=len, reverse=True):
+        text = text.replace(form, "'…'")
     return text
+
+
+def _forms(value: Any, depth: int) -> set[str]:
+    """The ways an error sentence may quote `value` (and the texts inside it)."""
+    if value is None or depth > 3:
+        return set()
+    found = {repr(value), show_value(value)}
+    if isinstance(value, str):
+        found.add(value)
+    elif isinstance(value, list | tuple):
+        for item in value[:50]:
+            found.update(_forms(item, depth + 1))
+    elif isinstance(value, dict):
+        for key, item in list(value.items())[:50]:
+            found.update(_forms(key, depth + 1) | _forms(item, depth + 1))
+    return found

@@ -101,13 +101,16 @@ class InvalidNote:
     """A note that cannot be trusted as written, and what could be told about it anyway.
 
     `mentions_subject` and `subjects` decide whether it could be in scope of a recall:
-    `subjects` is None when the subject property is present but unreadable.
+    `subjects` is None when the subject property is present but unreadable.  `unread`: its
+    bytes (or its folder) could not be read at all, so nothing is known of it — not even
+    whether it is a record a client may see.
     """
 
     path: str
     reason: str
     mentions_subject: bool
     subjects: tuple[str, ...] | None
+    unread: bool = False
 
 
 def _texts(value: PropertyValue) -> list[str]:

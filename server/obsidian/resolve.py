@@ -18,7 +18,8 @@ from vault_recall.server.errors import InvalidArgument, NoteNotFound, PathReject
 from vault_recall.server.obsidian.syntax import Link
 from vault_recall.server.vault.paths import NOTE_SUFFIX, guard_note_path
 
-MAX_NOTE_ARGUMENT = 1000
+# As long as a vault path can be (a path a tool returned must open with read_note).
+MAX_NOTE_ARGUMENT = 4096
 MAX_CANDIDATES_SHOWN = 10
 
 
@@ -102,6 +103,12 @@ def resolve_argument(root: Path, reachable: Mapping[str, tuple[str, ...]], text:
         raise InvalidArgument("note is empty: give a vault path like 'Projects/Build decision' or a note name")
     if len(text) > MAX_NOTE_ARGUMENT:
         raise InvalidArgument(f"note is {len(text)} characters long; the limit is {MAX_NOTE_ARGUMENT}")
+    # A path exactly as a tool returned it opens that note, whatever it holds: blanks at either
+    # end, a backslash (a plain character in a file name here), one of two names that differ
+    # only in Unicode form (NFC / NFD) — before any reading that strips, splits or folds it.
+    for exact in (text, text + NOTE_SUFFIX):
+        if exact in reachable:
+            return exact, None
     index = NameIndex.of(reachable.items())
     found: list[str] = []
     subpath: str | None = None

@@ -7,6 +7,7 @@ requests outside the client's exposure raise; storage trouble becomes a status.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -196,6 +197,8 @@ def _could_be_about(note: InvalidNote, subjects: Sequence[str] | None, exposure:
     read: it might belong to a subject the client was not given, and its path alone says too
     much.  The person still sees it in `vault-recall health` and the tray.
     """
+    if note.unread:
+        return exposure.mode == "vault"  # unreadable: it might be anything (see view.in_view)
     if not note.mentions_subject:
         return False
     if note.subjects is None:
@@ -244,19 +247,34 @@ def _fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[str, set[st
 _HASH_RUNS = re.compile(r"#\S+")
 
 
+# Places `find` tries before the regex takes over: a word found a million times inside other
+# words of one note ('y' in a megabyte of 'yyyy') would otherwise cost a Python loop turn each.
+_FIND_TRIES = 32
+
+
 def _holds(lowered_ascii: str, word: str) -> bool:
     """Is `word` one of the `\\w+` runs of this lowercased ASCII text?  (Found by `find` and a
-    look at the characters on each side: a regex with lookbehinds scans every character.)"""
+    look at the characters on each side: a regex with lookbehinds scans every character, so it
+    is used only past the first few places where the word sits inside a longer one.)"""
     size = len(word)
     start = lowered_ascii.find(word)
+    tries = 0
     while start >= 0:
         end = start + size
         before = lowered_ascii[start - 1] if start else " "
         after = lowered_ascii[end] if end < len(lowered_ascii) else " "
         if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
             return True
+        tries += 1
+        if tries == _FIND_TRIES:
+            return _whole_word(word).search(lowered_ascii, start + 1) is not None
         start = lowered_ascii.find(word, start + 1)
     return False
+
+
+@functools.lru_cache(maxsize=64)
+def _whole_word(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![0-9a-z_]){re.escape(word)}(?![0-9a-z_])")
 
 
 def _all_words(texts: Iterable[str]) -> list[str]:

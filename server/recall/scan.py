@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from vault_recall.server.obsidian.note import InvalidNote, Note, invalid_from_head, parse_note
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.subject_prefilter import plainly_not_about
+from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import VaultListing
 from vault_recall.server.vault.note_files import (
     NoteTooLarge,
@@ -33,15 +33,16 @@ def each_note(root: Path, listing: VaultListing) -> Iterator[tuple[Note | None, 
     note whose record properties break the rules (shown, and reported)."""
     yield from ((None, _unreadable_folder(folder)) for folder in listing.unreadable_folders)
     yield from ((None, _undecodable(root, name)) for name in listing.undecodable)
-    for path in listing.paths:
-        parsed = _read_and_parse(root, path)
-        if parsed is None:
-            continue
-        if isinstance(parsed, InvalidNote):
-            yield None, parsed
-            continue
-        record = as_record(parsed)
-        yield parsed, record if isinstance(record, InvalidNote) else None
+    with FolderChain(root) as chain:
+        for path in listing.paths:
+            parsed = _read_and_parse(chain, path)
+            if parsed is None:
+                continue
+            if isinstance(parsed, InvalidNote):
+                yield None, parsed
+                continue
+            record = as_record(parsed)
+            yield parsed, record if isinstance(record, InvalidNote) else None
 
 
 def each_record(root: Path, listing: VaultListing, subject: str | None) -> Iterator[MemoryRecord | InvalidNote]:
@@ -60,27 +61,27 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
 
     yield from (_unreadable_folder(folder) for folder in listing.unreadable_folders)
     yield from (_undecodable(root, name) for name in listing.undecodable)
-    root_prefix = f"{root}{os.sep}"
     buffer = start_buffer()
-    for path in listing.paths:
-        parsed: Note | InvalidNote | None
-        try:
-            raw = read_note_if(root_prefix, path, skip, buffer)
-        except (OSError, NoteTooLarge):
-            parsed = _read_and_parse(root, path)  # read again, to report the failure properly
-        else:
-            if raw is None:
+    with FolderChain(root) as chain:
+        for path in listing.paths:
+            parsed: Note | InvalidNote | None
+            try:
+                raw = read_note_if(chain, path, skip, buffer)
+            except (OSError, NoteTooLarge):
+                parsed = _read_and_parse(chain, path)  # read again, to report the failure properly
+            else:
+                if raw is None:
+                    continue
+                parsed = parse_note(path, raw.data, raw.mtime_ns)
+            if parsed is None:
                 continue
-            parsed = parse_note(path, raw.data, raw.mtime_ns)
-        if parsed is None:
-            continue
-        if isinstance(parsed, InvalidNote):
-            yield parsed
-            continue
-        record = as_record(parsed)
-        if record is None or (isinstance(record, MemoryRecord) and subject and subject not in record.subjects):
-            continue  # an ordinary note, or a record of other subjects only
-        yield record
+            if isinstance(parsed, InvalidNote):
+                yield parsed
+                continue
+            record = as_record(parsed)
+            if record is None or (isinstance(record, MemoryRecord) and subject and subject not in record.subjects):
+                continue  # an ordinary note, or a record of other subjects only
+            yield record
 
 
 class NoteChanged(Exception):
@@ -112,6 +113,7 @@ def _unreadable_folder(folder: str) -> InvalidNote:
         reason=f"folder {display(folder)}/ cannot be read (permission denied), so its notes are missing",
         mentions_subject=True,
         subjects=None,
+        unread=True,
     )
 
 
@@ -124,29 +126,37 @@ def _undecodable(root: Path, name: str) -> InvalidNote:
     )
 
 
-def _read_and_parse(root: Path, path: str) -> Note | InvalidNote | None:
+def _read_and_parse(vault: Path | FolderChain, path: str) -> Note | InvalidNote | None:
     try:
-        raw = read_note_bytes(root, path)
+        raw = read_note_bytes(vault, path)
     except FileNotFoundError:
         return None  # deleted or replaced since listing: it is simply not there now
     except NoteTooLarge as exc:
-        head = _read_head(root, path)
+        head = _read_head(vault, path)
         return invalid_from_head(
             path, head, f"{path}: {exc.size:,} bytes is too large to read (the limit is 1 MiB per note)"
         )
     except PermissionError:
         return InvalidNote(
-            path=path, reason=f"{path}: cannot be read: permission denied", mentions_subject=True, subjects=None
+            path=path,
+            reason=f"{path}: cannot be read: permission denied",
+            mentions_subject=True,
+            subjects=None,
+            unread=True,
         )
     except OSError as exc:
         return InvalidNote(
-            path=path, reason=f"{path}: cannot be read: {exc.strerror}", mentions_subject=True, subjects=None
+            path=path,
+            reason=f"{path}: cannot be read: {exc.strerror}",
+            mentions_subject=True,
+            subjects=None,
+            unread=True,
         )
     return parse_note(path, raw.data, raw.mtime_ns)
 
 
-def _read_head(root: Path, path: str) -> bytes:
+def _read_head(vault: Path | FolderChain, path: str) -> bytes:
     try:
-        return read_note_head(root, path, _HEAD_BYTES)
+        return read_note_head(vault, path, _HEAD_BYTES)
     except OSError:
         return b""

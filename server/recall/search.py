@@ -190,20 +190,30 @@ class Phrase:
     def of(cls, phrase: str) -> Phrase:
         return cls(re.compile(re.escape(phrase), re.IGNORECASE), phrase.lower() if phrase.isascii() else None)
 
-    def spans(self, text: str) -> Iterator[tuple[int, int]]:
-        """(start, end) of each match, left to right, not overlapping."""
-        if self.ascii_lower is not None and text.isascii():
-            # ASCII in ASCII: ignoring case is comparing lowercase, and `find` is many times
-            # faster than the regex engine ignoring case.
-            lowered = text.lower()
-            size = len(self.ascii_lower)
-            start = lowered.find(self.ascii_lower)
-            while start >= 0:
-                yield start, start + size
-                start = lowered.find(self.ascii_lower, start + size)
-        else:
-            for found in self.pattern.finditer(text):
-                yield found.start(), found.end()
+    def first_per_line(self, text: str) -> Iterator[tuple[int, int]]:
+        """(start, end) of the first match on each line holding one, in order.  The search goes
+        on from the end of a line once it has a match there: a phrase found a million times on
+        one long line costs one find, not a million."""
+        ascii_lower = self.ascii_lower is not None and text.isascii()
+        haystack = text.lower() if ascii_lower else text
+        position = 0
+        while True:
+            if ascii_lower:
+                assert self.ascii_lower is not None
+                start = haystack.find(self.ascii_lower, position)
+                if start < 0:
+                    return
+                end = start + len(self.ascii_lower)
+            else:
+                found = self.pattern.search(text, position)
+                if found is None:
+                    return
+                start, end = found.start(), found.end()
+            yield start, end
+            line_end = text.find("\n", end)
+            if line_end < 0:
+                return
+            position = line_end + 1
 
     def found_in(self, text: str) -> bool:
         if self.ascii_lower is not None and text.isascii():
@@ -223,9 +233,7 @@ def _line_matches(note: Note, pattern: Phrase) -> list[tuple[int, str, int, int]
     number = note.body_first_line
     counted = 0  # newlines before this position are counted in `number`
     line_end = -1
-    for start, end in pattern.spans(body):
-        if start < line_end:
-            continue  # a later match on a line already taken
+    for start, end in pattern.first_per_line(body):
         number += body.count("\n", counted, start)
         counted = start
         line_start = body.rfind("\n", 0, start) + 1

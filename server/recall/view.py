@@ -28,8 +28,10 @@ def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tu
     visible, the problem if shown).  Both, for a note shown in the whole vault whose record
     properties are broken.  The visibility rules of every tool, in one place."""
     if isinstance(parsed, InvalidNote):
+        # A note that could not be read at all might be anything: only a client that may see
+        # every note is told of it (the person sees it in health and the tray).
         shown = exposure.mode == "vault" or (
-            parsed.mentions_subject and exposure.allows_record_subjects(parsed.subjects)
+            not parsed.unread and parsed.mentions_subject and exposure.allows_record_subjects(parsed.subjects)
         )
         return None, parsed if shown else None
     record = parsed if isinstance(parsed, MemoryRecord) else as_record(parsed)

@@ -14,9 +14,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vault_recall.server.vault.folders import FolderChain
+
 log = logging.getLogger(__name__)
 
-DEFAULT_CONFIG_FOLDER = ".obsidian"
 # app.json is a few hundred bytes; refuse to parse something absurd placed there.
 _MAX_APP_JSON_BYTES = 1024 * 1024
 
@@ -38,6 +39,15 @@ class ExcludedFiles:
         """True when every path under `folder` is excluded by a prefix (so it need not be listed)."""
         return (folder + "/").startswith(self.prefixes)
 
+    def hides_folder(self, folder: str) -> bool:
+        """True when the notes under `folder` are hidden, by a prefix or by a pattern that matches
+        the folder's own path as well as a note's in it (`/^Rx/` hides `Rx/Secret plans/`):
+        nothing about such a folder is shown, not even that it cannot be read."""
+        if self.covers_folder(folder):
+            return True
+        inside = f"{folder}/"
+        return any(rx.search(inside) and rx.search(f"{inside}note.md") for rx in self.patterns)
+
 
 def parse_excluded_files(entries: object) -> ExcludedFiles:
     """Turn the raw `userIgnoreFilters` value into matchers; bad entries are skipped."""
@@ -58,12 +68,14 @@ def parse_excluded_files(entries: object) -> ExcludedFiles:
     return ExcludedFiles(prefixes=tuple(prefixes), patterns=tuple(patterns))
 
 
-def find_config_folder(root: Path) -> str | None:
-    """The vault's config folder: `.obsidian`, or the hidden top-level folder a person renamed it
-    to (Settings → Files and links → Override config folder).  A renamed one is recognized by
-    the `app.json` Obsidian keeps in it; with several, the most recently saved one wins."""
-    if (root / DEFAULT_CONFIG_FOLDER / "app.json").is_file():
-        return DEFAULT_CONFIG_FOLDER
+def config_folders(root: Path) -> list[str]:
+    """The vault's config folders: `.obsidian`, or the hidden top-level folder a person renamed it
+    to (Settings → Files and links → Override config folder), recognized by the `app.json`
+    Obsidian keeps in it — most recently saved first.
+
+    Obsidian knows which one it was told to use; we cannot, so every one found counts (a
+    leftover `.obsidian/app.json` must not hide the Excluded files of the folder in use).
+    """
     found: list[tuple[int, str]] = []
     try:
         with os.scandir(root) as entries:
@@ -77,22 +89,27 @@ def find_config_folder(root: Path) -> str | None:
                 if stat.S_ISREG(st.st_mode):
                     found.append((st.st_mtime_ns, entry.name))
     except OSError:
-        return None
-    if found:
-        return max(found)[1]
-    return DEFAULT_CONFIG_FOLDER if (root / DEFAULT_CONFIG_FOLDER).is_dir() else None
+        return []
+    return [name for _, name in sorted(found, reverse=True)]
 
 
 def read_excluded_files(root: Path) -> ExcludedFiles:
-    """Read the vault's Excluded files setting, fresh."""
-    config_folder = find_config_folder(root)
-    if config_folder is None:
-        return ExcludedFiles()
-    app_json = root / config_folder / "app.json"
-    # No symlinks, and nothing that is not a regular file: a FIFO here must not block a call.
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    """Read the vault's Excluded files setting, fresh: the union of every config folder's, so
+    that whichever one Obsidian uses, nothing it hides is shown."""
+    prefixes: list[str] = []
+    patterns: list[re.Pattern[str]] = []
+    for folder in config_folders(root):
+        found = _read_app_json(root, f"{folder}/app.json")
+        prefixes.extend(p for p in found.prefixes if p not in prefixes)
+        patterns.extend(p for p in found.patterns if p not in patterns)
+    return ExcludedFiles(prefixes=tuple(prefixes), patterns=tuple(patterns))
+
+
+def _read_app_json(root: Path, app_json: str) -> ExcludedFiles:
+    # No symlinks on the way, and nothing that is not a regular file: a FIFO here must not block.
     try:
-        fd = os.open(app_json, flags)
+        with FolderChain(root) as chain:
+            fd = chain.open_note(app_json)
     except OSError:
         return ExcludedFiles()
     try:

@@ -14,10 +14,14 @@ from pathlib import Path
 
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.vault.excluded import ExcludedFiles, read_excluded_files
+from vault_recall.server.vault.folders import open_folder, open_root
 from vault_recall.server.vault.paths import NOTE_SUFFIX, display, is_displayable
 
 # A vault with more notes than this is refused as a whole rather than scanned for minutes.
 MAX_NOTES = 100_000
+# Folders below folders, at most: deeper ones are reported as unreadable (each level of the walk
+# holds a descriptor open).
+MAX_DEPTH = 128
 # Folders and files of any kind walked per listing: a vault that is mostly attachments (or a
 # mistaken --vault pointing at a home folder) is refused rather than walked for minutes.
 MAX_WALKED_ENTRIES = 500_000
@@ -64,6 +68,17 @@ def check_vault_folder(root: Path) -> None:
         raise VaultUnavailable(f"vault folder {display(root)} cannot be read: {exc.strerror}") from None
 
 
+@dataclass(slots=True)
+class _Frame:
+    """One folder of the walk: its descriptor, its vault path with '/', the subfolders to visit
+    (None: not listed yet) and the next one."""
+
+    fd: int
+    prefix: str
+    subfolders: list[str] | None = None
+    next: int = 0
+
+
 def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
     """List every note of the vault: `*.md` regular files, recursively.
 
@@ -80,63 +95,98 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
     unreadable: list[str] = []
     undecodable: list[str] = []
     walked = 0
-    pending: list[tuple[str, str]] = [(str(root), "")]
-    while pending:
-        folder, prefix = pending.pop()
-        try:
-            with os.scandir(folder) as entries:
-                listed = list(entries)
-        except OSError:
-            if not prefix:
-                raise VaultUnavailable(f"vault folder {display(root)} cannot be read") from None
-            unreadable.append(prefix.rstrip("/"))
-            continue
-        walked += len(listed)
-        if walked > MAX_WALKED_ENTRIES:
-            raise VaultUnavailable(
-                f"vault folder {display(root)} holds more than {MAX_WALKED_ENTRIES:,} files and folders, "
-                "more than Vault Recall walks on every call"
-            )
-        # scandir lists a folder with read but no search (x) permission, and then nothing in it
-        # can be opened: such a folder is unreadable (root is never refused, so never asked).
-        if listed and _SEARCH_CAN_BE_DENIED and not os.access(folder, os.X_OK):
-            unreadable.append(prefix.rstrip("/") or ".")
-            continue
-        # Ordered for the common case (a regular note file): this loop runs for every entry of
-        # the vault on every call.
-        for entry in listed:
-            name = entry.name
-            if name[0] == ".":
-                continue
-            rel = prefix + name
-            try:
-                if entry.is_file(follow_symlinks=False):
-                    if not name.endswith(NOTE_SUFFIX) or (excludes and excluded.matches(rel)):
+
+    def cannot_read(folder: str) -> None:
+        # A folder that Excluded files hides is never named, readable or not.
+        if folder not in unreadable and not (folder and excluded.hides_folder(folder)):
+            unreadable.append(folder or ".")
+
+    # Depth first, by descriptor: each folder is opened relative to the one above it, without
+    # following symlinks (folders.py), so a folder swapped for a symlink while we walk is not
+    # entered.  Open descriptors never exceed the depth.
+    try:
+        frames = [_Frame(open_root(root), "")]
+    except OSError:
+        raise VaultUnavailable(f"vault folder {display(root)} cannot be read") from None
+    try:
+        while frames:
+            frame = frames[-1]
+            fd, prefix = frame.fd, frame.prefix
+            if frame.subfolders is None:
+                frame.subfolders = []
+                try:
+                    with os.scandir(fd) as entries:
+                        listed = list(entries)
+                except OSError:
+                    if not prefix:
+                        raise VaultUnavailable(f"vault folder {display(root)} cannot be read") from None
+                    cannot_read(prefix.rstrip("/"))
+                    continue
+                walked += len(listed)
+                if walked > MAX_WALKED_ENTRIES:
+                    raise VaultUnavailable(
+                        f"vault folder {display(root)} holds more than {MAX_WALKED_ENTRIES:,} files and folders, "
+                        "more than Vault Recall walks on every call"
+                    )
+                # scandir lists a folder with read but no search (x) permission, and then nothing
+                # in it can be opened: such a folder is unreadable (root is never refused).
+                if listed and _SEARCH_CAN_BE_DENIED and not _searchable(fd):
+                    cannot_read(prefix.rstrip("/"))
+                    continue
+                # Ordered for the common case (a regular note file): this loop runs for every
+                # entry of the vault on every call.
+                for entry in listed:
+                    name = entry.name
+                    if name[0] == ".":
                         continue
-                elif entry.is_dir(follow_symlinks=False):
-                    if not excluded.covers_folder(rel):
-                        pending.append((entry.path, rel + "/"))
-                    continue
-                else:
-                    if entry.is_symlink():
-                        symlinks.append(rel)
-                    continue
-            except FileNotFoundError:
-                continue  # removed while we listed: an editor's atomic save, say
-            except OSError:
-                # Listed but not enterable (a folder with read but no search permission).
-                if prefix.rstrip("/") not in unreadable:
-                    unreadable.append(prefix.rstrip("/") or ".")
+                    rel = prefix + name
+                    try:
+                        if entry.is_file(follow_symlinks=False):
+                            if not name.endswith(NOTE_SUFFIX) or (excludes and excluded.matches(rel)):
+                                continue
+                        elif entry.is_dir(follow_symlinks=False):
+                            if not excluded.covers_folder(rel):
+                                frame.subfolders.append(name)
+                            continue
+                        else:
+                            if entry.is_symlink():
+                                symlinks.append(rel)
+                            continue
+                    except FileNotFoundError:
+                        continue  # removed while we listed: an editor's atomic save, say
+                    except OSError:
+                        cannot_read(prefix.rstrip("/"))
+                        continue
+                    if not rel.isascii() and not is_displayable(rel):
+                        undecodable.append(rel)
+                        continue
+                    notes.append(rel)
+                    if len(notes) > max_notes:
+                        raise VaultUnavailable(
+                            f"vault folder {display(root)} holds more than {max_notes:,} notes, "
+                            "more than Vault Recall reads on every call"
+                        )
                 continue
-            if not rel.isascii() and not is_displayable(rel):
-                undecodable.append(rel)
+            if frame.next < len(frame.subfolders):
+                name = frame.subfolders[frame.next]
+                frame.next += 1
+                if len(frames) > MAX_DEPTH:
+                    cannot_read(prefix + name)
+                    continue
+                try:
+                    child = open_folder(name, fd)
+                except FileNotFoundError:
+                    continue  # gone since it was listed, or a symlink now: not entered either way
+                except OSError:
+                    cannot_read(prefix + name)
+                    continue
+                frames.append(_Frame(child, prefix + name + "/"))
                 continue
-            notes.append(rel)
-            if len(notes) > max_notes:
-                raise VaultUnavailable(
-                    f"vault folder {display(root)} holds more than {max_notes:,} notes, "
-                    "more than Vault Recall reads on every call"
-                )
+            os.close(fd)
+            frames.pop()
+    finally:
+        for frame in frames:
+            os.close(frame.fd)
     notes.sort()
     return VaultListing(
         root=root,
@@ -151,3 +201,7 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
 
 # Root enters any folder; Windows has no search permission.
 _SEARCH_CAN_BE_DENIED = hasattr(os, "geteuid") and os.geteuid() != 0
+
+
+def _searchable(fd: int) -> bool:
+    return os.access(".", os.X_OK, dir_fd=fd) if os.access in os.supports_dir_fd else True

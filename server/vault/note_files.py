@@ -1,17 +1,20 @@
 """Reading one note's bytes: bounded, never through a symlink, never blocking on a FIFO.
 
+Notes are opened through a FolderChain (folders.py), relative to their folder's descriptor:
+a pass over the vault shares one chain; a single read makes its own from the vault's root.
 Plain os calls (no file objects): on a large vault, opening and reading notes is most of a
 call's time.  Nothing here ever opens a file for writing.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from vault_recall.server.vault.folders import FolderChain
 
 # A note larger than this is reported as invalid instead of read: no answer could hold it.
 MAX_NOTE_BYTES = 1024 * 1024
@@ -34,17 +37,18 @@ class NoteTooLarge(Exception):
         self.size = size
 
 
-def read_note_bytes(root: Path, note_path: str, limit: int = MAX_NOTE_BYTES) -> NoteBytes:
+def read_note_bytes(vault: Path | FolderChain, note_path: str, limit: int = MAX_NOTE_BYTES) -> NoteBytes:
     """Read one note's exact bytes, refusing symlinks and anything over `limit` bytes.
+    `vault` is the vault's folder, or the chain of a pass reading many notes.
 
     Raises NoteTooLarge, FileNotFoundError (gone since listing) or another OSError.
     """
-    return _read(root, note_path, limit, whole=True)
+    return _read(vault, note_path, limit, whole=True)
 
 
-def read_note_head(root: Path, note_path: str, length: int) -> bytes:
+def read_note_head(vault: Path | FolderChain, note_path: str, length: int) -> bytes:
     """The first `length` bytes of a note (for a look at an oversized note's properties)."""
-    return _read(root, note_path, length, whole=False).data
+    return _read(vault, note_path, length, whole=False).data
 
 
 # How much of a note is read to decide whether it can matter to a call (its properties block
@@ -63,7 +67,7 @@ def start_buffer() -> bytearray:
 
 
 def read_note_if(
-    root_prefix: str,
+    chain: FolderChain,
     note_path: str,
     skip: Callable[[bytes | bytearray, int], bool],
     buffer: bytearray,
@@ -71,15 +75,15 @@ def read_note_if(
 ) -> NoteBytes | None:
     """Read a note whole unless `skip` says so of its first START_BYTES (then None).
 
-    One open for both: the least a scan can do for the many notes it skips.  `root_prefix` is
-    the vault folder with a trailing separator.  The start is read into `buffer` (from
+    One open for both: the least a scan can do for the many notes it skips.  `chain` is the
+    pass's FolderChain over the vault.  The start is read into `buffer` (from
     start_buffer) and `skip` is shown the buffer and how much of it was read: a fresh 64 KiB
     allocation per note, shrunk to the note's size, leaves the heap fragmented and the process
     larger, and copying every note out would cost more than reading it.  Raises as
     read_note_bytes does — except that a note turned into a FIFO since listing reads as empty,
     which is what `skip` is shown.
     """
-    fd = _open_note(root_prefix + note_path, note_path)
+    fd = chain.open_note(note_path)
     try:
         if _HAS_READV:
             length = os.readv(fd, [buffer])
@@ -109,23 +113,12 @@ def read_note_if(
     return NoteBytes(path=note_path, data=start if len(chunks) == 1 else b"".join(chunks), mtime_ns=st.st_mtime_ns)
 
 
-# O_NONBLOCK: a FIFO put in a note's place must not block the call (fstat then refuses it).
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
-
-
-def _open_note(file_path: str, note_path: str) -> int:
-    """A read-only descriptor of the note at `file_path`, never through a symlink."""
-    try:
-        return os.open(file_path, _READ_FLAGS)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:  # the file became a symlink since listing
-            raise FileNotFoundError(note_path) from None
-        raise
-
-
-def _read(root: Path, note_path: str, limit: int, *, whole: bool) -> NoteBytes:
-    # Plain os calls (no file object): on a 10,000-note vault this is most of a recall's time.
-    fd = _open_note(f"{root}{os.sep}{note_path}", note_path)
+def _read(vault: Path | FolderChain, note_path: str, limit: int, *, whole: bool) -> NoteBytes:
+    if isinstance(vault, FolderChain):
+        fd = vault.open_note(note_path)
+    else:
+        with FolderChain(vault) as chain:
+            fd = chain.open_note(note_path)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
