@@ -7,7 +7,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from vault_recall.app.state.activity_view import latest_per_client
+from vault_recall.app.state.activity_view import latest_per_client, store_problem
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.state.obsidian_vaults import discover_vaults
 from vault_recall.app.timefmt import ago
@@ -114,6 +114,9 @@ def vault_discover(args: argparse.Namespace) -> int:
 
 def client_list(args: argparse.Namespace) -> int:
     config = load_config()
+    problem = store_problem(activity_path())
+    if problem is not None:
+        print(f"note: {problem}", file=sys.stderr)
     seen = {s.client: s for s in latest_per_client(activity_path())}
     ids = [c.id for c in config.clients] + sorted(set(seen) - {c.id for c in config.clients})
     if not ids:

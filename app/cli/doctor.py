@@ -15,6 +15,7 @@ from pathlib import Path
 from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.clients.install import InstallError, current_entry, read_existing
 from vault_recall.app.desktop import clipboard
+from vault_recall.app.state.activity_view import store_problem
 from vault_recall.app.state.health import check_health
 from vault_recall.app.tray.backend import tray_problem
 from vault_recall.server.activity.store import ActivityStoreError, connect
@@ -60,6 +61,10 @@ def _vault() -> Check:
 
 def _activity() -> Check:
     path = activity_path()
+    problem = store_problem(path)
+    if problem is not None:
+        sentence, _, fix = problem.partition("; ")
+        return Check("activity", False, sentence, fix or "move it away")
     try:
         connection = connect(path)
         connection.close()

@@ -4,27 +4,33 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
-from vault_recall.app.cli.config_commands import describe_exposure
+from vault_recall.app.cli.config_commands import CommandError, describe_exposure
 from vault_recall.app.state.activity_view import (
     EventRow,
     count_events,
     latest_per_client,
     newest_event_id,
     recent_events,
+    store_problem,
 )
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.timefmt import ago, clock
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
-from vault_recall.server.config.config_file import ACTIVE, activity_path, config_path, load_config
+from vault_recall.server.config.config_file import ACTIVE, ConfigError, activity_path, config_path, load_config
 
 FOLLOW_POLL_SECONDS = 1.0
 
 
 def activity(args: argparse.Namespace) -> int:
     path = activity_path()
+    problem = store_problem(path)
+    if problem is not None:
+        raise CommandError(problem)
+    _warn_if_config_broken()
     events = recent_events(path, limit=args.limit, client=args.client)
     for event in events:
         print(_format_event(event, as_json=args.json), flush=True)
@@ -44,6 +50,15 @@ def activity(args: argparse.Namespace) -> int:
                 last = event.id
     except KeyboardInterrupt:
         return 0
+
+
+def _warn_if_config_broken() -> None:
+    """The activity store does not depend on the config, but a broken config means every call
+    shown after it answers `unavailable`: say so rather than let the list look normal."""
+    try:
+        load_config()
+    except ConfigError as exc:
+        print(f"note: {exc} (every client's calls answer `unavailable` until it is fixed)", file=sys.stderr)
 
 
 def _format_event(event: EventRow, *, as_json: bool) -> str:
@@ -128,6 +143,10 @@ def status(args: argparse.Namespace) -> int:
         last = f"{summary.calls} calls, last {ago(summary.last_ts)}" if summary else "no calls"
         print(f"  {client_id}: vault {vault}, sees {sees}; {last}")
     store = activity_path()
+    problem = store_problem(store)
+    if problem is not None:
+        print(f"Activity: {problem}")
+        return 1
     print(
         f"Activity: {store} ({count_events(store):,} events kept"
         f"{'' if config.activity.keep_query_text else ', query text not kept'},"

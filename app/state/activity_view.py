@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from vault_recall.server.activity.store import connect
+from vault_recall.server.activity.store import SCHEMA_VERSION, ActivityStoreError, connect
 
 
 @dataclass(frozen=True)
@@ -43,15 +43,43 @@ class ClientSummary:
 _EVENT_COLUMNS = "id, ts, client, client_name, tool, vault, subject, query, status, omitted, duration_ms, error"
 
 
+def store_problem(path: Path) -> str | None:
+    """What keeps the activity store from being read, in one sentence a person can act on; None
+    when it reads (or does not exist yet: no activity, which is not a problem)."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    fix = "move it away and Vault Recall starts a new one (calls answer either way)"
+    damaged = f"activity store {path} is not an SQLite database (damaged, or not ours); {fix}"
+    try:
+        connection = connect(path, create=False)
+    except ActivityStoreError as exc:
+        return f"{exc}; {fix}"
+    except sqlite3.DatabaseError:
+        return damaged
+    except sqlite3.Error as exc:
+        return f"activity store {path} cannot be opened ({exc}); {fix}"
+    try:
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        connection.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError:
+        return damaged
+    finally:
+        connection.close()
+    if version > SCHEMA_VERSION:
+        return f"activity store {path} was written by a newer Vault Recall (schema {version}); update this one"
+    return None
+
+
 @contextmanager
 def reading(path: Path) -> Iterator[sqlite3.Connection | None]:
-    """A read-only connection, or None when there is no store yet (or it cannot be opened)."""
+    """A read-only connection, or None when there is no store yet (or it cannot be opened:
+    `store_problem` says why)."""
     if not path.exists():
         yield None
         return
     try:
         connection = connect(path, create=False)
-    except sqlite3.Error:
+    except (sqlite3.Error, ActivityStoreError):
         yield None
         return
     try:

@@ -12,6 +12,7 @@ import logging
 import os
 import queue
 import sqlite3
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
@@ -78,11 +79,24 @@ class ActivityEvent:
 
 
 class ActivityStoreError(Exception):
-    """The store exists but was written by a newer Vault Recall (or is not ours)."""
+    """The store cannot be used: not a regular file, or written by a newer Vault Recall."""
 
 
 def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
-    """Open the store (creating it and its folder when `create`), with WAL and a busy timeout."""
+    """Open the store (creating it and its folder when `create`), with WAL and a busy timeout.
+
+    Raises ActivityStoreError, without opening it, for something in the store's place that is
+    not a regular file: SQLite would wait forever on a FIFO there.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise ActivityStoreError(f"{path} cannot be read: {exc.strerror}") from None
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            raise ActivityStoreError(f"{path} is not a regular file, so it cannot be the activity store")
     if create:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     uri = path.as_uri() + ("" if create else "?mode=ro")
