@@ -55,7 +55,7 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("recall_activity", {"subject": "build-system", "budget": 100}, "budget must be a whole number from 512 to 65536"),
     ("read_note", {}, "note is required"),
     ("read_note", {"note": ""}, "note is empty"),
-    ("read_note", {"note": "x" * 1001}, "note is 1001 characters long; the limit is 1000"),
+    ("read_note", {"note": "x" * 4097}, "note is 4097 characters long; the limit is 4096"),
     ("read_note", {"note": ["a"]}, "note must be text"),
     ("read_note", {"note": "../../etc/passwd"}, "no note '../../etc/passwd' that this client can read"),
     ("read_note", {"note": "Build decision", "section": "Nope"}, "has no section 'Nope'; its headings are"),
