@@ -171,8 +171,8 @@ def check_reads(opened: list[str], vault: Path) -> None:
         real = os.path.realpath(path)
         assert real == real_vault or real.startswith(real_vault + os.sep), f"read outside the vault: {path}"
         rel = os.path.relpath(real, real_vault).replace(os.sep, "/")
-        if rel in (".obsidian/app.json", "."):
-            continue  # the Excluded files setting itself, and the vault's own folder (to list it)
+        if rel in (".obsidian/app.json", ".obsidian", "."):
+            continue  # the Excluded files setting (and its folder), and the vault's own folder
         assert not any(part.startswith(".") for part in rel.split("/")), f"hidden read: {rel}"
         assert not rel.startswith(("Private/", "Drafts/")), f"excluded read: {rel}"
 
