@@ -57,3 +57,37 @@ def test_the_bundles_snippets_point_at_the_bundle_and_its_demo_passes(bundle: Pa
     assert json.loads(snippet.stdout)["mcpServers"]["vault-recall"]["command"] == str(bundle)
     demo = subprocess.run([str(bundle), "demo"], capture_output=True, text=True, timeout=180, check=False)
     assert demo.returncode == 0 and demo.stdout.splitlines()[-1] == "demo: all steps passed", demo.stdout
+
+
+async def test_the_bundles_tray_is_a_statusnotifieritem_without_gtk(bundle: Path, tmp_path: Path) -> None:
+    """The bundle carries no GTK; on a panel that hosts StatusNotifierItems its tray shows."""
+    import shutil
+
+    from tests.sni_host import find_node, panel, start_session_bus
+
+    assert not (bundle.parent / "_internal/gi").exists()
+    if shutil.which("dbus-daemon") is None:
+        pytest.skip("dbus-daemon is not installed")
+    bus = start_session_bus()
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "VAULT_RECALL_TRAY", "PYSTRAY_BACKEND")}
+    env.update(DBUS_SESSION_BUS_ADDRESS=bus.address, WAYLAND_DISPLAY="wayland-bundle-test")
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    try:
+        async with panel(bus.address) as host:
+            tray = subprocess.Popen([str(bundle)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                _, service = await host.until(lambda: host.registrations and host.registrations[-1], "registration")
+                _, root = await host.eventually(
+                    lambda: host.layout(service),
+                    lambda layout: layout[1]["children"][0]["label"].startswith("Sample vault — "),
+                    "the bundled sample vault's health line",
+                )
+                await host.click(service, find_node(root, "Quit Vault Recall")["id"])
+                assert tray.wait(timeout=30) == 0
+            finally:
+                if tray.poll() is None:
+                    tray.kill()
+                _, errors = tray.communicate(timeout=30)
+                assert b"Traceback" not in errors, errors.decode(errors="replace")
+    finally:
+        bus.stop()

@@ -1,10 +1,13 @@
-"""The real tray on a real X server: Xvfb, a tray host (trayer), a D-Bus session and a
-notification daemon (dunst), pystray's GTK backend.  Clicks and keys go through xdotool;
-what the menu shows is read back from screenshots (kept under the test's temp dir) and from
-what its items do: the note they open, the clipboard they fill, the config they change.
+"""The real tray on a real X server, under two real panels: Xvfb, a D-Bus session, a
+notification daemon (dunst), and either a StatusNotifierItem host (gtk-sni-tray-standalone,
+which draws the item's pixmaps and its dbusmenu with libdbusmenu-gtk, as many panels do) or an
+XEmbed tray (trayer) for pystray's GTK backend.  Clicks and keys go through xdotool; what the
+menu shows is read back from screenshots (kept under the test's temp dir) and from what its
+items do: the note they open, the clipboard they fill, the config they change.
 
-Needs Linux with Xvfb, trayer, dbus-daemon, dunst, xdotool, xclip, ImageMagick's `import` and
-PyGObject; `.ci/run` installs them.  Skipped elsewhere, but never silently in CI.
+Needs Linux with Xvfb, gtk-sni-tray-standalone, trayer, dbus-daemon, dunst, xdotool, xclip,
+ImageMagick's `import`, and PyGObject for the XEmbed panel (the system's python3-gi does);
+`.ci/run` installs them.  Skipped elsewhere, but never silently in CI.
 """
 
 from __future__ import annotations
@@ -26,23 +29,20 @@ import pytest
 from tests.e2e import call, copy_sample_vault, serving, vault_recall_command
 from tests.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
+from vault_recall.app.tray.backend import has_gtk
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, load_config
 
 pytestmark = [pytest.mark.e2e]
 
-TOOLS = ("Xvfb", "trayer", "dbus-daemon", "dunst", "xdotool", "xclip", "import")
+TOOLS = ("Xvfb", "dbus-daemon", "dbus-send", "dunst", "xdotool", "xclip", "import")
 ICON_GREEN = (46, 158, 91)
+SNI_HOST = "gtk-sni-tray-standalone"
 
 
-def missing_parts() -> list[str]:
-    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
-    try:
-        import gi
-
-        gi.require_version("Gtk", "3.0")
-        from gi.repository import Gtk  # noqa: F401
-    except (ImportError, ValueError):
-        missing.append("PyGObject (pip install '.[gtk]')")
+def missing_parts(panel: str) -> list[str]:
+    missing = [tool for tool in (*TOOLS, SNI_HOST if panel == "sni" else "trayer") if shutil.which(tool) is None]
+    if panel == "xembed" and not has_gtk():
+        missing.append("PyGObject (apt-get install python3-gi gir1.2-gtk-3.0)")
     return missing
 
 
@@ -59,8 +59,9 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = 30.0) -> An
 class Desktop:
     """A headless desktop session the tray can live in."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, panel: str) -> None:
         self.root = root
+        self.panel = panel
         self.shots = root / "screenshots"
         self.shots.mkdir(parents=True)
         self.processes: list[subprocess.Popen[bytes]] = []
@@ -94,16 +95,18 @@ class Desktop:
                     process.wait(timeout=10)
 
 
-@pytest.fixture
-def desktop(tmp_path: Path) -> Iterator[Desktop]:
+@pytest.fixture(params=["sni", "xembed"])
+def desktop(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desktop]:
+    """A headless desktop whose panel shows StatusNotifierItems, or an XEmbed tray."""
     if not sys.platform.startswith("linux"):
         pytest.skip("the X11 tray test runs on Linux")
-    missing = missing_parts()
+    panel = request.param
+    missing = missing_parts(panel)
     if missing:
         if os.environ.get("CI"):
             pytest.fail(f"CI must run the tray test; missing: {', '.join(missing)} (.ci/run installs them)")
         pytest.skip(f"missing for the tray test: {', '.join(missing)}")
-    session = Desktop(tmp_path / "desktop")
+    session = Desktop(tmp_path / "desktop", panel)
     number = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
     session.env["DISPLAY"] = f":{number}"
     session.env.pop("WAYLAND_DISPLAY", None)
@@ -128,32 +131,57 @@ def desktop(tmp_path: Path) -> Iterator[Desktop]:
         session.env["DBUS_SESSION_BUS_ADDRESS"] = bus[0]
         dbus_pid = int(bus[1])
         session.start(["dunst"])
-        session.start(
-            [
-                "trayer",
-                "--edge",
-                "top",
-                "--align",
-                "right",
-                "--widthtype",
-                "pixel",
-                "--width",
-                "240",
-                "--heighttype",
-                "pixel",
-                "--height",
-                "32",
-                "--SetDockType",
-                "true",
-                "--transparent",
-                "false",
-            ]
-        )
+        if panel == "sni":
+            # The panel also runs the StatusNotifierWatcher; the tray must find it up.
+            session.start([SNI_HOST, "--top", "--end", "--size", "32", "--watcher"])
+            wait_until(lambda: watcher_running(session), "the StatusNotifierWatcher")
+        else:
+            session.start(
+                [
+                    "trayer",
+                    "--edge",
+                    "top",
+                    "--align",
+                    "right",
+                    "--widthtype",
+                    "pixel",
+                    "--width",
+                    "240",
+                    "--heighttype",
+                    "pixel",
+                    "--height",
+                    "32",
+                    "--SetDockType",
+                    "true",
+                    "--transparent",
+                    "false",
+                ]
+            )
         yield session
     finally:
         session.stop()
         if "DBUS_SESSION_BUS_ADDRESS" in session.env:
             os.kill(dbus_pid, signal.SIGTERM)
+
+
+def watcher_running(session: Desktop) -> bool:
+    done = subprocess.run(
+        [
+            "dbus-send",
+            "--session",
+            "--print-reply",
+            "--dest=org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.NameHasOwner",
+            "string:org.kde.StatusNotifierWatcher",
+        ],
+        env=session.env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    return "boolean true" in done.stdout
 
 
 def find_icon(screenshot: Path) -> tuple[int, int]:
@@ -241,8 +269,9 @@ def test_the_tray_shows_recalls_copies_snippets_switches_vaults_and_quits(deskto
     recorder = tmp_path / "record-open.py"
     recorder.write_text(f"import sys\nopen({str(opened)!r}, 'a').write(sys.argv[-1] + '\\n')\n", encoding="utf-8")
     dump = tmp_path / "menu.json"
+    # No backend is named: the tray must choose the StatusNotifierItem where the panel hosts
+    # one, and GTK's XEmbed icon under trayer (which runs no StatusNotifierWatcher).
     desktop.env.update(
-        PYSTRAY_BACKEND="gtk",
         VAULT_RECALL_TRAY_MENU_DUMP=str(dump),
         VAULT_RECALL_OPEN_COMMAND=f"{sys.executable} {recorder}",
         XDG_CONFIG_HOME=str(tmp_path / "xdg"),

@@ -179,20 +179,18 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
 
 
 def _tray(args: argparse.Namespace) -> int:
-    from vault_recall.app.tray.backend import choose_backend, tray_problem
+    from vault_recall.app.tray.backend import choose_backend, run_tray
 
-    problem = tray_problem()
-    if problem is not None:
-        print(f"vault-recall: cannot show the tray: {problem}\n", file=sys.stderr)
+    choice = choose_backend(wait_for_panel=True)
+    if choice.problem is not None:
+        print(f"vault-recall: cannot show the tray: {choice.problem}\n", file=sys.stderr)
         print("Here is the status instead (vault-recall --help lists every command):\n", file=sys.stderr)
         report_commands.status(args)
         return 1
-    choose_backend()
-    from vault_recall.app.tray.adapter import TrayApp
     from vault_recall.app.tray.state import ensure_a_vault
 
     ensure_a_vault()
-    TrayApp().run()
+    run_tray(choice)
     return 0
 
 

@@ -1,13 +1,22 @@
-"""The native 'choose a folder' dialog, run as a separate process so the tray never blocks."""
+"""The native 'choose a folder' dialog, shown on a thread of its own so the tray never blocks.
+
+On Linux the desktop portal's dialog first (any desktop, X11 or Wayland, nothing to install),
+then zenity or kdialog; AppleScript on macOS, PowerShell on Windows.
+"""
 
 from __future__ import annotations
 
+import logging
 import shutil
 import subprocess
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from vault_recall.app.desktop import folder_portal, session_bus
+
+log = logging.getLogger(__name__)
 
 _POWERSHELL = (
     "Add-Type -AssemblyName System.Windows.Forms;"
@@ -29,24 +38,36 @@ def picker_command() -> list[str] | None:
     return None
 
 
-HAS_FOLDER_PICKER = picker_command() is not None
+def _ask(command: list[str]) -> Path | None:
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    chosen = result.stdout.strip()
+    return Path(chosen) if result.returncode == 0 and chosen else None
+
+
+def can_pick_folder() -> bool:
+    """Is there any way to show a folder dialog here?"""
+    return picker_command() is not None or folder_portal.available()
 
 
 def choose_folder(done: Callable[[Path | None], None]) -> bool:
     """Show the dialog on a thread; `done` gets the folder, or None if cancelled.  False when
-    this desktop has no dialog tool."""
+    this desktop has no dialog at all."""
+    portal = folder_portal.available()
     command = picker_command()
-    if command is None:
+    if not portal and command is None:
         return False
 
     def run() -> None:
-        try:
-            result = subprocess.run(command, capture_output=True, text=True, check=False)
-        except OSError:
-            done(None)
-            return
-        chosen = result.stdout.strip()
-        done(Path(chosen) if result.returncode == 0 and chosen else None)
+        if portal:
+            try:
+                done(folder_portal.choose_folder())
+                return
+            except session_bus.SessionBusError as exc:
+                log.warning("the desktop portal could not show a folder dialog: %s", exc)
+        done(_ask(command) if command is not None else None)
 
     threading.Thread(target=run, name="folder-picker", daemon=True).start()
     return True

@@ -1,8 +1,8 @@
 """The tray's menu as data: a pure function from a state snapshot to a tree of items.
 
-Nothing here touches pystray, the disk or the clock: the adapter (tray_app.py) gathers a
-`TrayState`, calls `build_menu`, and turns the items into pystray's; the tests check the
-items for every state.
+Nothing here touches pystray, D-Bus, the disk or the clock: the tray (tray_app.py) gathers a
+`TrayState` and calls `build_menu`; each backend draws the items (pystray's menu, or dbusmenu
+over D-Bus), so a new item needs no backend work.  The tests check the items for every state.
 """
 
 from __future__ import annotations

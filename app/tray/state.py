@@ -1,7 +1,7 @@
 """Gathering the tray's state snapshot from the shared files, and the tray's own settings.
 
 Reads the config, Obsidian's vault list and the activity store; never a note (health comes
-from the server's read-only scan, run by the adapter on a thread of its own).
+from the server's read-only scan, run by the tray on a thread of its own).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
         start_at_login=autostart.is_enabled(),
         now=now if now is not None else time.time(),
         can_copy=clipboard.HAS_CLIPBOARD,
-        can_pick_folder=folder_picker.HAS_FOLDER_PICKER,
+        can_pick_folder=folder_picker.can_pick_folder(),
     )
 
 

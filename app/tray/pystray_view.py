@@ -1,0 +1,76 @@
+"""The tray drawn by pystray: its native backends on macOS and Windows, and GTK's XEmbed status
+icon (or AppIndicator) on Linux desktops whose panel has no StatusNotifierItem host.
+
+The backend is chosen before this module is imported (`backend.py` sets PYSTRAY_BACKEND).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from vault_recall.app.desktop.icon import render_icon
+from vault_recall.app.tray.menu import Action, Item
+from vault_recall.app.tray.tray_app import Shown
+
+log = logging.getLogger(__name__)
+
+
+class PystrayView:
+    def __init__(self, dispatch: Callable[[Action], None]) -> None:
+        import pystray  # imported here: the backend was chosen before
+
+        self._pystray = pystray
+        self._dispatch = dispatch
+        self._lock = threading.Lock()
+        self.icon = pystray.Icon("vault-recall", render_icon("unavailable", size=64), "Vault Recall")
+
+    def show(self, shown: Shown) -> None:
+        image = render_icon(shown.status, recalling=shown.recalling, size=64)
+        menu = self._pystray.Menu(*[self._item(i) for i in shown.items])
+        with self._lock:
+            self.icon.icon = image
+            self.icon.title = shown.tooltip
+            self.icon.menu = menu
+            self.icon.update_menu()
+
+    def notify(self, message: str) -> bool:
+        if not getattr(self.icon, "HAS_NOTIFICATION", False):
+            return False
+        try:
+            self.icon.notify(message, "Vault Recall")
+        except Exception:  # notification services come and go, and pystray's errors share no base
+            log.warning("could not show a notification: %s", message)
+            return False
+        return True
+
+    def run(self, started: Callable[[], None]) -> None:
+        def setup(icon: Any) -> None:
+            icon.visible = True
+            started()
+
+        self.icon.run(setup=setup)
+
+    def stop(self) -> None:
+        self.icon.stop()
+
+    def _item(self, item: Item) -> Any:
+        pystray = self._pystray
+        if item.separator:
+            return pystray.Menu.SEPARATOR
+        if item.submenu is not None:
+            return pystray.MenuItem(
+                item.text, pystray.Menu(*[self._item(i) for i in item.submenu]), enabled=item.enabled
+            )
+        action = item.action
+
+        def run(icon: Any, menu_item: Any) -> None:
+            if action:
+                self._dispatch(action)
+
+        checked = None if item.checked is None else (lambda _menu_item, value=item.checked: value)
+        return pystray.MenuItem(
+            item.text, run, checked=checked, radio=item.radio, enabled=item.enabled, default=item.default
+        )
