@@ -39,11 +39,11 @@ class Endpoint:
 
 
 @contextmanager
-def running_endpoint(*extra: str, timeout: float = 30.0) -> Iterator[Endpoint]:
+def running_endpoint(*extra: str, env: dict[str, str] | None = None, timeout: float = 30.0) -> Iterator[Endpoint]:
     """Start `vault-recall http --listen 127.0.0.1:0` (any free port) and wait for its address line."""
     command = [*vault_recall_command(), "http", "--listen", "127.0.0.1:0", *extra]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ), bufsize=1
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or dict(os.environ), bufsize=1
     )
     assert process.stdout is not None and process.stderr is not None
     endpoint = Endpoint(process=process, url="")
@@ -65,7 +65,8 @@ def running_endpoint(*extra: str, timeout: float = 30.0) -> Iterator[Endpoint]:
                 endpoint.url = match.group(1)
                 found.set()
 
-    threading.Thread(target=first_line, daemon=True).start()
+    watcher = threading.Thread(target=first_line, daemon=True)
+    watcher.start()
     try:
         if not found.wait(timeout):
             raise AssertionError(f"the endpoint did not start: {endpoint.log()}")
@@ -79,6 +80,9 @@ def running_endpoint(*extra: str, timeout: float = 30.0) -> Iterator[Endpoint]:
                 process.kill()
                 process.wait(5)
         reader.join(5)
+        watcher.join(5)
+        process.stdout.close()
+        process.stderr.close()
 
 
 @asynccontextmanager
@@ -98,7 +102,9 @@ async def http_client(
         from mcp_types import Implementation
 
         transport = streamable_http_client(url, http_client=http)
-        client = Client(transport, mode=mode, read_timeout_seconds=60, client_info=Implementation(name=name, version="1"))
+        client = Client(
+            transport, mode=mode, read_timeout_seconds=60, client_info=Implementation(name=name, version="1")
+        )
         async with client as session:
             yield session
 
@@ -130,7 +136,7 @@ def post(
     port: int, body: bytes, headers: dict[str, str], *, path: str = "/mcp", host: str | None = None
 ) -> tuple[int, dict[str, str], bytes]:
     """One raw HTTP/1.1 POST (so any Host can be sent); (status, headers, body)."""
-    lines = [f"POST {path} HTTP/1.1", f"Host: {host or f'127.0.0.1:{port}'}", "Connection: close"]
+    lines = [f"POST {path} HTTP/1.1", f"Host: {host if host is not None else f'127.0.0.1:{port}'}", "Connection: close"]
     lines += [f"{k}: {v}" for k, v in headers.items()]
     lines += [f"Content-Length: {len(body)}", "", ""]
     answer = raw_request(port, "\r\n".join(lines).encode("latin-1") + body)

@@ -64,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="another name clients reach this machine by (a Host header to accept), e.g. desktop.tailnet.ts.net",
     )
+    http.add_argument(
+        "--request-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long one request may take to arrive whole before it gets 408 (default 10; slow-loris guard)",
+    )
 
     demo = commands.add_parser(
         "demo",
@@ -263,6 +270,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.5 <= value <= 300:
+        raise argparse.ArgumentTypeError("must be a number of seconds from 0.5 to 300")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -273,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "http":
         from vault_recall.server.mcp.http_endpoint import run_endpoint
 
-        return run_endpoint(args.listen, args.allow_host)
+        return run_endpoint(args.listen, args.allow_host, args.request_timeout)
     if args.command == "demo":
         from vault_recall.app.cli.demo import run_demo
 

@@ -36,7 +36,7 @@ from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.config.tokens import client_of_token
 from vault_recall.server.mcp.http_address import PATH, Listen, ListenError, parse_listen
-from vault_recall.server.mcp.http_deadline import DeadlineH11Protocol
+from vault_recall.server.mcp.http_deadline import REQUEST_SECONDS, DeadlineH11Protocol
 from vault_recall.server.mcp.http_guard import LOOPBACK_NAMES, EndpointGuard
 from vault_recall.server.mcp.tools import RecallServer, build_server
 
@@ -153,7 +153,7 @@ def bind(listen: Listen) -> socket.socket:
     return sock
 
 
-def run_endpoint(listen_text: str, extra_hosts: list[str]) -> int:
+def run_endpoint(listen_text: str, extra_hosts: list[str], request_seconds: float = REQUEST_SECONDS) -> int:
     """Serve until SIGINT/SIGTERM; returns an exit code.  Prints the address once listening."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vault-recall http: %(message)s")
     try:
@@ -170,7 +170,7 @@ def run_endpoint(listen_text: str, extra_hosts: list[str]) -> int:
     app, server = build_endpoint(listen, extra_hosts)
     config = uvicorn.Config(
         app,
-        http=DeadlineH11Protocol,
+        http=type("Protocol", (DeadlineH11Protocol,), {"request_seconds": request_seconds}),
         lifespan="on",
         log_config=None,
         access_log=False,  # a request line holds nothing secret, but nothing is logged that need not be
