@@ -197,3 +197,22 @@ async def test_a_slow_vault_does_not_hold_up_another_clients_calls(tmp_path: Pat
                     group.start_soon(slow_search, index)
                 group.start_soon(quick_recalls)  # started last: the big calls are sent first
     assert "small" in finished and finished.index("small") < 4, finished
+
+
+async def test_a_client_that_disconnects_mid_call_leaves_the_endpoint_serving_and_its_call_recorded(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "Big"
+    generate(vault, 3000)
+    tokens = configure({"Big": vault}, {"gone": ("Big", "vault"), "stays": ("Big", "records")})
+    with running_endpoint() as endpoint:
+        for mode in ("legacy", "auto"):
+            async with http_client(endpoint.url, tokens["gone"], mode=mode) as gone:
+                with anyio.move_on_after(0.1) as waited:  # gives up while its search runs, and leaves
+                    await gone.call_tool("search_notes", {"query": "zz-no-such-phrase", "limit": 100})
+                assert waited.cancelled_caught
+        async with http_client(endpoint.url, tokens["stays"]) as stays:
+            assert (await call(stays, "list_subjects"))["status"] == "ok"
+        rows = await wait_for_rows(3)
+    assert [client for client, *_ in rows].count("stays") == 1
+    assert "Traceback" not in endpoint.log(), endpoint.log()
