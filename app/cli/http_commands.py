@@ -44,7 +44,10 @@ def client_token(args: argparse.Namespace) -> int:
 
 def snippet_http(spec: ClientSpec, url: str) -> int:
     """Print the URL entry with a new token for the client (said on stderr: the old one stops working)."""
-    http_spec(spec, url, "")  # refuses a client with no URL form before a token is made
+    try:
+        http_spec(spec, url, "")  # refuses a client with no URL form before a token is made
+    except SnippetError as exc:
+        raise CommandError(str(exc)) from None
     token, replaced = issue_token(spec.id)
     print(http_snippet(spec, url, token), end="")
     _token_note(spec, token, replaced)

@@ -236,7 +236,11 @@ def _tray(args: argparse.Namespace) -> int:
     from vault_recall.app.tray.state import ensure_a_vault
 
     ensure_a_vault()
-    TrayApp().run()
+    app = TrayApp()
+    try:
+        app.run()
+    finally:
+        app.endpoint.stop()  # an HTTP endpoint the tray started ends with it
     return 0
 
 

@@ -29,6 +29,7 @@ from vault_recall.app.state.activity_view import newest_event_id, recent_events
 from vault_recall.app.state.config_store import register, update_config
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.tray import state as tray_state
+from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
 from vault_recall.app.tray.menu import Item, build_menu, client_name, note_name, status_of, tooltip
 from vault_recall.server.config.config_file import (
     ClientEntry,
@@ -85,6 +86,7 @@ class TrayApp:
         self._fingerprint: Any = None
         self._config_mtime: int | None = None
         self._next_health = 0.0
+        self.endpoint = EndpointProcess()
         self.state = tray_state.gather(None)
         self.icon = pystray.Icon("vault-recall", self._image(self.state), tooltip(self.state), self._menu(self.state))
 
@@ -110,7 +112,7 @@ class TrayApp:
             action = self._actions.get()
             try:
                 self._do(action)
-            except (ConfigError, InstallError, OSError) as exc:
+            except (ConfigError, InstallError, EndpointError, OSError) as exc:
                 self._notify(str(exc))
                 log.warning("%s: %s", action[0], exc)
             except Exception:  # the thread's entry point: the next click must still work
@@ -190,7 +192,7 @@ class TrayApp:
 
     def refresh(self) -> None:
         """Rebuild state, menu, icon and tooltip from fresh data."""
-        state = tray_state.gather(self._health)
+        state = dataclasses.replace(tray_state.gather(self._health), endpoint_url=self.endpoint.url)
         if state.health is None and self._health is not None:
             self._next_health = 0.0  # the report was about another vault: check this one
         image, title, menu = self._image(state), tooltip(state), self._menu(state)
@@ -258,6 +260,9 @@ class TrayApp:
         vault = tray_state.active_vault_path(config)
         folder_name = vault_name(vault) if vault else ""  # how Obsidian knows the vault
         if name == "quit":
+            self.endpoint.stop()
+            return
+        if endpoint_action(action, self.endpoint, self._notify):
             return
         if name == "use":
             update_config(lambda c: _use(c, args[0]))
