@@ -110,4 +110,7 @@ def test_the_official_conformance_scenarios_that_apply_to_our_server_pass(tmp_pa
         results[scenario] = [f"{c['id']}: {c['status']}" for c in json.loads(checks.read_text(encoding="utf-8"))]
     assert set(SCENARIOS) <= set(results), (sorted(results), run.stdout[-2000:])
     for scenario in SCENARIOS:
-        assert results[scenario] and all(line.endswith(": SUCCESS") for line in results[scenario]), results[scenario]
+        # INFO: a check that does not apply (the SSE one, as we answer calls with plain JSON)
+        lines = results[scenario]
+        assert any(line.endswith(": SUCCESS") for line in lines), lines
+        assert all(line.endswith((": SUCCESS", ": INFO")) for line in lines), lines
