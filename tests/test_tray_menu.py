@@ -71,6 +71,7 @@ def test_a_healthy_vault() -> None:
         "Vault",
         "Recent recalls",
         "Clients",
+        "HTTP endpoint",
         "-",
         "Notify on recall",
         "Notify on health change",
@@ -183,8 +184,10 @@ def test_each_client_has_its_notes_snippet_install_and_exposure() -> None:
         "-",
         "Copy config snippet",
         "Install into Cursor",
+        "Copy URL snippet (new token)",
         "Sees",
     ]
+    assert find(cursor, "Copy URL snippet (new token)").action == ("copy_http_snippet", "cursor")
     assert find(cursor, "Copy config snippet").action == ("copy_snippet", "cursor")
     sees = find(cursor, "Sees").submenu or ()
     assert find(sees, "Memory records of every subject").checked is False
@@ -270,3 +273,24 @@ def test_actions_this_desktop_cannot_do_are_greyed_out() -> None:
     assert (
         find(menu, "Vault", "Choose folder…").enabled and find(menu, "Clients", "Cursor", "Copy config snippet").enabled
     )
+
+
+def test_the_http_endpoint_menu_starts_it_and_while_it_runs_shows_copies_and_stops_it() -> None:
+    stopped = find(build_menu(state()), "HTTP endpoint").submenu or ()
+    assert texts(stopped) == ["Not running", "Start at http://127.0.0.1:27183/mcp"]
+    assert stopped[0].enabled is False and stopped[1].action == ("endpoint", "start")
+    running = find(build_menu(state(endpoint_url="http://127.0.0.1:27183/mcp")), "HTTP endpoint").submenu or ()
+    assert texts(running) == ["Serving at http://127.0.0.1:27183/mcp", "Copy address", "Stop"]
+    assert running[1].action == ("copy_text", "http://127.0.0.1:27183/mcp") and running[2].action == (
+        "endpoint",
+        "stop",
+    )
+    no_clipboard = find(build_menu(state(endpoint_url="http://x/mcp", can_copy=False)), "HTTP endpoint").submenu or ()
+    assert find(no_clipboard, "Copy address").enabled is False
+
+
+def test_only_clients_that_connect_by_url_offer_a_url_snippet() -> None:
+    config = Config(vaults=WORK.vaults, active_vault="Work", clients=(ClientEntry("codex"), ClientEntry("cline")))
+    listed = find(build_menu(state(config=config)), "Clients").submenu or ()
+    assert "Copy URL snippet (new token)" in texts(find(listed, "Codex CLI").submenu or ())
+    assert "Copy URL snippet (new token)" not in texts(find(listed, "Cline").submenu or ())

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from vault_recall.app.cli import http_commands
 from vault_recall.app.cli.config_commands import CommandError
 from vault_recall.app.clients.catalogue import CLIENTS, ClientSpec, client_spec
 from vault_recall.app.clients.install import InstallError, apply, plan_install, plan_uninstall
@@ -52,6 +53,8 @@ def snippet_command(args: argparse.Namespace) -> int:
             print(f"{spec.id:<16} {spec.name:<25} {','.join(forms_of(spec)):<15} {where}")
         return 0
     spec = _spec(args.client)
+    if args.form == "http":
+        return http_commands.snippet_http(spec, http_commands.url_of(args))
     argv = serve_argv(spec.id, _pinned(args.pin_vault))
     try:
         text = snippet(spec, argv, args.form)
@@ -75,6 +78,8 @@ def install_command(args: argparse.Namespace) -> int:
     path = Path(args.config_file).expanduser() if args.config_file else spec.config_file()
     if path is None:
         raise CommandError(f"{spec.name} has no known config file on this system; give one with --config-file")
+    if getattr(args, "form", "file") == "http":
+        return http_commands.install_http(spec, http_commands.url_of(args), path, args.dry_run)
     load_config()  # a broken config of ours stops the install before the client's file is touched
     argv = serve_argv(spec.id, _pinned(args.pin_vault))
     try:

@@ -11,11 +11,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from vault_recall.app.cli import client_commands, config_commands, report_commands
+from vault_recall.app.cli import client_commands, config_commands, http_commands, report_commands
 from vault_recall.app.cli.client_commands import PIN_ACTIVE
 from vault_recall.app.clients.snippets import FORMS
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import ACTIVE, ConfigError
+from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, DEFAULT_URL
 
 EXIT_CODES = """\
 exit codes:
@@ -44,6 +45,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--client", required=True, metavar="ID", help="who is asking, e.g. cursor or claude-desktop")
     serve.add_argument("--vault", type=Path, metavar="PATH", help="pin this vault folder instead of the config's")
+
+    http = commands.add_parser(
+        "http",
+        help="serve every client that connects by URL, from one process (MCP Streamable HTTP)",
+        description="Serve the same tools over MCP Streamable HTTP to many clients at once. Each client "
+        "sends its own token (vault-recall client token ID), which names it as --client does for serve. "
+        "Loopback only unless --listen names another address: then put TLS or a private network in "
+        "front (see README).",
+    )
+    http.add_argument(
+        "--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT", help=f"where to listen (default {DEFAULT_LISTEN})"
+    )
+    http.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name clients reach this machine by (a Host header to accept), e.g. desktop.tailnet.ts.net",
+    )
+    http.add_argument(
+        "--request-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long one request may take to arrive whole before it gets 408 (default 10; slow-loris guard)",
+    )
 
     demo = commands.add_parser(
         "demo",
@@ -144,6 +171,13 @@ def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
     expose.add_argument("id", metavar="ID")
     expose.add_argument("rule", nargs="+", metavar="records|vault|SUBJECT")
     expose.set_defaults(handler=config_commands.client_expose)
+    token = actions.add_parser(
+        "token",
+        help="make (or replace) the client's token for `vault-recall http`; printed once, only its hash is kept",
+    )
+    token.add_argument("id", metavar="ID")
+    token.add_argument("--revoke", action="store_true", help="remove the token: refused from the next request on")
+    token.set_defaults(handler=http_commands.client_token)
 
 
 def _client_config_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -155,7 +189,10 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
     )
     snippet.add_argument("client", nargs="?", metavar="CLIENT", help="a client id (see --list)")
     snippet.add_argument("--list", action="store_true", help="the clients, their forms and config files")
-    snippet.add_argument("--form", choices=FORMS, default="file", help="file (default), cli or link")
+    snippet.add_argument(
+        "--form", choices=FORMS, default="file", help="file (default), cli, link, or http (by URL, with a new token)"
+    )
+    snippet.add_argument("--url", metavar="URL", help=f"with --form http: the endpoint's URL (default {DEFAULT_URL})")
     snippet.add_argument("--pin-vault", nargs="?", const=PIN_ACTIVE, metavar="PATH", help=pin_help)
     snippet.set_defaults(handler=client_commands.snippet_command)
 
@@ -169,6 +206,13 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
     install.add_argument("--dry-run", action="store_true", help="show the change as a diff, write nothing")
     install.add_argument("--config-file", metavar="PATH", help="the client's config file, if not the usual one")
     install.add_argument("--pin-vault", nargs="?", const=PIN_ACTIVE, metavar="PATH", help=pin_help)
+    install.add_argument(
+        "--form",
+        choices=("file", "http"),
+        default="file",
+        help="file: the client starts `vault-recall serve` (default); http: it connects by URL with a new token",
+    )
+    install.add_argument("--url", metavar="URL", help=f"with --form http: the endpoint's URL (default {DEFAULT_URL})")
     install.set_defaults(handler=client_commands.install_command)
 
     uninstall = commands.add_parser("uninstall", help="remove only our entry from a client's config file")
@@ -224,6 +268,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.5 <= value <= 300:
+        raise argparse.ArgumentTypeError("must be a number of seconds from 0.5 to 300")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -231,6 +285,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from vault_recall.server.mcp.serve import serve
 
         return serve(args.client, args.vault)
+    if args.command == "http":
+        from vault_recall.server.mcp.http_endpoint import run_endpoint
+
+        return run_endpoint(args.listen, args.allow_host, args.request_timeout)
     if args.command == "demo":
         from vault_recall.app.cli.demo import run_demo
 

@@ -7,6 +7,7 @@ client documents for a stdio server.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -15,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 SERVER_NAME = "vault-recall"
+# Codex reads a bearer token only from an environment variable (it refuses one in config.toml).
+TOKEN_ENV = "VAULT_RECALL_TOKEN"
 
 Entry = dict[str, Any]
 
@@ -30,6 +33,8 @@ class ClientSpec:
     cli: Callable[[list[str]], list[str]] | None = None  # argv → the client's own add command
     link: str | None = None  # deep-link style: cursor | vscode | lmstudio
     paste_only: str | None = None  # where to paste, when the client has no config file
+    # (url, token) → our entry for `vault-recall http`, for clients that connect by URL
+    http: Callable[[str, str], Entry] | None = None
 
     def config_file(self, home: Path | None = None, platform: str | None = None) -> Path | None:
         return config_location(self.id, home or Path.home(), platform or sys.platform)
@@ -62,6 +67,23 @@ def _goose(argv: list[str]) -> Entry:
 
 def _opencode(argv: list[str]) -> Entry:
     return {"type": "local", "command": list(argv), "enabled": True}
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+# Each client's own keys for a Streamable HTTP server with a header (see shared/design/clients.md).
+_HTTP: dict[str, Callable[[str, str], Entry]] = {
+    "claude-code": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token)},
+    "cursor": lambda url, token: {"url": url, "headers": _bearer(token)},
+    "vscode": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token)},
+    "windsurf": lambda url, token: {"serverUrl": url, "headers": _bearer(token)},
+    "codex": lambda url, token: {"url": url, "bearer_token_env_var": TOKEN_ENV},
+    "zed": lambda url, token: {"url": url, "headers": _bearer(token)},
+    "gemini": lambda url, token: {"httpUrl": url, "headers": _bearer(token)},
+    "opencode": lambda url, token: {"type": "remote", "url": url, "headers": _bearer(token), "enabled": True},
+}
 
 
 CLIENTS: tuple[ClientSpec, ...] = (
@@ -117,6 +139,9 @@ CLIENTS: tuple[ClientSpec, ...] = (
         paste_only="Settings → Tools → AI Assistant → Model Context Protocol (MCP) → Add → As JSON",
     ),
 )
+
+
+CLIENTS = tuple(dataclasses.replace(c, http=_HTTP.get(c.id)) for c in CLIENTS)
 
 
 def _vscode_json(argv: list[str]) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 
 from vault_recall.app.clients import entry_edit
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
-from vault_recall.app.clients.entry_edit import EditError, current_entry
+from vault_recall.app.clients.entry_edit import EditError
 from vault_recall.app.clients.guarded_write import (
     BACKUP_SUFFIX,
     Changed,
@@ -109,6 +109,15 @@ def _read(path: Path) -> tuple[Seen, str | None]:
 def read_existing(path: Path) -> str | None:
     """The file's text, or None when it does not exist; InstallError when it cannot be used."""
     return _read(path)[1]
+
+
+def current_entry(spec: ClientSpec, text: str, what: str) -> dict[str, Any] | None:
+    """Our entry as the file has it now (plain data), or None; InstallError when the file
+    cannot be read as the client reads it."""
+    try:
+        return entry_edit.current_entry(spec, text, what)
+    except EditError as exc:
+        raise InstallError(str(exc)) from None
 
 
 def _split_bom(text: str) -> tuple[str, str]:
@@ -213,7 +222,7 @@ def _original_of(spec: ClientSpec, path: Path, what: str) -> str | None:
         try:
             if SERVER_NAME in original and current_entry(spec, original, what) is not None:
                 continue  # a version with our entry in it (saved before a later install or uninstall)
-        except EditError:
+        except InstallError:
             continue
         return original
     return None

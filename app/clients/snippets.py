@@ -4,6 +4,7 @@ command, or a deep link the client opens to install us."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 import re
@@ -16,7 +17,7 @@ import yaml
 
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
 
-FORMS = ("file", "cli", "link")
+FORMS = ("file", "cli", "link", "http")
 
 
 class SnippetError(Exception):
@@ -84,4 +85,27 @@ def snippet(spec: ClientSpec, argv: list[str], form: str = "file") -> str:
 
 
 def forms_of(spec: ClientSpec) -> list[str]:
-    return ["file"] + (["cli"] if spec.cli else []) + (["link"] if spec.link else [])
+    return ["file"] + (["cli"] if spec.cli else []) + (["link"] if spec.link else []) + (["http"] if spec.http else [])
+
+
+def http_spec(spec: ClientSpec, url: str, token: str) -> ClientSpec:
+    """The client as seen by `vault-recall http`: its entry is the URL form, with the token."""
+    if spec.http is None:
+        with_url = ", ".join(c for c in _url_clients())
+        raise SnippetError(
+            f"{spec.name} is not set up by URL here; use --form file (it starts `vault-recall serve`). "
+            f"Clients set up by URL: {with_url}"
+        )
+    entry = spec.http(url, token)
+    return dataclasses.replace(spec, entry=lambda _argv: entry, cli=None, link=None)
+
+
+def http_snippet(spec: ClientSpec, url: str, token: str) -> str:
+    """Our URL entry in the client's own file format."""
+    return file_snippet(http_spec(spec, url, token), [])
+
+
+def _url_clients() -> list[str]:
+    from vault_recall.app.clients.catalogue import CLIENTS
+
+    return [c.id for c in CLIENTS if c.http]

@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import secrets
 
 try:
     import fcntl
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from vault_recall.app.state.atomic_write import write_atomically
 from vault_recall.server.config.config_file import ClientEntry, Config, config_path, load_config
+from vault_recall.server.config.tokens import TOKEN_PREFIX, token_hash
 
 
 def save_config(config: Config, path: Path | None = None) -> Path:
@@ -77,3 +79,47 @@ def register(client_id: str) -> bool:
     before = load_config().client(client_id)
     update_config(change)
     return before is None
+
+
+def new_token() -> str:
+    """A fresh bearer token: the prefix and 256 random bits, URL-safe."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def issue_token(client_id: str) -> tuple[str, bool]:
+    """Give the client a new token (registering the client if need be), replacing any old one.
+
+    Returns the token — the only time it exists outside the client's own config — and whether
+    an older token was replaced (it stops working on its next request).
+    """
+    token = new_token()
+    replaced = False
+
+    def change(config: Config) -> Config:
+        nonlocal replaced
+        entry = config.client(client_id)
+        replaced = entry is not None and entry.token_sha256 is not None
+        updated = dataclasses.replace(entry or ClientEntry(id=client_id), token_sha256=token_hash(token))
+        if entry is None:
+            return dataclasses.replace(config, clients=(*config.clients, updated))
+        return dataclasses.replace(config, clients=tuple(updated if c.id == client_id else c for c in config.clients))
+
+    update_config(change)
+    return token, replaced
+
+
+def revoke_token(client_id: str) -> bool:
+    """Remove the client's token; True if it had one.  The endpoint refuses it on its next request."""
+    revoked = False
+
+    def change(config: Config) -> Config:
+        nonlocal revoked
+        entry = config.client(client_id)
+        if entry is None or entry.token_sha256 is None:
+            return config
+        revoked = True
+        updated = dataclasses.replace(entry, token_sha256=None)
+        return dataclasses.replace(config, clients=tuple(updated if c.id == client_id else c for c in config.clients))
+
+    update_config(change)
+    return revoked

@@ -172,4 +172,8 @@ def run_tray(choice: Choice) -> None:
     """Show the tray with the chosen backend until Quit."""
     from vault_recall.app.tray.tray_app import TrayApp
 
-    TrayApp(lambda dispatch: open_view(choice, dispatch)).run()
+    app = TrayApp(lambda dispatch: open_view(choice, dispatch))
+    try:
+        app.run()
+    finally:
+        app.endpoint.stop()  # an HTTP endpoint the tray started ends with it

@@ -16,6 +16,7 @@ from vault_recall.app.state.health import HealthReport
 from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.app.timefmt import ago
 from vault_recall.server.config.config_file import Config
+from vault_recall.server.mcp.http_address import DEFAULT_URL
 
 MAX_RECENT = 10
 MAX_PROBLEMS = 15
@@ -56,6 +57,7 @@ class TrayState:
     now: float = 0.0
     can_copy: bool = True  # a clipboard tool exists here
     can_pick_folder: bool = True  # a folder dialog exists here
+    endpoint_url: str | None = None  # the HTTP endpoint's address while the tray runs it
 
 
 def status_of(state: TrayState) -> str:
@@ -108,6 +110,7 @@ def build_menu(state: TrayState) -> tuple[Item, ...]:
         Item("Vault", submenu=_vault_menu(state)),
         Item("Recent recalls", submenu=_recent_menu(state)),
         Item("Clients", submenu=_clients_menu(state)),
+        Item("HTTP endpoint", submenu=_endpoint_menu(state)),
         SEPARATOR,
         Item("Notify on recall", ("toggle", "notify_recall"), checked=state.notify_recall),
         Item("Notify on health change", ("toggle", "notify_health"), checked=state.notify_health),
@@ -215,6 +218,20 @@ def _clients_menu(state: TrayState) -> tuple[Item, ...]:
     return tuple(items)
 
 
+def _endpoint_menu(state: TrayState) -> tuple[Item, ...]:
+    """`vault-recall http` run by the tray: its address while it runs, start and stop."""
+    if state.endpoint_url is None:
+        return (
+            Item("Not running", enabled=False),
+            Item(f"Start at {DEFAULT_URL}", ("endpoint", "start")),
+        )
+    return (
+        Item(_short(f"Serving at {state.endpoint_url}"), enabled=False),
+        Item("Copy address", ("copy_text", state.endpoint_url), enabled=state.can_copy),
+        Item("Stop", ("endpoint", "stop")),
+    )
+
+
 def _client_menu(state: TrayState, client_id: str, summary: ClientSummary | None) -> tuple[Item, ...]:
     spec = client_spec(client_id)
     calls = f"{summary.calls:,} call{'s' if summary.calls != 1 else ''}" if summary else ""
@@ -233,6 +250,8 @@ def _client_menu(state: TrayState, client_id: str, summary: ClientSummary | None
         items.append(Item("Copy config snippet", ("copy_snippet", client_id), enabled=state.can_copy))
         if not spec.paste_only:
             items.append(Item(f"Install into {spec.name}", ("install", client_id)))
+        if spec.http is not None:
+            items.append(Item("Copy URL snippet (new token)", ("copy_http_snippet", client_id), enabled=state.can_copy))
     entry = state.config.client(client_id)
     exposure = entry.exposure if entry else "records"
     sees = [

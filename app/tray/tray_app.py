@@ -9,6 +9,7 @@ ever blocks the menu.  Clicks only queue actions; the worker runs them.  Every c
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -26,6 +27,7 @@ from vault_recall.app.state.activity_view import newest_event_id, recent_events
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
+from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
 from vault_recall.app.tray.menu import (
     Action,
     Item,
@@ -108,7 +110,8 @@ class TrayApp:
         self._fingerprint: Any = None
         self._config_mtime: int | None = None
         self._next_health = 0.0
-        self.state = tray_state.gather(None)
+        self.endpoint = EndpointProcess()  # the HTTP endpoint, when the person starts it here
+        self.state = self._gather(None)
         self.view = make_view(self.dispatch)
         self.view.show(self._shown(self.state))
 
@@ -132,10 +135,12 @@ class TrayApp:
         while not self._stop.is_set():
             action = self._actions.get()
             if action == ("quit",):
+                self.endpoint.stop()
                 return
             try:
-                perform(action, ActionContext(self.state, self._notify, self.dispatch))
-            except (ConfigError, InstallError, OSError) as exc:
+                if not endpoint_action(action, self.endpoint, self._notify):
+                    perform(action, ActionContext(self.state, self._notify, self.dispatch))
+            except (ConfigError, InstallError, EndpointError, OSError) as exc:
                 self._notify(str(exc))
                 log.warning("%s: %s", action[0], exc)
             except Exception:  # the thread's entry point: the next click must still work
@@ -215,13 +220,16 @@ class TrayApp:
 
     def refresh(self) -> None:
         """Rebuild state, menu, icon and tooltip from fresh data."""
-        state = tray_state.gather(self._health)
+        state = self._gather(self._health)
         if state.health is None and self._health is not None:
             self._next_health = 0.0  # the report was about another vault: check this one
         shown = self._shown(state)
         with self._lock:
             self.state = state
             self.view.show(shown)
+
+    def _gather(self, health: HealthReport | None) -> TrayState:
+        return dataclasses.replace(tray_state.gather(health), endpoint_url=self.endpoint.url)
 
     def _shown(self, state: TrayState) -> Shown:
         items = build_menu(state)

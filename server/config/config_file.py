@@ -27,6 +27,8 @@ ACTIVITY_FILE = "activity.sqlite3"
 ACTIVE = "active"
 EXPOSURE_MODES = ("records", "vault")
 CLIENT_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")  # always used with fullmatch
+TOKEN_KEY = "token_sha256"
+TOKEN_HASH_PATTERN = re.compile(r"[0-9a-f]{64}")  # always used with fullmatch
 _MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
@@ -66,6 +68,8 @@ class ClientEntry:
     vault: str = ACTIVE  # a vault name, or "active"
     exposure: str | tuple[str, ...] = "records"  # records | vault | subjects (a tuple)
     extra: Extra = field(default=(), compare=False)
+    # SHA-256 (hex) of the client's bearer token for `vault-recall http`; never the token itself.
+    token_sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,13 @@ class Config:
             "vaults": [{"name": v.name, "path": v.path, **dict(v.extra)} for v in self.vaults],
             "active_vault": self.active_vault,
             "clients": [
-                {"id": c.id, "vault": c.vault, "exposure": _exposure_json(c.exposure), **dict(c.extra)}
+                {
+                    "id": c.id,
+                    "vault": c.vault,
+                    "exposure": _exposure_json(c.exposure),
+                    **({TOKEN_KEY: c.token_sha256} if c.token_sha256 else {}),
+                    **dict(c.extra),
+                }
                 for c in self.clients
             ],
             "activity": {
@@ -222,8 +232,17 @@ def _validate(data: Any, text: str, path: Path) -> Config:
         if not isinstance(vault, str) or (vault != ACTIVE and not any(v.name == vault for v in vaults)):
             raise fail(client_id, f"client {client_id!r} uses vault {vault!r}, which is not one of the vaults")
         exposure = _exposure(item.get("exposure", "records"), client_id, fail)
-        extra = _extra(item, ("id", "vault", "exposure"))
-        clients.append(ClientEntry(id=client_id, vault=vault, exposure=exposure, extra=extra))
+        token = item.get(TOKEN_KEY)
+        if token is not None and not (isinstance(token, str) and TOKEN_HASH_PATTERN.fullmatch(token)):
+            raise fail(
+                client_id,
+                f"client {client_id!r} has a {TOKEN_KEY!r} that is not a SHA-256 in hex (64 of 0-9, a-f); "
+                f"make a new token with `vault-recall client token {client_id}`",
+            )
+        if token is not None and any(c.token_sha256 == token for c in clients):
+            raise fail(client_id, f"client {client_id!r} has the same token as another client; give it a new one")
+        extra = _extra(item, ("id", "vault", "exposure", TOKEN_KEY))
+        clients.append(ClientEntry(id=client_id, vault=vault, exposure=exposure, extra=extra, token_sha256=token))
     activity = data.get("activity", {})
     if not isinstance(activity, dict):
         raise fail("activity", "'activity' must be an object")

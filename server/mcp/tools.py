@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -72,6 +73,12 @@ MatchArg = Annotated[
 ]
 
 
+# Who the call being served is for: set by call_tool, read by the tool function on the worker
+# thread the SDK runs it on (contextvars travel there).  On stdio it is always the process's
+# --client; the HTTP endpoint serves many clients from one process, one per bearer token.
+_call_options: ContextVar[ServeOptions | None] = ContextVar("vault_recall_call_options", default=None)
+
+
 class RecallServer(MCPServer):
     """MCPServer that records one activity event per call and words argument errors as one
     plain sentence instead of pydantic's report."""
@@ -81,10 +88,16 @@ class RecallServer(MCPServer):
         self.options = options
         self.activity = ActivityWriter()
 
+    def options_for(self, context: Context[Any, Any] | None) -> ServeOptions:
+        """Who is calling: the process's own --client here; the HTTP endpoint overrides this."""
+        return self.options
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         started = time.perf_counter()
+        options = self.options_for(context)
+        current = _call_options.set(options)
         outcome: CallToolResult | InputRequiredResult | None = None
         error: str | None = None
         try:
@@ -94,10 +107,23 @@ class RecallServer(MCPServer):
             error = str(exc)
             raise
         finally:
+            _call_options.reset(current)
             result = outcome.structured_content if isinstance(outcome, CallToolResult) else None
-            record_activity(
-                self.activity, self.options, name, arguments, result, error, started, client_info_of(context)
-            )
+            await self.record(options, name, arguments, result, error, started, client_info_of(context))
+
+    async def record(
+        self,
+        options: ServeOptions,
+        tool: str,
+        arguments: dict[str, Any],
+        result: dict[str, Any] | None,
+        error: str | None,
+        started: float,
+        client_info: tuple[str | None, str | None],
+    ) -> None:
+        """Hand the call's activity event to the writer thread, here and now (no await: a call
+        cancelled meanwhile is still recorded)."""
+        record_activity(self.activity, options, tool, arguments, result, error, started, client_info)
 
     async def _call_with_clear_errors(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
@@ -133,8 +159,8 @@ def as_result(payload: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=compact_json(payload))], structured_content=payload)
 
 
-def build_server(options: ServeOptions) -> RecallServer:
-    server = RecallServer(
+def build_server(options: ServeOptions, server_class: type[RecallServer] = RecallServer) -> RecallServer:
+    server = server_class(
         options, name="vault-recall", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
 
@@ -147,7 +173,7 @@ def build_server(options: ServeOptions) -> RecallServer:
 
     def call(fn: Any, *args: Any) -> CallToolResult:
         try:
-            return as_result(fn(current_scope(options), *args))
+            return as_result(fn(current_scope(_call_options.get() or options), *args))
         except RecallError as exc:
             raise ToolError(str(exc)) from None
 

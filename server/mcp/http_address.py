@@ -1,0 +1,58 @@
+"""Where `vault-recall http` listens and the URL clients use: light enough for the CLI and the
+tray to import without the HTTP server itself."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+DEFAULT_PORT = 27183
+DEFAULT_LISTEN = f"127.0.0.1:{DEFAULT_PORT}"
+PATH = "/mcp"
+DEFAULT_URL = f"http://{DEFAULT_LISTEN}{PATH}"
+
+
+class ListenError(ValueError):
+    """The --listen value cannot be used; the message says why in one sentence."""
+
+
+@dataclass(frozen=True)
+class Listen:
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        return is_loopback(self.host)
+
+    def url(self, port: int | None = None) -> str:
+        """The endpoint's URL (an unspecified address is reached on this machine by 127.0.0.1)."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port if port is not None else self.port}{PATH}"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_listen(text: str) -> Listen:
+    """'127.0.0.1:27183', '[::1]:27183', 'localhost:0' (any free port) → Listen."""
+    text = text.strip()
+    if text.startswith("["):
+        host, sep, port = text[1:].partition("]:")
+    else:
+        host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise ListenError(f"--listen {text!r} is not HOST:PORT (e.g. {DEFAULT_LISTEN} or [::1]:{DEFAULT_PORT})")
+    if host != "localhost":
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise ListenError(f"--listen needs an IP address or 'localhost', not {host!r}") from None
+    return Listen(host=host, port=int(port))

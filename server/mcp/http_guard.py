@@ -1,0 +1,193 @@
+"""What every request to `vault-recall http` passes before the MCP transport sees it.
+
+In this order, cheapest first, so a refused request costs next to nothing and never reaches a
+tool: the Host header must name this endpoint and an Origin header (sent by web pages) must be
+one of its own addresses — against DNS rebinding and cross-site requests; the path must be the
+endpoint's; the bearer token must belong to a client in the config as it is now.  Refusals
+are one clear sentence in JSON.  The token is never logged or passed on: the transport sees
+only the client id it names.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import anyio
+import anyio.to_thread
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from starlette.authentication import AuthCredentials
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from vault_recall.server.config.config_file import ConfigError
+from vault_recall.server.config.tokens import MAX_TOKEN_LENGTH, token_hash
+
+log = logging.getLogger(__name__)
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+REALM = "vault-recall"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    status: int
+    error: str
+    description: str
+
+
+def host_name(value: str | None) -> str | None:
+    """The host a Host header names, lowercased and without its port ('[::1]:80' → '::1')."""
+    if not value or len(value) > 300:
+        return None
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        rest = value[end + 1 :]
+        if end < 0 or (rest and not (rest.startswith(":") and rest[1:].isdigit())):
+            return None
+        return value[1:end]
+    name, _, port = value.partition(":")
+    if port and not port.isdigit():
+        return None
+    return name or None
+
+
+def origin_host(origin: str) -> str | None:
+    """The host of an Origin header ('http://localhost:5173' → 'localhost'); None for 'null' or junk."""
+    try:
+        parts = urlsplit(origin.strip())
+        hostname = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not hostname:
+        return None
+    return hostname.lower()
+
+
+def check_host_and_origin(headers: Headers, allowed: frozenset[str]) -> Refusal | None:
+    """None when the request is addressed to this endpoint and not sent by a foreign web page."""
+    host = headers.get("host")
+    if host_name(host) not in allowed:
+        shown = (host or "")[:100]
+        return Refusal(
+            403,
+            "forbidden_host",
+            f"Host {shown!r} is not an address of this endpoint (it answers to {', '.join(sorted(allowed))}; "
+            "start it with --allow-host NAME to add one)",
+        )
+    origin = headers.get("origin")
+    if origin is not None and origin_host(origin) not in allowed:
+        return Refusal(
+            403,
+            "forbidden_origin",
+            f"requests from web pages at {origin[:100]!r} are refused: "
+            "only this endpoint's own addresses may send an Origin",
+        )
+    return None
+
+
+def bearer_token(headers: Headers) -> str | None:
+    value = headers.get("authorization")
+    if value is None:
+        return None
+    scheme, _, token = value.strip().partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else None
+
+
+class EndpointGuard:
+    """ASGI middleware in front of the MCP app: Host/Origin, path, then the client's token.
+
+    `client_of(token)` reads the config (so runs on a worker thread, with a limiter of its
+    own: a busy tool pool never delays a token check) and raises ConfigError when the config
+    is broken.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        allowed_hosts: frozenset[str],
+        path: str,
+        client_of: Callable[[str], str | None],
+        on_startup: Callable[[], None] | None = None,
+    ) -> None:
+        self.app = app
+        self.allowed_hosts = allowed_hosts
+        self.path = path
+        self.client_of = client_of
+        self.on_startup = on_startup
+        self._limiter: anyio.CapacityLimiter | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            if self.on_startup is not None:
+                self.on_startup()
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            return  # websockets are not served here; uvicorn refuses the upgrade
+        headers = Headers(scope=scope)
+        refusal = check_host_and_origin(headers, self.allowed_hosts)
+        if refusal is None and scope["path"] != self.path:
+            refusal = Refusal(404, "not_found", f"nothing here: the MCP endpoint is {self.path}")
+        client: str | None = None
+        if refusal is None:
+            client, refusal = await self._client(headers)
+        if refusal is not None:
+            await _refuse(send, refusal)
+            return
+        assert client is not None
+        # What the SDK's session handling and our tools read: the client the token names.  The
+        # token itself stays here; its hash stands in for it.
+        token = AccessToken(token=token_hash(bearer_token(headers) or ""), client_id=client, scopes=[])
+        scope["user"] = AuthenticatedUser(token)
+        scope["auth"] = AuthCredentials([])
+        await self.app(scope, receive, send)
+
+    async def _client(self, headers: Headers) -> tuple[str | None, Refusal | None]:
+        token = bearer_token(headers)
+        if not token:
+            return None, Refusal(
+                401,
+                "missing_token",
+                "this endpoint needs the client's token: send 'Authorization: Bearer <token>' "
+                "(make one with `vault-recall client token CLIENT`)",
+            )
+        if len(token) > MAX_TOKEN_LENGTH:
+            return None, Refusal(401, "invalid_token", "this token is not valid: it is far too long to be one")
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(8)
+        try:
+            client = await anyio.to_thread.run_sync(self.client_of, token, limiter=self._limiter)
+        except ConfigError as exc:
+            log.warning("refused a request: the config cannot be read: %s", exc)
+            return None, Refusal(
+                503,
+                "config_broken",
+                "Vault Recall's config file is broken, so no token can be checked; its owner can see why "
+                "with `vault-recall status`",
+            )
+        if client is None:
+            return None, Refusal(
+                401, "invalid_token", "this token is not valid: it was revoked, replaced by a newer one, or mistyped"
+            )
+        return client, None
+
+
+async def _refuse(send: Send, refusal: Refusal) -> None:
+    body = json.dumps({"error": refusal.error, "error_description": refusal.description}).encode("utf-8") + b"\n"
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode("ascii")),
+        (b"cache-control", b"no-store"),
+    ]
+    if refusal.status == 401:
+        error = "" if refusal.error == "missing_token" else ', error="invalid_token"'
+        headers.append((b"www-authenticate", f'Bearer realm="{REALM}"{error}'.encode("ascii")))
+    await send({"type": "http.response.start", "status": refusal.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
