@@ -8,6 +8,7 @@ to stderr and the call answers as if the store were not there.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
@@ -163,12 +164,18 @@ class ActivityWriter:
             self._last_warning = message
 
     def close(self, timeout: float = 5.0) -> None:
-        """Write what is queued (waiting at most `timeout` seconds), then stop the thread."""
-        with self._lock:
-            thread = self._thread
+        """Write what is queued (waiting at most `timeout` seconds in all), then stop the thread.
+
+        Also called from a signal handler (serve.py), so it never waits longer than `timeout`,
+        even when the queue is full or the store is locked.
+        """
+        deadline = time.monotonic() + timeout
+        thread = self._thread  # read without the lock: a signal may arrive while it is held
         if thread is not None:
-            self._queue.put(None)
-            thread.join(timeout)
+            # Full: the thread is still writing; what it cannot write in time is lost.
+            with contextlib.suppress(queue.Full):
+                self._queue.put(None, timeout=max(0.0, deadline - time.monotonic()))
+            thread.join(max(0.0, deadline - time.monotonic()))
         else:
             self._disconnect()  # events were appended directly, on this thread
 

@@ -104,9 +104,11 @@ class RecallServer(MCPServer):
     ) -> CallToolResult | InputRequiredResult:
         schema = self._tool_input_schema(name)
         if schema is not None:
-            extra = unknown_arguments(name, arguments, schema)
-            if extra:
-                raise ToolError(f"Error executing tool {name}: {extra}")
+            unknown = unknown_arguments(name, arguments, schema, self._our_parameters())
+            if unknown.refusal:
+                raise ToolError(f"Error executing tool {name}: {unknown.refusal}")
+            if unknown.ignored:  # arguments a client adds for itself: the tool never sees them
+                arguments = {k: v for k, v in arguments.items() if k not in unknown.ignored}
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -114,6 +116,13 @@ class RecallServer(MCPServer):
                 sentence = describe_validation_error(exc.__cause__, schema)
                 raise ToolError(f"Error executing tool {name}: {sentence}") from None
             raise
+
+    def _our_parameters(self) -> list[str]:
+        """Every parameter any of our tools takes (a name one of them takes is never ignored)."""
+        names: list[str] = []
+        for tool in self._tool_manager.list_tools():
+            names += list(tool.parameters.get("properties", {}))
+        return list(dict.fromkeys(names))
 
 
 def client_info_of(context: Context[Any, Any] | None) -> tuple[str | None, str | None]:
@@ -128,6 +137,13 @@ def client_info_of(context: Context[Any, Any] | None) -> tuple[str | None, str |
     return str(info.name)[:200], str(info.version)[:200]
 
 
+def as_paragraphs(docstring: str) -> str:
+    """A docstring as the model should read it: paragraphs separated by a blank line, each on
+    one line, so a client wraps it to its own width instead of showing our source's 88 columns."""
+    paragraphs = inspect.cleandoc(docstring).split("\n\n")
+    return "\n\n".join(" ".join(line.strip() for line in p.splitlines() if line.strip()) for p in paragraphs)
+
+
 def as_result(payload: dict[str, Any]) -> CallToolResult:
     """The result both as structured content and as the compact JSON the budget measures."""
     return CallToolResult(content=[TextContent(type="text", text=compact_json(payload))], structured_content=payload)
@@ -139,10 +155,8 @@ def build_server(options: ServeOptions) -> RecallServer:
     )
 
     def tool(fn: Any) -> Any:
-        # The docstring is what the model reads: register it without the source indentation.
-        server.add_tool(
-            fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=READ_ONLY, structured_output=False
-        )
+        # The docstring is what the model reads.
+        server.add_tool(fn, description=as_paragraphs(fn.__doc__ or ""), annotations=READ_ONLY, structured_output=False)
         return fn
 
     def call(fn: Any, *args: Any) -> CallToolResult:
