@@ -184,9 +184,12 @@ def test_install_registers_the_client_and_uninstall_removes_only_ours(
     out = capsys.readouterr().out
     assert re.search(rf"Added Vault Recall to {re.escape(str(path))} \(old file kept as mcp\.json\.[\d-]+\.vault", out)
     assert "Registered client 'cursor'" in out
+    assert "Restart Cursor" in out
     assert load_config().client("cursor") is not None
     assert main(["install", "cursor", "--config-file", str(path)]) == 0
-    assert "nothing changed" in capsys.readouterr().out
+    again = capsys.readouterr().out
+    assert "nothing changed" in again
+    assert "Restart" not in again  # the client already runs what the file says
     assert main(["uninstall", "cursor", "--config-file", str(path)]) == 0
     assert path.read_text(encoding="utf-8") == OTHERS_JSON
 

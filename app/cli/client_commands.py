@@ -97,7 +97,8 @@ def install_command(args: argparse.Namespace) -> int:
         print(f"{verb} {path}" + (f" (old file kept as {backup.name})" if backup else ""))
     if register(spec.id):
         print(f"Registered client {spec.id!r}: its calls show under that name")
-    print(f"Restart {spec.name} (or reload its MCP servers) to start using it.")
+    if plan.changes:  # an unchanged entry is what the client already runs
+        print(f"Restart {spec.name} (or reload its MCP servers) to start using it.")
     return 0
 
 

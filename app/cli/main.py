@@ -7,6 +7,7 @@ AI client) loads only the server side: never the tray, pystray or Pillow.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -227,6 +228,35 @@ def _positive(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; a reader that stops reading (`vault-recall status | head -3`) ends it
+    quietly, with the command's own exit code (0 when it went well)."""
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is then ours to handle
+        return code
+    except SystemExit:  # --help, --version and usage errors, printed by argparse
+        _flush_quietly()
+        raise
+    except BrokenPipeError:
+        _detach_stdout()
+        return 0
+
+
+def _flush_quietly() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _detach_stdout()
+
+
+def _detach_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's last flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "serve":
@@ -246,6 +276,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except config_commands.CommandError as exc:
         print(f"vault-recall: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # the reader went away: not an error (main)
     except OSError as exc:
         print(f"vault-recall: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 1

@@ -28,7 +28,10 @@ def record_activity(
     error: str | None,
     started: float,
     client_info: tuple[str | None, str | None],
+    vault: str | None = None,
 ) -> None:
+    """Hand one call's event to the writer; `vault` names the vault of a call refused before
+    it had a result to say so."""
     settings = activity_settings()
     event = event_from_result(
         client=options.client,
@@ -39,5 +42,6 @@ def record_activity(
         started=started,
         client_info=client_info,
         keep_query_text=settings.keep_query_text,
+        vault=vault,
     )
     writer.submit(activity_path(), event, settings.retention_days, settings.max_events)

@@ -290,8 +290,12 @@ def event_from_result(
     started: float,
     client_info: tuple[str | None, str | None],
     keep_query_text: bool,
+    vault: str | None = None,
 ) -> ActivityEvent:
-    """Describe one tool call for the store: what was asked, what was answered."""
+    """Describe one tool call for the store: what was asked, what was answered.
+
+    `vault` names the vault the call was for when there is no result to say it (a refused call).
+    """
     query = arguments.get("query")
     if query is None and "note" in arguments:
         query = arguments.get("note")
@@ -310,7 +314,7 @@ def event_from_result(
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
         client_name=client_info[0],
         client_version=client_info[1],
-        vault=(result or {}).get("vault") if result else None,
+        vault=result.get("vault") if result else vault,
         subject=arguments.get("subject") if isinstance(arguments.get("subject"), str) else None,
         query=(str(query)[:500] if query is not None else None) if keep_query_text else None,
         status=(result or {}).get("status") if result else "error",

@@ -23,6 +23,7 @@ from vault_recall.server.errors import RecallError
 from vault_recall.server.mcp.argument_errors import describe_validation_error, unknown_arguments
 from vault_recall.server.recall import backlinks, context, reading, search
 from vault_recall.server.recall.packing import compact_json
+from vault_recall.server.vault.listing import vault_name
 
 INSTRUCTIONS = """\
 Vault Recall gives you the decisions a person keeps as notes in their Obsidian vault, read \
@@ -96,7 +97,15 @@ class RecallServer(MCPServer):
         finally:
             result = outcome.structured_content if isinstance(outcome, CallToolResult) else None
             record_activity(
-                self.activity, self.options, name, arguments, result, error, started, client_info_of(context)
+                self.activity,
+                self.options,
+                name,
+                arguments,
+                result,
+                error,
+                started,
+                client_info_of(context),
+                vault=None if result is not None else self._vault_name(),
             )
 
     async def _call_with_clear_errors(
@@ -116,6 +125,11 @@ class RecallServer(MCPServer):
                 sentence = describe_validation_error(exc.__cause__, schema)
                 raise ToolError(f"Error executing tool {name}: {sentence}") from None
             raise
+
+    def _vault_name(self) -> str | None:
+        """The vault a refused call was for (the one the call would have read), by name."""
+        vault = current_scope(self.options).vault
+        return vault_name(vault) if vault is not None else None
 
     def _our_parameters(self) -> list[str]:
         """Every parameter any of our tools takes (a name one of them takes is never ignored)."""
