@@ -51,7 +51,11 @@ def install(path: Path, client_id: str = "cursor", argv: list[str] = ARGV) -> Pa
 def test_into_a_missing_file_and_folder(tmp_path: Path) -> None:
     path = tmp_path / "new/folder/mcp.json"
     assert install(path) is None  # nothing to back up
-    assert json.loads(path.read_text())["mcpServers"][SERVER_NAME] == {"command": ARGV[0], "args": ARGV[1:]}
+    assert json.loads(path.read_text())["mcpServers"][SERVER_NAME] == {
+        "command": ARGV[0],
+        "args": ARGV[1:],
+        "env": {"VAULT_RECALL_HOME": os.environ["VAULT_RECALL_HOME"]},  # this test's config folder
+    }
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
@@ -210,7 +214,7 @@ def test_toml_keeps_comments_and_other_servers(tmp_path: Path) -> None:
     after = path.read_text(encoding="utf-8")
     assert after.startswith(CODEX_TOML)  # byte-equal, our table appended
     data = tomllib.loads(after)
-    assert data["mcp_servers"][SERVER_NAME] == {"command": ARGV[0], "args": ARGV[1:]}
+    assert data["mcp_servers"][SERVER_NAME] == spec("codex").entry(ARGV)
     assert data["mcp_servers"]["github"]["command"] == "npx"
     before = path.read_bytes()
     install(path, "codex")
@@ -334,7 +338,7 @@ def test_settings_a_person_added_to_our_entry_are_kept(tmp_path: Path) -> None:
     assert json.loads(path.read_text())["mcpServers"][SERVER_NAME] == {
         "command": ARGV[0],
         "args": ARGV[1:],
-        "env": {"A": "1"},
+        "env": {"A": "1", "VAULT_RECALL_HOME": os.environ["VAULT_RECALL_HOME"]},
     }
     toml = tmp_path / "config.toml"
     toml.write_text(
@@ -344,7 +348,14 @@ def test_settings_a_person_added_to_our_entry_are_kept(tmp_path: Path) -> None:
     )
     install(toml, "codex")
     entry = tomllib.loads(toml.read_text(encoding="utf-8"))["mcp_servers"][SERVER_NAME]
-    assert entry == {"command": ARGV[0], "args": ARGV[1:], "startup_timeout_sec": 30, "env": {"TOKEN": "secret"}}
+    home = os.environ["VAULT_RECALL_HOME"]
+    # The person's timeout stays; the environment keeps their TOKEN beside what we need.
+    assert entry == {
+        "command": ARGV[0],
+        "args": ARGV[1:],
+        "startup_timeout_sec": 30,
+        "env": {"TOKEN": "secret", "VAULT_RECALL_HOME": home},
+    }
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,7 @@ from tomlkit.exceptions import TOMLKitError
 
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
 from vault_recall.app.clients.json_edit import JsonEditError, parse_object, remove_member, set_member
+from vault_recall.app.clients.launch import HOME_VARIABLES
 from vault_recall.app.state.atomic_write import write_atomically
 
 BACKUP_SUFFIX = ".vault-recall.bak"
@@ -40,6 +41,10 @@ _MAX_CONFIG_BYTES = 16 * 1024 * 1024
 _BOM = "\ufeff"
 # A new Continue config needs these besides our server (its schema requires them).
 _CONTINUE_HEADER = {"name": "Local config", "version": "1.0.0", "schema": "v1"}
+
+
+# Settings of our entry that a person may tune: set when absent, never overwritten.
+PERSONAL_KEYS = frozenset({"startup_timeout_sec"})
 
 
 class InstallError(Exception):
@@ -99,16 +104,17 @@ def plan_install(spec: ClientSpec, argv: list[str], path: Path) -> Plan:
     entry = spec.entry(argv)
     what = str(path)
     old = current_entry(spec, text, what)
-    wanted = _merged(old, entry)
+    wanted = _merged(old, entry, spec.env_key)
     with _refusing(what):
         if spec.format == "json":
             after = set_member(text, spec.container, SERVER_NAME, wanted, what)
         elif spec.format == "toml":
-            after = _toml_set(text, spec.container, entry, what)
+            ours = {key: value for key, value in wanted.items() if key in entry or key == spec.env_key}
+            after = _toml_set(text, spec.container, ours, what)
         else:
             after = _yaml_set(text, spec, wanted, what)
     _verify(spec, text, after, wanted, what)
-    replaced = old is not None and any(old.get(key) != value for key, value in entry.items())
+    replaced = old is not None and any(old.get(key) != value for key, value in wanted.items())
     return Plan(path=path, before=before, after=bom + after if after != text else before or after, replaced=replaced)
 
 
@@ -155,12 +161,20 @@ def current_entry(spec: ClientSpec, text: str, what: str) -> dict[str, Any] | No
     return found if isinstance(found, dict) else None
 
 
-def _merged(old: dict[str, Any] | None, entry: dict[str, Any]) -> dict[str, Any]:
-    """Our entry, keeping what a person added to it (env, timeouts) in its place."""
+def _merged(old: dict[str, Any] | None, entry: dict[str, Any], env_key: str = "env") -> dict[str, Any]:
+    """Our entry, keeping what a person added to it (env, timeouts) in its place.
+
+    In its environment the variables that place our config (launch.HOME_VARIABLES) are ours:
+    they are set to what this install needs and dropped when it needs none; others stay.
+    """
     if old is None:
         return entry
     merged = dict(old)
-    merged.update(entry)
+    merged.update({key: value for key, value in entry.items() if key not in PERSONAL_KEYS or key not in old})
+    old_env = old.get(env_key)
+    if isinstance(old_env, dict):
+        kept = {name: value for name, value in old_env.items() if name not in HOME_VARIABLES}
+        merged[env_key] = {**kept, **entry.get(env_key, {})}
     return merged
 
 

@@ -41,7 +41,8 @@ def file_snippet(spec: ClientSpec, argv: list[str]) -> str:
 def cli_snippet(spec: ClientSpec, argv: list[str], windows: bool | None = None) -> str:
     if spec.cli is None:
         raise SnippetError(f"{spec.name} has no command for adding servers; use --form file{_also_link(spec)}")
-    command = spec.cli(argv)
+    command = spec.add_command(argv)
+    assert command is not None
     if windows if windows is not None else os.name == "nt":
         return powershell_join(command)
     return shlex.join(command)
