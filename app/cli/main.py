@@ -1,7 +1,8 @@
 """The `vault-recall` command line.
 
 Subcommands import what they need when they run, so `vault-recall serve` (started once per
-AI client) loads only the server side: never the tray, pystray or Pillow.
+AI client, which waits for its first answer) loads only the server side: never the other
+commands, the tray, pystray or Pillow.
 """
 
 from __future__ import annotations
@@ -12,11 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from vault_recall.app.cli import client_commands, config_commands, report_commands
-from vault_recall.app.cli.client_commands import PIN_ACTIVE
-from vault_recall.app.clients.snippets import FORMS
 from vault_recall.server import __version__
-from vault_recall.server.config.config_file import ACTIVE, ConfigError
 
 EXIT_CODES = """\
 exit codes:
@@ -26,7 +23,21 @@ exit codes:
 """
 
 
+def _serve_arguments(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument("--client", required=True, metavar="ID", help="who is asking, e.g. cursor or claude-desktop")
+    serve.add_argument("--vault", type=Path, metavar="PATH", help="pin this vault folder instead of the config's")
+
+
+SERVE_DESCRIPTION = (
+    "Run one MCP server over stdio for one AI client. stdout carries the protocol; "
+    "messages for people go to stderr. The vault and what the client may see are read from the "
+    "config on every call, unless --vault pins a vault folder."
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from vault_recall.app.cli import report_commands
+
     parser = argparse.ArgumentParser(
         prog="vault-recall",
         description="Let every AI client on this computer recall the decisions kept in an Obsidian vault.",
@@ -39,12 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve",
         help="run the MCP stdio server for one AI client (clients start this themselves)",
-        description="Run one MCP server over stdio for one AI client. stdout carries the protocol; "
-        "messages for people go to stderr. The vault and what the client may see are read from the "
-        "config on every call, unless --vault pins a vault folder.",
+        description=SERVE_DESCRIPTION,
     )
-    serve.add_argument("--client", required=True, metavar="ID", help="who is asking, e.g. cursor or claude-desktop")
-    serve.add_argument("--vault", type=Path, metavar="PATH", help="pin this vault folder instead of the config's")
+    _serve_arguments(serve)
 
     demo = commands.add_parser(
         "demo",
@@ -106,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _vault_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from vault_recall.app.cli import config_commands
+
     vault = commands.add_parser("vault", help="list, add, choose or remove vaults", description="Manage vaults.")
     actions = vault.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="the vaults you added; * marks the active one").set_defaults(
@@ -127,6 +137,9 @@ def _vault_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from vault_recall.app.cli import config_commands
+    from vault_recall.server.config.config_file import ACTIVE
+
     client = commands.add_parser(
         "client", help="register clients and choose what each may see", description="Manage AI clients."
     )
@@ -148,6 +161,10 @@ def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def _client_config_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from vault_recall.app.cli import client_commands
+    from vault_recall.app.cli.client_commands import PIN_ACTIVE
+    from vault_recall.app.clients.snippets import FORMS
+
     pin_help = "put --vault in the entry: the active vault's folder, or PATH (default: follow the config)"
     snippet = commands.add_parser(
         "snippet",
@@ -180,6 +197,7 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
 
 
 def _tray(args: argparse.Namespace) -> int:
+    from vault_recall.app.cli import report_commands
     from vault_recall.app.tray.backend import choose_backend, tray_problem
 
     problem = tray_problem()
@@ -257,12 +275,19 @@ def _detach_stdout() -> None:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command == "serve":
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["serve"]:  # the client waits for its first answer: parse nothing else
+        serve_parser = argparse.ArgumentParser(prog="vault-recall serve", description=SERVE_DESCRIPTION)
+        _serve_arguments(serve_parser)
+        serving = serve_parser.parse_args(words[1:])
         from vault_recall.server.mcp.serve import serve
 
-        return serve(args.client, args.vault)
+        return serve(serving.client, serving.vault)
+    from vault_recall.app.cli import config_commands
+    from vault_recall.server.config.config_file import ConfigError
+
+    parser = build_parser()
+    args = parser.parse_args(words)
     if args.command == "demo":
         from vault_recall.app.cli.demo import run_demo
 

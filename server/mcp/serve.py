@@ -16,7 +16,7 @@ import anyio
 
 from vault_recall.server.activity.store import ActivityWriter
 from vault_recall.server.config.call_scope import ServeOptions
-from vault_recall.server.config.config_file import CLIENT_ID_PATTERN
+from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
 from vault_recall.server.mcp.tools import RecallServer, build_server
 
 # Clients stop their servers with SIGTERM and kill them a little later (Codex: 2 s after);
