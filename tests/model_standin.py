@@ -14,7 +14,7 @@ import json
 import re
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,10 +29,13 @@ class Script:
     """What the model asks for, and what came back."""
 
     arguments: dict[str, Any]  # the recall_context arguments the model sends
+    rounds: int = 1  # how many times in one turn the model calls the tool
+    between: Callable[[int], None] | None = None  # run after result n (1, 2, …) before the next call
     results: list[str] = field(default_factory=list)  # each tool result text the client sent back
     tool_names: list[str] = field(default_factory=list)  # the tool names offered, as the client named them
     requests: int = 0
     call_ids: list[str] = field(default_factory=list)  # the recall calls asked for, by id
+    recorded: set[str] = field(default_factory=set)  # the calls whose result is in `results`
     paths: list[str] = field(default_factory=list)  # each request's method and path, for a failing test's message
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -85,6 +88,11 @@ class _Handler(BaseHTTPRequestHandler):
     # -- Anthropic Messages API ------------------------------------------------------------
 
     def _anthropic(self, body: dict[str, Any]) -> None:
+        import os
+
+        if os.environ.get("STANDIN_DUMP"):
+            with open(os.environ["STANDIN_DUMP"], "a") as f:
+                f.write(json.dumps(body) + "\n")
         tools = [t.get("name", "") for t in body.get("tools", [])]
         tool = next((t for t in tools if t.endswith("recall_context")), None)
         messages = [m for m in body.get("messages", []) if m.get("role") in ("user", "assistant")]
@@ -96,9 +104,8 @@ class _Handler(BaseHTTPRequestHandler):
             for block in m["content"]
             if isinstance(block, dict) and block.get("type") == "tool_result"
         ]
-        ours = [text for call_id, text in answered if call_id in self.script.call_ids]
-        if ours:
-            self._record(ours[-1:], tools)
+        ours = [(call_id, text) for call_id, text in answered if call_id in self.script.call_ids]
+        if ours and not self._another_round(ours, tools):
             self._anthropic_reply(body, [{"type": "text", "text": "Recalled it."}], "end_turn")
             return
         if asked and tool:
@@ -169,15 +176,15 @@ class _Handler(BaseHTTPRequestHandler):
         offered = list(_functions(body.get("tools", [])))
         tool = next(((space, name) for space, name in offered if name.endswith("recall_context")), None)
         outputs = [
-            _text_of(i.get("output", ""))
+            (str(i.get("call_id")), _text_of(i.get("output", "")))
             for i in items
             if isinstance(i, dict)
             and i.get("type") == "function_call_output"
             and i.get("call_id") in self.script.call_ids
         ]
         users = [i for i in items if isinstance(i, dict) and i.get("role") == "user"]
-        if outputs:
-            self._record(outputs[-1:], [f"{space}.{name}" if space else name for space, name in offered])
+        named = [f"{space}.{name}" if space else name for space, name in offered]
+        if outputs and not self._another_round(outputs, named):
             self._openai_reply([_message("Recalled it.")])
         elif tool and users and MARKER in _text_of(users[-1].get("content", "")):
             call_id = "call_" + uuid.uuid4().hex[:20]
@@ -228,10 +235,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- plumbing ------------------------------------------------------------------------------
 
-    def _record(self, results: list[str], tools: list[str]) -> None:
+    def _another_round(self, answered: list[tuple[str, str]], tools: list[str]) -> bool:
+        """Record the results not seen yet; True when the script wants another call."""
+        fresh = []
         with self.script.lock:
-            self.script.results += results
+            for call_id, text in answered:
+                if call_id not in self.script.recorded:
+                    self.script.recorded.add(call_id)
+                    self.script.results.append(text)
+                    fresh.append(call_id)
             self.script.tool_names = tools
+            done = len(self.script.recorded)
+        if done >= self.script.rounds:
+            return False
+        if fresh and self.script.between is not None:
+            self.script.between(done)
+        return True
 
     def _json(self, code: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()

@@ -60,7 +60,8 @@ def test_each_clients_entry_carries_the_environment_in_its_own_key(spec: ClientS
 def test_the_cli_forms_carry_the_environment() -> None:
     home = os.environ["VAULT_RECALL_HOME"]
     claude = shlex.split(cli_snippet(client_spec("claude-code"), ARGV, windows=False))  # type: ignore[arg-type]
-    assert claude[:7] == ["claude", "mcp", "add", "--scope", "user", "-e", f"VAULT_RECALL_HOME={home}"]
+    assert claude[:6] == ["claude", "mcp", "add-json", "--scope", "user", SERVER_NAME]
+    assert json.loads(claude[6])["env"] == {"VAULT_RECALL_HOME": home}
     codex = shlex.split(cli_snippet(client_spec("codex"), ARGV, windows=False))  # type: ignore[arg-type]
     assert codex[:5] == ["codex", "mcp", "add", "--env", f"VAULT_RECALL_HOME={home}"]
     gemini = shlex.split(cli_snippet(client_spec("gemini"), ARGV, windows=False))  # type: ignore[arg-type]

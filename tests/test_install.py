@@ -354,6 +354,7 @@ def test_settings_a_person_added_to_our_entry_are_kept(tmp_path: Path) -> None:
         "command": ARGV[0],
         "args": ARGV[1:],
         "startup_timeout_sec": 30,
+        "required": True,
         "env": {"TOKEN": "secret", "VAULT_RECALL_HOME": home},
     }
 

@@ -69,7 +69,8 @@ def test_cli_forms_split_back_into_the_argv(base: list[str], monkeypatch: pytest
         monkeypatch.delenv(name, raising=False)
     argv = serve_argv("x", Path("/My Notes"), base=base)
     claude = shlex.split(cli_snippet(client_spec("claude-code"), argv, windows=False))  # type: ignore[arg-type]
-    assert claude == ["claude", "mcp", "add", "--scope", "user", SERVER_NAME, "--", *argv]
+    assert claude[:6] == ["claude", "mcp", "add-json", "--scope", "user", SERVER_NAME]
+    assert json.loads(claude[6]) == {"type": "stdio", "command": argv[0], "args": argv[1:], "alwaysLoad": True}
     codex = shlex.split(cli_snippet(client_spec("codex"), argv, windows=False))  # type: ignore[arg-type]
     assert codex == ["codex", "mcp", "add", SERVER_NAME, "--", *argv]
     gemini = shlex.split(cli_snippet(client_spec("gemini"), argv, windows=False))  # type: ignore[arg-type]

@@ -187,6 +187,11 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
     install.add_argument("--dry-run", action="store_true", help="show the change as a diff, write nothing")
     install.add_argument("--config-file", metavar="PATH", help="the client's config file, if not the usual one")
     install.add_argument("--pin-vault", nargs="?", const=PIN_ACTIVE, metavar="PATH", help=pin_help)
+    install.add_argument(
+        "--allow-tools",
+        action="store_true",
+        help="also let the client run our read-only tools without asking (Claude Code, Gemini CLI, Cline)",
+    )
     install.set_defaults(handler=client_commands.install_command)
 
     uninstall = commands.add_parser("uninstall", help="remove only our entry from a client's config file")

@@ -17,7 +17,9 @@ from typing import Any
 from vault_recall.app.clients.launch import home_env
 
 SERVER_NAME = "vault-recall"
-CODEX_STARTUP_SECONDS = 30
+# Our tools, as `serve` lists them (tests/test_allow_list.py checks): for clients' allow lists.
+TOOL_NAMES = ("list_subjects", "recall_context", "recall_activity", "read_note", "search_notes", "get_backlinks")
+CODEX_STARTUP_SECONDS = 20
 
 Entry = dict[str, Any]
 Env = dict[str, str]
@@ -60,10 +62,19 @@ def _typed_stdio(argv: list[str], env: Env) -> Entry:
     return _with_env({"type": "stdio", "command": argv[0], "args": argv[1:]}, env)
 
 
+def _claude_code(argv: list[str], env: Env) -> Entry:
+    # Claude Code 2.1 connects servers in the background and may send the first prompt before
+    # ours is up (then our tools are simply missing); `alwaysLoad` (its stdio entry schema)
+    # makes it wait for ours and offer our tools at once.  See README, "Claude Code".
+    return _with_env({"type": "stdio", "command": argv[0], "args": argv[1:], "alwaysLoad": True}, env)
+
+
 def _codex(argv: list[str], env: Env) -> Entry:
-    # Codex answers its first prompt without a server that has not started yet; the timeout
-    # bounds how long it waits for ours (its default: 10 s) — see README, Codex CLI.
-    return _with_env({"command": argv[0], "args": argv[1:], "startup_timeout_sec": CODEX_STARTUP_SECONDS}, env)
+    # Codex sends its first request without any optional server that has not answered yet
+    # (ours takes about a second to start): `required` makes it wait for ours, at most
+    # `startup_timeout_sec` (its default: 10 s).  See README, "Codex CLI".
+    entry = {"command": argv[0], "args": argv[1:], "required": True, "startup_timeout_sec": CODEX_STARTUP_SECONDS}
+    return _with_env(entry, env)
 
 
 def _continue(argv: list[str], env: Env) -> Entry:
@@ -98,17 +109,15 @@ CLIENTS: tuple[ClientSpec, ...] = (
         "Claude Code",
         "json",
         "mcpServers",
-        _typed_stdio,
+        _claude_code,
         cli=lambda argv, env: [
             "claude",
             "mcp",
-            "add",
+            "add-json",
             "--scope",
             "user",
-            *_env_flags("-e", env),
             SERVER_NAME,
-            "--",
-            *argv,
+            _json(_claude_code(argv, env)),
         ],
     ),
     ClientSpec("cursor", "Cursor", "json", "mcpServers", _command_args, link="cursor"),
@@ -167,10 +176,14 @@ CLIENTS: tuple[ClientSpec, ...] = (
 )
 
 
-def _vscode_json(argv: list[str], env: Env) -> str:
+def _json(entry: Entry) -> str:
     import json
 
-    return json.dumps(_with_env({"name": SERVER_NAME, "command": argv[0], "args": argv[1:]}, env), ensure_ascii=False)
+    return json.dumps(entry, ensure_ascii=False)
+
+
+def _vscode_json(argv: list[str], env: Env) -> str:
+    return _json(_with_env({"name": SERVER_NAME, "command": argv[0], "args": argv[1:]}, env))
 
 
 def client_spec(client_id: str) -> ClientSpec | None:

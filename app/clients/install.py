@@ -44,7 +44,7 @@ _CONTINUE_HEADER = {"name": "Local config", "version": "1.0.0", "schema": "v1"}
 
 
 # Settings of our entry that a person may tune: set when absent, never overwritten.
-PERSONAL_KEYS = frozenset({"startup_timeout_sec"})
+PERSONAL_KEYS = frozenset({"startup_timeout_sec", "required", "alwaysLoad"})
 
 
 class InstallError(Exception):
@@ -97,11 +97,12 @@ def read_existing(path: Path) -> str | None:
         raise InstallError(f"{path} cannot be read: {exc.strerror}") from None
 
 
-def plan_install(spec: ClientSpec, argv: list[str], path: Path) -> Plan:
+def plan_install(spec: ClientSpec, argv: list[str], path: Path, extra: dict[str, Any] | None = None) -> Plan:
+    """The change that gives `path` our entry for `argv` (plus `extra` keys: allow_list.py)."""
     path = target_of(path)
     before = read_existing(path)
     bom, text = _split_bom(before or "")
-    entry = spec.entry(argv)
+    entry = spec.entry(argv) | (extra or {})
     what = str(path)
     old = current_entry(spec, text, what)
     wanted = _merged(old, entry, spec.env_key)
