@@ -82,17 +82,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._anthropic(body)
         elif path.endswith("/responses"):
             self._openai(body)
+        elif ":countTokens" in path:
+            self._json(200, {"totalTokens": 10})
+        elif ":streamGenerateContent" in path or ":generateContent" in path:
+            self._gemini(body, stream=":streamGenerateContent" in path)
         else:
             self._json(404, {"error": {"type": "not_found", "message": self.path}})
 
     # -- Anthropic Messages API ------------------------------------------------------------
 
     def _anthropic(self, body: dict[str, Any]) -> None:
-        import os
-
-        if os.environ.get("STANDIN_DUMP"):
-            with open(os.environ["STANDIN_DUMP"], "a") as f:
-                f.write(json.dumps(body) + "\n")
         tools = [t.get("name", "") for t in body.get("tools", [])]
         tool = next((t for t in tools if t.endswith("recall_context")), None)
         messages = [m for m in body.get("messages", []) if m.get("role") in ("user", "assistant")]
@@ -233,6 +232,53 @@ class _Handler(BaseHTTPRequestHandler):
         events.append(("response.completed", {"type": "response.completed", "response": response}))
         self._sse(events)
 
+    # -- Gemini API (generateContent) ----------------------------------------------------------
+
+    def _gemini(self, body: dict[str, Any], *, stream: bool) -> None:
+        declared = [
+            str(d.get("name", ""))
+            for tool in body.get("tools", [])
+            for d in (tool.get("functionDeclarations") or tool.get("function_declarations") or [])
+        ]
+        tool = next((name for name in declared if name.endswith("recall_context")), None)
+        contents = body.get("contents", [])
+        asked = any(
+            c.get("role") == "user" and MARKER in "".join(str(p.get("text", "")) for p in c.get("parts", []))
+            for c in contents
+        )
+        # Gemini calls carry no id the client must echo: the n-th response to our tool is call n.
+        responses = [
+            (f"{tool}#{n}", _result_text(part["functionResponse"].get("response")))
+            for n, part in enumerate(
+                p for c in contents for p in c.get("parts", []) if p.get("functionResponse", {}).get("name") == tool
+            )
+        ]
+        if responses:
+            with self.script.lock:
+                self.script.call_ids += [call_id for call_id, _ in responses if call_id not in self.script.call_ids]
+        if tool and responses and not self._another_round(responses, declared):
+            self._gemini_reply([{"text": "Recalled it."}], stream)
+        elif tool and asked:
+            self._gemini_reply([{"functionCall": {"name": tool, "args": self.script.arguments}}], stream)
+        else:
+            self._gemini_reply([{"text": "ok"}], stream)
+
+    def _gemini_reply(self, parts: list[dict[str, Any]], stream: bool) -> None:
+        chunk = {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+            "modelVersion": "stand-in",
+        }
+        if not stream:
+            self._json(200, chunk)
+            return
+        data = f"data: {json.dumps(chunk)}\r\n\r\n".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     # -- plumbing ------------------------------------------------------------------------------
 
     def _another_round(self, answered: list[tuple[str, str]], tools: list[str]) -> bool:
@@ -268,6 +314,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+def _result_text(value: Any) -> str:
+    """The JSON text of our result inside whatever a client wraps it in (strings found inside
+    lists and objects; the one that is our result, else all of them)."""
+    found: list[str] = []
+
+    def walk(item: Any) -> None:
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, list):
+            for part in item:
+                walk(part)
+        elif isinstance(item, dict):
+            if "status" in item and "untrusted" in item:
+                found.append(json.dumps(item))
+            else:
+                for part in item.values():
+                    walk(part)
+
+    walk(value)
+    return next((text for text in found if '"untrusted"' in text), "".join(found))
 
 
 def _functions(tools: list[dict[str, Any]], space: str = "") -> Iterator[tuple[str, str]]:

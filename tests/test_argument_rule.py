@@ -74,8 +74,17 @@ def test_a_ten_megabyte_name_of_the_clients_own_is_ignored() -> None:
 
 
 def test_many_refused_names_are_counted_past_the_first_few() -> None:
-    names = {f"limit{i}": i for i in range(10_000)}
+    names = {f"limit{i}": i for i in range(40)}
     verdict = unknown_arguments("recall_context", names, SCHEMA, OURS)
     assert verdict.refusal is not None
-    assert "'limit0' (did you mean 'limit'?), 'limit1', 'limit2', 'limit3', 'limit4', 9,995 more;" in verdict.refusal
+    assert "'limit0' (did you mean 'limit'?), 'limit1', 'limit2', 'limit3', 'limit4', 35 more;" in verdict.refusal
     assert len(verdict.refusal) < 200
+
+
+def test_more_unknown_names_than_any_client_adds_are_refused_together() -> None:
+    names = {f"x{i}": i for i in range(10_000)}
+    verdict = unknown_arguments("recall_context", names, SCHEMA, OURS)
+    assert verdict.refusal == (
+        "recall_context does not take 'x0', 'x1', 'x2', 'x3', 'x4', 9,995 more; "
+        "it takes subject, query, budget, limit, match"
+    )

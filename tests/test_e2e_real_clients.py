@@ -6,11 +6,14 @@ activity rows under the client's id.
 
 The clients run in a temporary HOME without this run's VAULT_RECALL_HOME in their environment:
 only the installed entry tells the server where the config and the activity store are.
-Installed by `.ci/run` (pinned versions, Node 22 from npm); skipped where they are not.
+Gemini CLI is driven too, with the `wait_for_previous` argument it adds to every tool set by
+the model, as it passes it on to the server.  Installed by `.ci/run` (pinned versions, Node 22
+from npm); skipped where they are not.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -44,7 +47,7 @@ def _setup(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 def _vault_recall(args: list[str], home: Path) -> str:
     """The real command, as a person types it (this run's VAULT_RECALL_HOME, the temporary HOME)."""
-    env = {**__import__("os").environ, "HOME": str(home)}
+    env = {**os.environ, "HOME": str(home)}
     done = subprocess.run([*vault_recall_command(), *args], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -117,3 +120,26 @@ def test_codex_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert "mcp__vault_recall.recall_context" in script.tool_names  # our tools, there on the first request
     _check(script, vault, "codex", "codex-mcp-client", before)
+
+
+@pytest.mark.skipif(not installed("gemini"), reason="Gemini CLI is not installed (.ci/run installs it)")
+def test_gemini_recalls_a_note_with_its_own_wait_for_previous_argument(tmp_path: Path) -> None:
+    """Gemini CLI adds `wait_for_previous` to every tool and passes what the model sets on."""
+    home, vault, work = _setup(tmp_path)
+    settings = home / ".gemini/settings.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        '{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},'
+        ' "general": {"disableAutoUpdate": true}, "privacy": {"usageStatisticsEnabled": false}}',
+        encoding="utf-8",
+    )
+    assert "Registered client 'gemini'" in _vault_recall(["install", "gemini", "--allow-tools"], home)
+    before = revision_of(vault / NOTE)
+    script = _script(vault)
+    script.arguments["wait_for_previous"] = True  # as the model sets it on a dependent call
+    with model_standin(script) as url:
+        env = client_env(home, GEMINI_API_KEY="stand-in", GOOGLE_GEMINI_BASE_URL=url)
+        run = run_client(["gemini", "-p", QUESTION], env, work)
+    assert run.returncode == 0, run.stderr
+    assert "mcp_vault-recall_recall_context" in script.tool_names
+    _check(script, vault, "gemini", "gemini-cli-mcp-client", before)

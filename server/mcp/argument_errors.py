@@ -10,7 +10,7 @@ one of our own parameters — a misspelling (`budjet`), another spelling (`onOrA
 — is refused by name, because ignoring it would silently answer a different question.  Any
 other name is ignored: clients add arguments of their own to every tool's schema (Gemini CLI's
 `wait_for_previous`, which tells it whether to run a call after the previous ones), and such an
-argument must never fail a call.
+argument must never fail a call.  More than MAX_UNKNOWN unknown names are refused together.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from vault_recall.server.errors import show_value
 # Arguments documented as added by clients to every tool (ignored whatever the rule says).
 CLIENT_ARGUMENTS = frozenset({"wait_for_previous"})  # Gemini CLI ≥ 0.5x
 _LISTED = 5  # unknown names quoted in one sentence; the rest are counted
+MAX_UNKNOWN = 50  # more unknown arguments than this are refused, whatever their names
 _CONTAINED = 5  # a parameter name this long or longer is "held" by a longer unknown name
 
 
@@ -35,8 +36,11 @@ class UnknownArguments:
     ignored: tuple[str, ...]  # names to drop before the call
 
 
+_SEPARATORS = str.maketrans("", "", "_- ")
+
+
 def _folded(name: str) -> str:
-    return "".join(ch for ch in name.casefold() if ch not in "_- ")
+    return name.casefold().translate(_SEPARATORS)
 
 
 def _distance_at_most(a: str, b: str, bound: int) -> bool:
@@ -61,7 +65,7 @@ def _distance_at_most(a: str, b: str, bound: int) -> bool:
 def resembles(name: str, parameter: str) -> bool:
     """Whether an unknown argument `name` looks meant as our `parameter`."""
     if len(name) > 4 * len(parameter) + 16:  # a huge name can only hold ours, never be a typo of it
-        return len(parameter) >= _CONTAINED and _folded(parameter) in name.casefold().replace("_", "")
+        return len(parameter) >= _CONTAINED and _folded(parameter) in _folded(name)
     folded, ours = _folded(name), _folded(parameter)
     if not folded:
         return False
@@ -84,6 +88,8 @@ def unknown_arguments(
     extra = [name for name in arguments if name not in known]
     if not extra:
         return UnknownArguments(None, ())
+    if len(extra) > MAX_UNKNOWN:  # no client adds this many: a runaway or hostile call, refused whole
+        return UnknownArguments(_refusal(tool, [(name, None) for name in extra], known), ())
     candidates = list(dict.fromkeys([*known, *our_parameters]))
     refused: list[tuple[str, str | None]] = []
     ignored: list[str] = []

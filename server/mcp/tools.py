@@ -115,7 +115,8 @@ class RecallServer(MCPServer):
             if unknown.refusal:
                 raise ToolError(f"Error executing tool {name}: {unknown.refusal}")
             if unknown.ignored:  # arguments a client adds for itself: the tool never sees them
-                arguments = {k: v for k, v in arguments.items() if k not in unknown.ignored}
+                ignored = set(unknown.ignored)
+                arguments = {k: v for k, v in arguments.items() if k not in ignored}
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
