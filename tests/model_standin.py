@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -70,11 +71,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
+        body = json.loads(self._body() or b"{}")
         with self.script.lock:
             self.script.requests += 1
-            self.script.paths.append(f"POST {self.path}")
+            self.script.paths.append(f"POST {self.path} {time.monotonic():.1f}")
         path = self.path.split("?", 1)[0].rstrip("/")
         if path.endswith("/messages/count_tokens"):
             self._json(200, {"input_tokens": 10})
@@ -88,6 +88,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._gemini(body, stream=":streamGenerateContent" in path)
         else:
             self._json(404, {"error": {"type": "not_found", "message": self.path}})
+
+    def _body(self) -> bytes:
+        """The request's body, sent with a length or in chunks (as Node's fetch may)."""
+        if "chunked" not in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        data = b""
+        while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+            data += self.rfile.read(size)
+            self.rfile.readline()
+        while self.rfile.readline() not in (b"\r\n", b"\n", b""):  # trailers
+            pass
+        return data
 
     # -- Anthropic Messages API ------------------------------------------------------------
 
@@ -250,7 +262,10 @@ class _Handler(BaseHTTPRequestHandler):
         responses = [
             (f"{tool}#{n}", _result_text(part["functionResponse"].get("response")))
             for n, part in enumerate(
-                p for c in contents for p in c.get("parts", []) if p.get("functionResponse", {}).get("name") == tool
+                p
+                for c in contents
+                for p in c.get("parts", [])
+                if tool and "functionResponse" in p and p["functionResponse"].get("name") == tool
             )
         ]
         if responses:

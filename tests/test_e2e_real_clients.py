@@ -139,7 +139,8 @@ def test_gemini_recalls_a_note_with_its_own_wait_for_previous_argument(tmp_path:
     script.arguments["wait_for_previous"] = True  # as the model sets it on a dependent call
     with model_standin(script) as url:
         env = client_env(home, GEMINI_API_KEY="stand-in", GOOGLE_GEMINI_BASE_URL=url)
-        run = run_client(["gemini", "-p", QUESTION], env, work)
+        # A model named: no routing request first (it wants a JSON verdict the stand-in lacks).
+        run = run_client(["gemini", "--model", "gemini-2.5-flash", "-p", QUESTION], env, work)
     assert run.returncode == 0, run.stderr
     assert "mcp_vault-recall_recall_context" in script.tool_names
     _check(script, vault, "gemini", "gemini-cli-mcp-client", before)
