@@ -357,6 +357,10 @@ def test_settings_a_person_added_to_our_entry_are_kept(tmp_path: Path) -> None:
         "required": True,
         "env": {"TOKEN": "secret", "VAULT_RECALL_HOME": home},
     }
+    # A person who wants Codex to start without us keeps saying so.
+    toml.write_text(toml.read_text(encoding="utf-8").replace("required = true", "required = false"), encoding="utf-8")
+    install(toml, "codex")
+    assert tomllib.loads(toml.read_text(encoding="utf-8"))["mcp_servers"][SERVER_NAME]["required"] is False
 
 
 @pytest.mark.parametrize(
