@@ -65,14 +65,14 @@ def _typed_stdio(argv: list[str], env: Env) -> Entry:
 def _claude_code(argv: list[str], env: Env) -> Entry:
     # Claude Code 2.1 connects servers in the background and may send the first prompt before
     # ours is up (then our tools are simply missing); `alwaysLoad` (its stdio entry schema)
-    # makes it wait for ours and offer our tools at once.  See README, "Claude Code".
+    # makes it wait for ours and offer our tools at once.  See README, "Waiting for the server".
     return _with_env({"type": "stdio", "command": argv[0], "args": argv[1:], "alwaysLoad": True}, env)
 
 
 def _codex(argv: list[str], env: Env) -> Entry:
     # Codex sends its first request without any optional server that has not answered yet
     # (ours takes about a second to start): `required` makes it wait for ours, at most
-    # `startup_timeout_sec` (its default: 10 s).  See README, "Codex CLI".
+    # `startup_timeout_sec` (its default: 10 s).  See README, "Waiting for the server".
     entry = {"command": argv[0], "args": argv[1:], "required": True, "startup_timeout_sec": CODEX_STARTUP_SECONDS}
     return _with_env(entry, env)
 
