@@ -1,8 +1,14 @@
-"""Start-to-first-answer of `vault-recall serve`, against a bare MCPServer in the same run.
+"""Start-up of `vault-recall serve` against a bare MCPServer, in the same run.
 
-Each sample spawns a fresh process, connects with the SDK's stdio client, makes one tool call
-and waits for its answer.  Reported: the median of each and their ratio (ours / baseline), so
-the figure means the same on a slow machine and a fast one.
+Two figures per server, each from a fresh process per sample:
+
+- start → `initialize` answered: what a client such as Codex waits for before it lists tools
+  (raw JSON-RPC lines on the process's pipes, nothing else in the way);
+- start → first tool call answered, through the SDK's stdio client.
+
+Reported: p50 and p95 of each and the ratio of medians (ours / baseline), so the figure means
+the same on a slow machine and a fast one.  Samples are interleaved, so drift in the machine's
+load hits every case alike.
 
     .venv/bin/python bench/first_answer.py [--runs 15] [--vault PATH]
 """
@@ -10,8 +16,10 @@ the figure means the same on a slow machine and a fast one.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,9 +30,31 @@ from mcp.client.stdio import StdioServerParameters
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+}
 
 
-async def first_answer(params: StdioServerParameters, tool: str, args: dict[str, object]) -> float:
+def to_initialize(argv: list[str]) -> float:
+    """Seconds from starting `argv` to reading its answer to `initialize`."""
+    started = time.perf_counter()
+    server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+    server.stdin.flush()
+    line = server.stdout.readline()
+    elapsed = time.perf_counter() - started
+    server.stdin.close()
+    server.wait(timeout=60)
+    server.stdout.close()
+    assert json.loads(line).get("result"), line
+    return elapsed
+
+
+async def to_first_call(params: StdioServerParameters, tool: str, args: dict[str, object]) -> float:
     started = time.perf_counter()
     async with Client(params, read_timeout_seconds=60) as client:
         result = await client.call_tool(tool, args)
@@ -33,30 +63,40 @@ async def first_answer(params: StdioServerParameters, tool: str, args: dict[str,
     return elapsed
 
 
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
 async def measure(runs: int, vault: Path) -> None:
-    script = Path(sys.executable).with_name("vault-recall")
-    ours = StdioServerParameters(
-        command=str(script), args=["serve", "--client", "bench", "--vault", str(vault)], env=dict(os.environ)
-    )
-    baseline = StdioServerParameters(
-        command=sys.executable, args=[str(HERE / "baseline_server.py")], env=dict(os.environ)
-    )
-    cases = {
-        "baseline (bare MCPServer, ping)": (baseline, "ping", {}),
+    ours = [str(Path(sys.executable).with_name("vault-recall")), "serve", "--client", "bench", "--vault", str(vault)]
+    bare = [sys.executable, str(HERE / "baseline_server.py")]
+    env = dict(os.environ)
+    calls = {
+        "bare MCPServer, ping": (bare, "ping", {}),
         "vault-recall serve, list_subjects": (ours, "list_subjects", {}),
         "vault-recall serve, recall_context": (ours, "recall_context", {"subject": "build-system", "query": "bazel"}),
     }
-    samples: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(runs):  # interleaved, so drift in machine load hits every case alike
-        for name, (params, tool, args) in cases.items():
-            samples[name].append(await first_answer(params, tool, args))
-    base = statistics.median(samples["baseline (bare MCPServer, ping)"])
+    initialize: dict[str, list[float]] = {"bare MCPServer": [], "vault-recall serve": []}
+    first: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(runs):
+        initialize["bare MCPServer"].append(to_initialize(bare))
+        initialize["vault-recall serve"].append(to_initialize(ours))
+        for name, (argv, tool, args) in calls.items():
+            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+            first[name].append(await to_first_call(params, tool, args))
     print(f"{runs} runs each, vault {vault}")
-    for name, values in samples.items():
-        median = statistics.median(values)
-        print(
-            f"  {name:40} median {median * 1000:7.1f} ms  min {min(values) * 1000:7.1f} ms  ratio {median / base:4.2f}"
-        )
+    for title, samples, base_name in (
+        ("start → initialize answered", initialize, "bare MCPServer"),
+        ("start → first tool call answered", first, "bare MCPServer, ping"),
+    ):
+        base = statistics.median(samples[base_name])
+        print(title)
+        for name, values in samples.items():
+            median = statistics.median(values)
+            print(
+                f"  {name:36} p50 {median * 1000:7.1f} ms  p95 {p95(values) * 1000:7.1f} ms  ratio {median / base:4.2f}"
+            )
 
 
 def main() -> None:

@@ -92,3 +92,37 @@ def test_doctor_says_when_the_tray_or_the_clipboard_cannot_work(
     assert code == 1
     assert "FAIL  tray" in out and "PyGObject" in out
     assert "FAIL  clipboard" in out and "fix: install xclip (X11) or wl-clipboard (Wayland)" in out
+
+
+def detail_of(capsys: pytest.CaptureFixture[str], what: str) -> tuple[str, str]:
+    main(["doctor"])
+    line = next(line for line in capsys.readouterr().out.splitlines() if line[6:].startswith(what + " "))
+    return line[:4].strip(), line
+
+
+def test_doctor_starts_each_entry_as_its_client_does_and_finds_this_config(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save_config(Config(vaults=(VaultEntry("Sample", str(SAMPLE_VAULT)),), active_vault="Sample"))
+    assert main(["install", "codex"]) == 0
+    assert main(["install", "claude-code"]) == 0
+    capsys.readouterr()
+    verdict, line = detail_of(capsys, "client codex")
+    assert verdict == "ok", line
+    assert "a cleared environment" in line and "vault 'sample-vault'" in line and "this activity store" in line
+    verdict, line = detail_of(capsys, "client claude-code")
+    assert verdict == "ok" and "its own environment" in line, line
+
+
+def test_doctor_finds_an_entry_that_reaches_another_config(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An entry without the environment it needs (as older versions wrote): fine where the
+    client passes its environment on, wrong in Codex, which clears it."""
+    save_config(Config(vaults=(VaultEntry("Sample", str(SAMPLE_VAULT)),), active_vault="Sample"))
+    assert main(["install", "codex"]) == 0
+    codex = home / ".codex/config.toml"
+    text = codex.read_text(encoding="utf-8")
+    codex.write_text(text[: text.index("[mcp_servers.vault-recall.env]")], encoding="utf-8")
+    capsys.readouterr()
+    verdict, line = detail_of(capsys, "client codex")
+    assert verdict == "FAIL", line
+    assert "reads another config: it finds no vault, this config gives vault 'sample-vault'" in line

@@ -39,7 +39,15 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("recall_context", {**GOOD, "limit": "3"}, None),  # lenient JSON: "3" is read as 3
     ("recall_context", {**GOOD, "match": "most"}, "match must be 'all' or 'any'; got 'most'"),
     ("recall_context", {**GOOD, "match": None}, "match must be 'all' or 'any'"),
-    ("recall_context", {**GOOD, "budjet": 512}, "recall_context does not take 'budjet'; it takes subject, query"),
+    (
+        "recall_context",
+        {**GOOD, "budjet": 512},
+        "recall_context does not take 'budjet' (did you mean 'budget'?); it takes subject, query",
+    ),
+    ("recall_context", {**GOOD, "Limit": 5}, "does not take 'Limit' (did you mean 'limit'?)"),
+    ("recall_context", {**GOOD, "budget_bytes": 900}, "does not take 'budget_bytes' (did you mean 'budget'?)"),
+    ("recall_context", {**GOOD, "section": "Why"}, "recall_context does not take 'section'; it takes"),
+    ("recall_activity", {"subject": "build-system", "onOrAfter": "2026-01-01"}, "(did you mean 'on_or_after'?)"),
     ("list_subjects", {"subject": "x"}, "list_subjects does not take 'subject'; it takes no arguments"),
     ("recall_activity", {}, "subject is required"),
     ("recall_activity", {"subject": "Nope!"}, "is not a subject slug"),
@@ -71,7 +79,8 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("get_backlinks", {}, "note is required"),
     ("get_backlinks", {"note": "Missing note"}, "no note 'Missing note' that this client can read"),
     ("get_backlinks", {"note": "CI cache", "limit": 0}, "limit must be a whole number from 1 to 200"),
-    ("get_backlinks", {"note": "CI cache", "depth": 2}, "get_backlinks does not take 'depth'; it takes note, limit"),
+    ("get_backlinks", {"note": "CI cache", "limt": 2}, "get_backlinks does not take 'limt' (did you mean 'limit'?)"),
+    ("get_backlinks", {"note": "CI cache", "depth": 2}, None),  # not one of ours: ignored
     ("no_such_tool", {}, "no_such_tool"),
 ]
 
@@ -96,4 +105,41 @@ async def test_every_bad_argument_is_one_clear_sentence(session: Client) -> None
             assert noise not in message, message
     # The server keeps answering after every refusal.
     assert (await call(session, "recall_context", GOOD))["status"] == "ok"
-    assert len(seen) == len(BAD_CALLS) - 1
+    assert len(seen) == len([c for c in BAD_CALLS if c[2] is not None])
+
+
+# Arguments clients add to every tool's schema for themselves, as their docs or source show.
+CLIENT_INJECTED: list[tuple[str, object]] = [
+    ("wait_for_previous", True),  # Gemini CLI: run this call after the previous ones of the turn
+    ("wait_for_previous", False),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), CLIENT_INJECTED)
+async def test_arguments_clients_add_for_themselves_never_fail_a_call(
+    session: Client, name: str, value: object
+) -> None:
+    for tool, args in [
+        ("recall_context", {**GOOD, "budget": 2048}),
+        ("list_subjects", {}),
+        ("recall_activity", {"subject": "build-system"}),
+        ("read_note", {"note": "Build decision"}),
+        ("search_notes", {"query": "bazel"}),
+        ("get_backlinks", {"note": "Build decision"}),
+    ]:
+        plain = await call(session, tool, args)
+        injected = await call(session, tool, {**args, name: value})
+        assert injected == plain, tool
+
+
+async def test_a_huge_unknown_name_is_shortened_in_the_error(session: Client) -> None:
+    message = await call_error(session, "recall_context", {**GOOD, "budget" + "x" * 10_000_000: 1})
+    assert len(message) < 300, len(message)
+    assert "…" in message
+
+
+async def test_ten_thousand_unknown_names_make_one_short_sentence(session: Client) -> None:
+    names = {f"limit{i}": i for i in range(10_000)}
+    message = await call_error(session, "recall_context", {**GOOD, **names})
+    assert len(message) < 400, len(message)
+    assert "9,995 more" in message

@@ -51,7 +51,11 @@ def install(path: Path, client_id: str = "cursor", argv: list[str] = ARGV) -> Pa
 def test_into_a_missing_file_and_folder(tmp_path: Path) -> None:
     path = tmp_path / "new/folder/mcp.json"
     assert install(path) is None  # nothing to back up
-    assert json.loads(path.read_text())["mcpServers"][SERVER_NAME] == {"command": ARGV[0], "args": ARGV[1:]}
+    assert json.loads(path.read_text())["mcpServers"][SERVER_NAME] == {
+        "command": ARGV[0],
+        "args": ARGV[1:],
+        "env": {"VAULT_RECALL_HOME": os.environ["VAULT_RECALL_HOME"]},  # this test's config folder
+    }
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
@@ -203,9 +207,12 @@ def test_install_registers_the_client_and_uninstall_removes_only_ours(
     out = capsys.readouterr().out
     assert re.search(rf"Added Vault Recall to {re.escape(str(path))} \(old file kept as mcp\.json\.[\d-]+\.vault", out)
     assert "Registered client 'cursor'" in out
+    assert "Restart Cursor" in out
     assert load_config().client("cursor") is not None
     assert main(["install", "cursor", "--config-file", str(path)]) == 0
-    assert "nothing changed" in capsys.readouterr().out
+    again = capsys.readouterr().out
+    assert "nothing changed" in again
+    assert "Restart" not in again  # the client already runs what the file says
     assert main(["uninstall", "cursor", "--config-file", str(path)]) == 0
     assert path.read_text(encoding="utf-8") == OTHERS_JSON
 
@@ -226,7 +233,7 @@ def test_toml_keeps_comments_and_other_servers(tmp_path: Path) -> None:
     after = path.read_text(encoding="utf-8")
     assert after.startswith(CODEX_TOML)  # byte-equal, our table appended
     data = tomllib.loads(after)
-    assert data["mcp_servers"][SERVER_NAME] == {"command": ARGV[0], "args": ARGV[1:]}
+    assert data["mcp_servers"][SERVER_NAME] == spec("codex").entry(ARGV)
     assert data["mcp_servers"]["github"]["command"] == "npx"
     before = path.read_bytes()
     install(path, "codex")
@@ -350,7 +357,7 @@ def test_settings_a_person_added_to_our_entry_are_kept(tmp_path: Path) -> None:
     assert json.loads(path.read_text())["mcpServers"][SERVER_NAME] == {
         "command": ARGV[0],
         "args": ARGV[1:],
-        "env": {"A": "1"},
+        "env": {"A": "1", "VAULT_RECALL_HOME": os.environ["VAULT_RECALL_HOME"]},
     }
     toml = tmp_path / "config.toml"
     toml.write_text(
@@ -360,7 +367,19 @@ def test_settings_a_person_added_to_our_entry_are_kept(tmp_path: Path) -> None:
     )
     install(toml, "codex")
     entry = tomllib.loads(toml.read_text(encoding="utf-8"))["mcp_servers"][SERVER_NAME]
-    assert entry == {"command": ARGV[0], "args": ARGV[1:], "startup_timeout_sec": 30, "env": {"TOKEN": "secret"}}
+    home = os.environ["VAULT_RECALL_HOME"]
+    # The person's timeout stays; the environment keeps their TOKEN beside what we need.
+    assert entry == {
+        "command": ARGV[0],
+        "args": ARGV[1:],
+        "startup_timeout_sec": 30,
+        "required": True,
+        "env": {"TOKEN": "secret", "VAULT_RECALL_HOME": home},
+    }
+    # A person who wants Codex to start without us keeps saying so.
+    toml.write_text(toml.read_text(encoding="utf-8").replace("required = true", "required = false"), encoding="utf-8")
+    install(toml, "codex")
+    assert tomllib.loads(toml.read_text(encoding="utf-8"))["mcp_servers"][SERVER_NAME]["required"] is False
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ SERVER_LAYERS: dict[str, set[str]] = {
     "obsidian": {"vault"},
     "recall": {"vault", "obsidian"},
     "config": {"vault", "obsidian", "recall"},
-    "activity": {"config"},
+    "activity": {"vault", "obsidian", "recall", "config"},
     "mcp": {"vault", "obsidian", "recall", "config", "activity"},
 }
 APP_LAYERS: dict[str, set[str]] = {

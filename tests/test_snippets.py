@@ -16,7 +16,7 @@ import yaml
 
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, ClientSpec, client_spec, config_location
-from vault_recall.app.clients.launch import launcher, serve_argv
+from vault_recall.app.clients.launch import HOME_VARIABLES, launcher, serve_argv
 from vault_recall.app.clients.snippets import SnippetError, cli_snippet, file_snippet, link_snippet
 from vault_recall.server.config.config_file import load_config
 
@@ -64,10 +64,13 @@ def test_every_file_snippet_parses_and_carries_the_exact_command(
 
 
 @pytest.mark.parametrize("base", HOSTILE_BASES, ids=["spaces", "quotes", "windows", "non-ascii"])
-def test_cli_forms_split_back_into_the_argv(base: list[str]) -> None:
+def test_cli_forms_split_back_into_the_argv(base: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in HOME_VARIABLES:  # the default config folders: no environment to carry (nothing is written here)
+        monkeypatch.delenv(name, raising=False)
     argv = serve_argv("x", Path("/My Notes"), base=base)
     claude = shlex.split(cli_snippet(client_spec("claude-code"), argv, windows=False))  # type: ignore[arg-type]
-    assert claude == ["claude", "mcp", "add", "--scope", "user", SERVER_NAME, "--", *argv]
+    assert claude[:6] == ["claude", "mcp", "add-json", "--scope", "user", SERVER_NAME]
+    assert json.loads(claude[6]) == {"type": "stdio", "command": argv[0], "args": argv[1:], "alwaysLoad": True}
     codex = shlex.split(cli_snippet(client_spec("codex"), argv, windows=False))  # type: ignore[arg-type]
     assert codex == ["codex", "mcp", "add", SERVER_NAME, "--", *argv]
     gemini = shlex.split(cli_snippet(client_spec("gemini"), argv, windows=False))  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from vault_recall.app.cli import http_commands
 from vault_recall.app.cli.config_commands import CommandError
+from vault_recall.app.clients.allow_list import claude_settings_file, entry_allowance, has_allow_list, plan_claude_allow
 from vault_recall.app.clients.catalogue import CLIENTS, ClientSpec, client_spec
 from vault_recall.app.clients.install import InstallError, apply, plan_install, plan_uninstall
 from vault_recall.app.clients.launch import serve_argv
@@ -81,14 +82,20 @@ def install_command(args: argparse.Namespace) -> int:
     if getattr(args, "form", "file") == "http":
         return http_commands.install_http(spec, http_commands.url_of(args), path, args.dry_run)
     load_config()  # a broken config of ours stops the install before the client's file is touched
+    allow = bool(getattr(args, "allow_tools", False))
+    if allow and not has_allow_list(spec):
+        raise CommandError(f"{spec.name} keeps no allow list this tool edits; it asks you before running a tool")
     argv = serve_argv(spec.id, _pinned(args.pin_vault))
     try:
-        plan = plan_install(spec, argv, path)
+        plan = plan_install(spec, argv, path, entry_allowance(spec) if allow else None)
+        settings = plan_claude_allow(claude_settings_file(), allow=True) if allow and spec.id == "claude-code" else None
     except InstallError as exc:
         print(f"Paste this into {path} yourself:\n\n{file_snippet(spec, argv)}", file=sys.stderr)
         raise CommandError(str(exc)) from None
     if args.dry_run:
         print(plan.diff() or f"{path} already has this entry; nothing would change")
+        if settings is not None:
+            print(settings.diff() or f"{settings.path} already allows our tools; nothing would change")
         return 0
     if not plan.changes:
         print(f"{spec.name}: {path} already starts Vault Recall this way; nothing changed")
@@ -100,9 +107,19 @@ def install_command(args: argparse.Namespace) -> int:
             raise CommandError(str(exc)) from None
         verb = "Replaced the Vault Recall entry in" if plan.replaced else "Added Vault Recall to"
         print(f"{verb} {path}" + (f" (old file kept as {backup.name})" if backup else ""))
+    if settings is not None:
+        if settings.changes:
+            try:
+                apply(settings)
+            except InstallError as exc:
+                raise CommandError(str(exc)) from None
+            print(f"Allowed {spec.name} to run Vault Recall's read-only tools without asking ({settings.path})")
+        else:
+            print(f"{settings.path} already allows Vault Recall's tools; nothing changed")
     if register(spec.id):
         print(f"Registered client {spec.id!r}: its calls show under that name")
-    print(f"Restart {spec.name} (or reload its MCP servers) to start using it.")
+    if plan.changes:  # an unchanged entry is what the client already runs
+        print(f"Restart {spec.name} (or reload its MCP servers) to start using it.")
     return 0
 
 
@@ -126,4 +143,18 @@ def uninstall_command(args: argparse.Namespace) -> int:
     except InstallError as exc:
         raise CommandError(str(exc)) from None
     print(f"Removed Vault Recall from {path}" + (f" (old file kept as {backup.name})" if backup else ""))
+    _disallow(spec)
     return 0
+
+
+def _disallow(spec: ClientSpec) -> None:
+    """Take exactly our rules out of Claude Code's allow list, if an install put them there."""
+    if spec.id != "claude-code":
+        return
+    try:
+        settings = plan_claude_allow(claude_settings_file(), allow=False)
+        if settings.changes and settings.before is not None:
+            apply(settings)
+            print(f"Removed Vault Recall's tools from the allow list in {settings.path}")
+    except InstallError as exc:
+        print(f"note: {exc}", file=sys.stderr)

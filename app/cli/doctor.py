@@ -1,19 +1,21 @@
 """`vault-recall doctor`: check the whole chain on this machine and say what to fix.
 
 config readable → vault readable → activity store writable → tray backend → clipboard → each
-installed client's entry pointing at an executable that exists and answers.
+installed client's entry, started as that client starts it (the same command, the environment
+that client gives a server), reaching this config and this activity store (clients/probe.py).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from vault_recall.app.clients.catalogue import CLIENTS
+from vault_recall.app.clients.catalogue import CLIENTS, ClientSpec
 from vault_recall.app.clients.install import InstallError, current_entry, read_existing
+from vault_recall.app.clients.probe import entry_argv, probe
 from vault_recall.app.desktop import clipboard
 from vault_recall.app.state.activity_view import store_problem
 from vault_recall.app.state.health import check_health
@@ -21,6 +23,7 @@ from vault_recall.app.tray.backend import tray_problem
 from vault_recall.server.activity.store import ActivityStoreError, connect
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path, load_config
+from vault_recall.server.vault.listing import vault_name
 
 
 @dataclass(frozen=True)
@@ -105,30 +108,25 @@ def _clients() -> list[Check]:
             continue
         if entry is None:
             continue
-        argv = (
-            list(entry["command"])
-            if spec.id == "opencode"
-            else [entry.get("cmd") or entry.get("command"), *entry.get("args", [])]
-        )
-        checks.append(_answers(spec.id, path, [str(a) for a in argv if a is not None]))
+        checks.append(_answers(spec, path, entry))
     return checks
 
 
-def _answers(client_id: str, path: Path, argv: list[str]) -> Check:
-    what = f"client {client_id}"
-    reinstall = f"vault-recall install {client_id}"
+def _answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
+    """Start the entry as its client does and check it reaches this config and store."""
+    what = f"client {spec.id}"
+    reinstall = f"vault-recall install {spec.id} (from the shell whose config you mean)"
+    argv = entry_argv(spec, entry)
     if not argv or not Path(argv[0]).is_absolute():
         return Check(what, False, f"{path} starts {argv[:1]!r}, not an absolute path", reinstall)
     if not (Path(argv[0]).is_file() and os.access(argv[0], os.X_OK)):
         return Check(what, False, f"{path} starts {argv[0]}, which does not exist or cannot run", reinstall)
-    before_serve = argv[: argv.index("serve")] if "serve" in argv else argv[:1]
-    try:
-        done = subprocess.run([*before_serve, "--version"], capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return Check(what, False, f"{argv[0]} did not answer: {exc}", reinstall)
-    if done.returncode != 0 or "vault-recall" not in done.stdout:
-        return Check(what, False, f"{argv[0]} did not answer as Vault Recall", reinstall)
-    return Check(what, True, f"{path} → {done.stdout.strip()}")
+    pinned = argv[argv.index("--vault") + 1] if "--vault" in argv[:-1] else None
+    client = argv[argv.index("--client") + 1] if "--client" in argv[:-1] else spec.id
+    scope = current_scope(ServeOptions(client=client, pinned_vault=Path(pinned) if pinned else None))
+    expected = vault_name(scope.vault) if scope.vault is not None else None
+    result = probe(spec, entry, expected, activity_path())
+    return Check(what, result.ok, f"{path}: {result.detail}", "" if result.ok else reinstall)
 
 
 def report(checks: list[Check]) -> str:

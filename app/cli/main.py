@@ -1,22 +1,19 @@
 """The `vault-recall` command line.
 
 Subcommands import what they need when they run, so `vault-recall serve` (started once per
-AI client) loads only the server side: never the tray, pystray or Pillow.
+AI client, which waits for its first answer) loads only the server side: never the other
+commands, the tray, pystray or Pillow.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from vault_recall.app.cli import client_commands, config_commands, http_commands, report_commands
-from vault_recall.app.cli.client_commands import PIN_ACTIVE
-from vault_recall.app.clients.snippets import FORMS
 from vault_recall.server import __version__
-from vault_recall.server.config.config_file import ACTIVE, ConfigError
-from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, DEFAULT_URL
 
 EXIT_CODES = """\
 exit codes:
@@ -26,7 +23,21 @@ exit codes:
 """
 
 
+def _serve_arguments(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument("--client", required=True, metavar="ID", help="who is asking, e.g. cursor or claude-desktop")
+    serve.add_argument("--vault", type=Path, metavar="PATH", help="pin this vault folder instead of the config's")
+
+
+SERVE_DESCRIPTION = (
+    "Run one MCP server over stdio for one AI client. stdout carries the protocol; "
+    "messages for people go to stderr. The vault and what the client may see are read from the "
+    "config on every call, unless --vault pins a vault folder."
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from vault_recall.app.cli import report_commands
+
     parser = argparse.ArgumentParser(
         prog="vault-recall",
         description="Let every AI client on this computer recall the decisions kept in an Obsidian vault.",
@@ -39,12 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve",
         help="run the MCP stdio server for one AI client (clients start this themselves)",
-        description="Run one MCP server over stdio for one AI client. stdout carries the protocol; "
-        "messages for people go to stderr. The vault and what the client may see are read from the "
-        "config on every call, unless --vault pins a vault folder.",
+        description=SERVE_DESCRIPTION,
     )
-    serve.add_argument("--client", required=True, metavar="ID", help="who is asking, e.g. cursor or claude-desktop")
-    serve.add_argument("--vault", type=Path, metavar="PATH", help="pin this vault folder instead of the config's")
+    _serve_arguments(serve)
+
+    from vault_recall.server.mcp.http_address import DEFAULT_LISTEN
 
     http = commands.add_parser(
         "http",
@@ -132,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _vault_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from vault_recall.app.cli import config_commands
+
     vault = commands.add_parser("vault", help="list, add, choose or remove vaults", description="Manage vaults.")
     actions = vault.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="the vaults you added; * marks the active one").set_defaults(
@@ -153,6 +165,9 @@ def _vault_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from vault_recall.app.cli import config_commands
+    from vault_recall.server.config.config_file import ACTIVE
+
     client = commands.add_parser(
         "client", help="register clients and choose what each may see", description="Manage AI clients."
     )
@@ -171,6 +186,8 @@ def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
     expose.add_argument("id", metavar="ID")
     expose.add_argument("rule", nargs="+", metavar="records|vault|SUBJECT")
     expose.set_defaults(handler=config_commands.client_expose)
+    from vault_recall.app.cli import http_commands
+
     token = actions.add_parser(
         "token",
         help="make (or replace) the client's token for `vault-recall http`; printed once, only its hash is kept",
@@ -181,6 +198,11 @@ def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def _client_config_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from vault_recall.app.cli import client_commands
+    from vault_recall.app.cli.client_commands import PIN_ACTIVE
+    from vault_recall.app.clients.snippets import FORMS
+    from vault_recall.server.mcp.http_address import DEFAULT_URL
+
     pin_help = "put --vault in the entry: the active vault's folder, or PATH (default: follow the config)"
     snippet = commands.add_parser(
         "snippet",
@@ -207,6 +229,11 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
     install.add_argument("--config-file", metavar="PATH", help="the client's config file, if not the usual one")
     install.add_argument("--pin-vault", nargs="?", const=PIN_ACTIVE, metavar="PATH", help=pin_help)
     install.add_argument(
+        "--allow-tools",
+        action="store_true",
+        help="also let the client run our read-only tools without asking (Claude Code, Gemini CLI, Cline)",
+    )
+    install.add_argument(
         "--form",
         choices=("file", "http"),
         default="file",
@@ -223,6 +250,7 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
 
 
 def _tray(args: argparse.Namespace) -> int:
+    from vault_recall.app.cli import report_commands
     from vault_recall.app.tray.backend import choose_backend, run_tray
 
     choice = choose_backend(wait_for_panel=True)
@@ -261,13 +289,6 @@ def _doctor(args: argparse.Namespace) -> int:
 MAX_LIMIT = 100_000
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if not 1 <= value <= MAX_LIMIT:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_LIMIT:,}")
-    return value
-
-
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -278,13 +299,56 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_LIMIT:,}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command == "serve":
+    """Run one command; a reader that stops reading (`vault-recall status | head -3`) ends it
+    quietly, with the command's own exit code (0 when it went well)."""
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is then ours to handle
+        return code
+    except SystemExit:  # --help, --version and usage errors, printed by argparse
+        _flush_quietly()
+        raise
+    except BrokenPipeError:
+        _detach_stdout()
+        return 0
+
+
+def _flush_quietly() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _detach_stdout()
+
+
+def _detach_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's last flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["serve"]:  # the client waits for its first answer: parse nothing else
+        serve_parser = argparse.ArgumentParser(prog="vault-recall serve", description=SERVE_DESCRIPTION)
+        _serve_arguments(serve_parser)
+        serving = serve_parser.parse_args(words[1:])
         from vault_recall.server.mcp.serve import serve
 
-        return serve(args.client, args.vault)
+        return serve(serving.client, serving.vault)
+    from vault_recall.app.cli import config_commands
+    from vault_recall.server.config.config_file import ConfigError
+
+    parser = build_parser()
+    args = parser.parse_args(words)
     if args.command == "http":
         from vault_recall.server.mcp.http_endpoint import run_endpoint
 
@@ -302,6 +366,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except config_commands.CommandError as exc:
         print(f"vault-recall: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # the reader went away: not an error (main)
     except OSError as exc:
         print(f"vault-recall: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 1

@@ -63,7 +63,9 @@ def _warn_if_config_broken() -> None:
 
 def _format_event(event: EventRow, *, as_json: bool) -> str:
     if as_json:
-        return json.dumps(event.__dict__ | {"returned": list(event.returned)}, ensure_ascii=False)
+        returned = [{"path": p, "revision": r} for p, r in zip(event.returned, event.revisions, strict=False)]
+        fields = {k: v for k, v in event.__dict__.items() if k != "revisions"}
+        return json.dumps(fields | {"returned": returned}, ensure_ascii=False)
     what = event.subject or ""
     if event.query:
         what += f" {event.query!r}" if what else repr(event.query)

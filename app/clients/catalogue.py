@@ -15,11 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vault_recall.app.clients.launch import home_env
+
 SERVER_NAME = "vault-recall"
 # Codex reads a bearer token only from an environment variable (it refuses one in config.toml).
 TOKEN_ENV = "VAULT_RECALL_TOKEN"
+# Our tools, as `serve` lists them (tests/test_allow_list.py checks): for clients' allow lists.
+TOOL_NAMES = ("list_subjects", "recall_context", "recall_activity", "read_note", "search_notes", "get_backlinks")
+CODEX_STARTUP_SECONDS = 20
 
 Entry = dict[str, Any]
+Env = dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -28,45 +34,77 @@ class ClientSpec:
     name: str
     format: str  # json | toml | yaml
     container: str  # the key our entry lives under
-    entry: Callable[[list[str]], Entry]  # argv (command first) → our entry
+    shape: Callable[[list[str], Env], Entry]  # argv (command first), env → our entry
     is_list: bool = False  # the container is a list of named entries (Continue)
-    cli: Callable[[list[str]], list[str]] | None = None  # argv → the client's own add command
+    cli: Callable[[list[str], Env], list[str]] | None = None  # the client's own add command
     link: str | None = None  # deep-link style: cursor | vscode | lmstudio
     paste_only: str | None = None  # where to paste, when the client has no config file
     # (url, token) → our entry for `vault-recall http`, for clients that connect by URL
     http: Callable[[str, str], Entry] | None = None
+    env_key: str = "env"  # where the entry keeps the server's environment variables
+
+    def entry(self, argv: list[str], env: Env | None = None) -> Entry:
+        """Our entry for `argv`, carrying `env` (default: what this process's config location
+        needs, launch.home_env)."""
+        return self.shape(argv, home_env() if env is None else env)
+
+    def add_command(self, argv: list[str], env: Env | None = None) -> list[str] | None:
+        return None if self.cli is None else self.cli(argv, home_env() if env is None else env)
 
     def config_file(self, home: Path | None = None, platform: str | None = None) -> Path | None:
         return config_location(self.id, home or Path.home(), platform or sys.platform)
 
 
-def _command_args(argv: list[str]) -> Entry:
-    return {"command": argv[0], "args": argv[1:]}
+def _with_env(entry: Entry, env: Env, key: str = "env") -> Entry:
+    return {**entry, key: dict(env)} if env else entry
 
 
-def _typed_stdio(argv: list[str]) -> Entry:
-    return {"type": "stdio", "command": argv[0], "args": argv[1:]}
+def _command_args(argv: list[str], env: Env) -> Entry:
+    return _with_env({"command": argv[0], "args": argv[1:]}, env)
 
 
-def _continue(argv: list[str]) -> Entry:
-    return {"name": SERVER_NAME, "type": "stdio", "command": argv[0], "args": argv[1:]}
+def _typed_stdio(argv: list[str], env: Env) -> Entry:
+    return _with_env({"type": "stdio", "command": argv[0], "args": argv[1:]}, env)
 
 
-def _goose(argv: list[str]) -> Entry:
+def _claude_code(argv: list[str], env: Env) -> Entry:
+    # Claude Code 2.1 connects servers in the background and may send the first prompt before
+    # ours is up (then our tools are simply missing); `alwaysLoad` (its stdio entry schema)
+    # makes it wait for ours and offer our tools at once.  See README, "Waiting for the server".
+    return _with_env({"type": "stdio", "command": argv[0], "args": argv[1:], "alwaysLoad": True}, env)
+
+
+def _codex(argv: list[str], env: Env) -> Entry:
+    # Codex sends its first request without any optional server that has not answered yet
+    # (ours takes about a second to start): `required` makes it wait for ours, at most
+    # `startup_timeout_sec` (its default: 10 s).  See README, "Waiting for the server".
+    entry = {"command": argv[0], "args": argv[1:], "required": True, "startup_timeout_sec": CODEX_STARTUP_SECONDS}
+    return _with_env(entry, env)
+
+
+def _continue(argv: list[str], env: Env) -> Entry:
+    return _with_env({"name": SERVER_NAME, "type": "stdio", "command": argv[0], "args": argv[1:]}, env)
+
+
+def _goose(argv: list[str], env: Env) -> Entry:
     return {
         "name": SERVER_NAME,
         "type": "stdio",
         "cmd": argv[0],
         "args": argv[1:],
-        "envs": {},
+        "envs": dict(env),
         "env_keys": [],
         "enabled": True,
         "timeout": 300,
     }
 
 
-def _opencode(argv: list[str]) -> Entry:
-    return {"type": "local", "command": list(argv), "enabled": True}
+def _opencode(argv: list[str], env: Env) -> Entry:
+    return _with_env({"type": "local", "command": list(argv), "enabled": True}, env, "environment")
+
+
+def _env_flags(flag: str, env: Env) -> list[str]:
+    return [part for name, value in env.items() for part in (flag, f"{name}={value}")]
 
 
 def _bearer(token: str) -> dict[str, str]:
@@ -93,8 +131,16 @@ CLIENTS: tuple[ClientSpec, ...] = (
         "Claude Code",
         "json",
         "mcpServers",
-        _typed_stdio,
-        cli=lambda argv: ["claude", "mcp", "add", "--scope", "user", SERVER_NAME, "--", *argv],
+        _claude_code,
+        cli=lambda argv, env: [
+            "claude",
+            "mcp",
+            "add-json",
+            "--scope",
+            "user",
+            SERVER_NAME,
+            _json(_claude_code(argv, env)),
+        ],
     ),
     ClientSpec("cursor", "Cursor", "json", "mcpServers", _command_args, link="cursor"),
     ClientSpec(
@@ -103,7 +149,7 @@ CLIENTS: tuple[ClientSpec, ...] = (
         "json",
         "servers",
         _typed_stdio,
-        cli=lambda argv: ["code", "--add-mcp", _vscode_json(argv)],
+        cli=lambda argv, env: ["code", "--add-mcp", _vscode_json(argv, env)],
         link="vscode",
     ),
     ClientSpec("windsurf", "Windsurf", "json", "mcpServers", _command_args),
@@ -112,8 +158,8 @@ CLIENTS: tuple[ClientSpec, ...] = (
         "Codex CLI",
         "toml",
         "mcp_servers",
-        _command_args,
-        cli=lambda argv: ["codex", "mcp", "add", SERVER_NAME, "--", *argv],
+        _codex,
+        cli=lambda argv, env: ["codex", "mcp", "add", *_env_flags("--env", env), SERVER_NAME, "--", *argv],
     ),
     ClientSpec("zed", "Zed", "json", "context_servers", _command_args),
     ClientSpec(
@@ -122,13 +168,24 @@ CLIENTS: tuple[ClientSpec, ...] = (
         "json",
         "mcpServers",
         _command_args,
-        cli=lambda argv: ["gemini", "mcp", "add", "-s", "user", SERVER_NAME, argv[0], "--", *argv[1:]],
+        cli=lambda argv, env: [
+            "gemini",
+            "mcp",
+            "add",
+            "-s",
+            "user",
+            *_env_flags("-e", env),
+            SERVER_NAME,
+            argv[0],
+            "--",
+            *argv[1:],
+        ],
     ),
     ClientSpec("cline", "Cline", "json", "mcpServers", _command_args),
     ClientSpec("continue", "Continue", "yaml", "mcpServers", _continue, is_list=True),
     ClientSpec("lm-studio", "LM Studio", "json", "mcpServers", _command_args, link="lmstudio"),
-    ClientSpec("goose", "Goose", "yaml", "extensions", _goose),
-    ClientSpec("opencode", "opencode", "json", "mcp", _opencode),
+    ClientSpec("goose", "Goose", "yaml", "extensions", _goose, env_key="envs"),
+    ClientSpec("opencode", "opencode", "json", "mcp", _opencode, env_key="environment"),
     ClientSpec("amazon-q", "Amazon Q CLI", "json", "mcpServers", _command_args),
     ClientSpec(
         "jetbrains",
@@ -144,10 +201,14 @@ CLIENTS: tuple[ClientSpec, ...] = (
 CLIENTS = tuple(dataclasses.replace(c, http=_HTTP.get(c.id)) for c in CLIENTS)
 
 
-def _vscode_json(argv: list[str]) -> str:
+def _json(entry: Entry) -> str:
     import json
 
-    return json.dumps({"name": SERVER_NAME, "command": argv[0], "args": argv[1:]}, ensure_ascii=False)
+    return json.dumps(entry, ensure_ascii=False)
+
+
+def _vscode_json(argv: list[str], env: Env) -> str:
+    return _json(_with_env({"name": SERVER_NAME, "command": argv[0], "args": argv[1:]}, env))
 
 
 def client_spec(client_id: str) -> ClientSpec | None:

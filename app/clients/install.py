@@ -38,6 +38,7 @@ from vault_recall.app.clients.guarded_write import (
     replace_if_unchanged,
     write_backup,
 )
+from vault_recall.app.clients.launch import HOME_VARIABLES
 
 __all__ = ["BACKUP_SUFFIX", "InstallError", "Plan", "apply", "current_entry", "plan_install", "plan_uninstall"]
 
@@ -49,6 +50,10 @@ _BOM = "\ufeff"
 # short pause of random length between tries so as not to keep colliding with a writer's rhythm.
 ATTEMPTS = 8
 _PAUSE_SECONDS = (0.01, 0.08)
+
+
+# Settings of our entry that a person may tune: set when absent, never overwritten.
+PERSONAL_KEYS = frozenset({"startup_timeout_sec", "required", "alwaysLoad"})
 
 
 class InstallError(Exception):
@@ -124,12 +129,20 @@ def _split_bom(text: str) -> tuple[str, str]:
     return (_BOM, text[1:]) if text.startswith(_BOM) else ("", text)
 
 
-def _merged(old: dict[str, Any] | None, entry: dict[str, Any]) -> dict[str, Any]:
-    """Our entry, keeping what a person added to it (env, timeouts) in its place."""
+def _merged(old: dict[str, Any] | None, entry: dict[str, Any], env_key: str = "env") -> dict[str, Any]:
+    """Our entry, keeping what a person added to it (env, timeouts) in its place.
+
+    In its environment the variables that place our config (launch.HOME_VARIABLES) are ours:
+    they are set to what this install needs and dropped when it needs none; others stay.
+    """
     if old is None:
         return entry
     merged = dict(old)
-    merged.update(entry)
+    merged.update({key: value for key, value in entry.items() if key not in PERSONAL_KEYS or key not in old})
+    old_env = old.get(env_key)
+    if isinstance(old_env, dict):
+        kept = {name: value for name, value in old_env.items() if name not in HOME_VARIABLES}
+        merged[env_key] = {**kept, **entry.get(env_key, {})}
     return merged
 
 
@@ -140,26 +153,27 @@ def _edited(spec: ClientSpec, text: str, entry: dict[str, Any], what: str) -> st
     return after
 
 
-def plan_install(spec: ClientSpec, argv: list[str], path: Path) -> Plan:
+def plan_install(spec: ClientSpec, argv: list[str], path: Path, extra: dict[str, Any] | None = None) -> Plan:
+    """The change that gives `path` our entry for `argv` (plus `extra` keys: allow_list.py)."""
     target = target_of(path)
     seen, before = _read(target)
     bom, text = _split_bom(before or "")
-    entry = spec.entry(argv)
+    entry = spec.entry(argv) | (extra or {})
     what = str(target)
     try:
         old = current_entry(spec, text, what)
-        wanted = _merged(old, entry)
+        wanted = _merged(old, entry, spec.env_key)
         after = _edited(spec, text, wanted, what)
     except EditError as exc:
         raise InstallError(str(exc)) from None
-    replaced = old is not None and any(old.get(key) != value for key, value in entry.items())
+    replaced = old is not None and any(old.get(key) != value for key, value in wanted.items())
     return Plan(
         path=target,
         before=before,
         after=bom + after if after != text else before or after,
         replaced=replaced,
         seen=seen,
-        redo=lambda: plan_install(spec, argv, path),
+        redo=lambda: plan_install(spec, argv, path, extra),
     )
 
 

@@ -1,10 +1,12 @@
 """The command an AI client runs to start `vault-recall serve`: absolute, so it works from GUI
-apps that do not inherit the shell's PATH."""
+apps that do not inherit the shell's PATH; and the environment it needs, so it reaches the
+same config and activity store as the command that wrote it."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -29,3 +31,32 @@ def serve_argv(client_id: str, pinned_vault: Path | None = None, base: list[str]
     if pinned_vault is not None:
         argv += ["--vault", str(pinned_vault)]
     return argv
+
+
+# The variables that decide where `serve` finds the config and the activity store
+# (server/config/config_file.py, and platformdirs under it).  An entry sets exactly these.
+HOME_VARIABLES = ("VAULT_RECALL_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")
+_XDG_DEFAULTS = {"XDG_CONFIG_HOME": ".config", "XDG_STATE_HOME": ".local/state"}
+
+
+def home_env(environ: Mapping[str, str] | None = None, platform: str | None = None) -> dict[str, str]:
+    """What an entry must carry so that its server reaches the config and activity store this
+    process reaches, whatever the client does to the environment.
+
+    Clients differ: Codex starts servers with a cleared environment (HOME, PATH, USER, LANG
+    and a few more), desktop apps never see a shell's exports, others pass theirs on.  So the
+    entry says it itself: VAULT_RECALL_HOME when it is set; otherwise each XDG folder that
+    moves our config or state away from its default.  Empty when the defaults are in use.
+    """
+    environ = os.environ if environ is None else environ
+    home = environ.get("VAULT_RECALL_HOME")
+    if home:
+        return {"VAULT_RECALL_HOME": str(Path(home).absolute())}
+    if (platform or sys.platform).startswith("win"):
+        return {}  # Windows folders come from the system, not from variables
+    env = {}
+    for name, default in _XDG_DEFAULTS.items():
+        value = environ.get(name, "")
+        if os.path.isabs(value) and Path(value) != Path.home() / default:
+            env[name] = value
+    return env

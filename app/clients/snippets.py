@@ -42,7 +42,8 @@ def file_snippet(spec: ClientSpec, argv: list[str]) -> str:
 def cli_snippet(spec: ClientSpec, argv: list[str], windows: bool | None = None) -> str:
     if spec.cli is None:
         raise SnippetError(f"{spec.name} has no command for adding servers; use --form file{_also_link(spec)}")
-    command = spec.cli(argv)
+    command = spec.add_command(argv)
+    assert command is not None
     if windows if windows is not None else os.name == "nt":
         return powershell_join(command)
     return shlex.join(command)
@@ -97,7 +98,7 @@ def http_spec(spec: ClientSpec, url: str, token: str) -> ClientSpec:
             f"Clients set up by URL: {with_url}"
         )
     entry = spec.http(url, token)
-    return dataclasses.replace(spec, entry=lambda _argv: entry, cli=None, link=None)
+    return dataclasses.replace(spec, shape=lambda _argv, _env: entry, cli=None, link=None)
 
 
 def http_snippet(spec: ClientSpec, url: str, token: str) -> str:

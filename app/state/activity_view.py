@@ -29,6 +29,8 @@ class EventRow:
     duration_ms: float
     error: str | None
     returned: tuple[str, ...]  # note paths
+    revisions: tuple[str | None, ...] = ()  # each returned note's revision (SHA-256), in the same order
+    client_version: str | None = None  # the version the client reported
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,9 @@ class ClientSummary:
     last_status: str | None
 
 
-_EVENT_COLUMNS = "id, ts, client, client_name, tool, vault, subject, query, status, omitted, duration_ms, error"
+_EVENT_COLUMNS = (
+    "id, ts, client, client_name, tool, vault, subject, query, status, omitted, duration_ms, error, client_version"
+)
 
 
 def store_problem(path: Path) -> str | None:
@@ -164,7 +168,13 @@ def count_events(path: Path) -> int:
 
 
 def _row(connection: sqlite3.Connection, row: tuple[object, ...]) -> EventRow:
-    returned = tuple(
-        r[0] for r in connection.execute("SELECT path FROM returned WHERE event_id = ? ORDER BY rowid", (row[0],))
+    returned = connection.execute(
+        "SELECT path, revision FROM returned WHERE event_id = ? ORDER BY rowid", (row[0],)
+    ).fetchall()
+    *fields, version = row
+    return EventRow(  # type: ignore[misc]
+        *fields,  # type: ignore[arg-type]
+        returned=tuple(r[0] for r in returned),
+        revisions=tuple(r[1] for r in returned),
+        client_version=version,  # type: ignore[arg-type]
     )
-    return EventRow(*row, returned=returned)  # type: ignore[arg-type, misc]

@@ -29,7 +29,10 @@ def record_activity(
     started: float,
     client_info: tuple[str | None, str | None],
 ) -> None:
+    """Hand one call's event to the writer (a call refused before it had a result is logged
+    with the vault it would have read)."""
     settings = activity_settings()
+    vault = _vault_of(options) if result is None else None
     event = event_from_result(
         client=options.client,
         tool=tool,
@@ -39,5 +42,15 @@ def record_activity(
         started=started,
         client_info=client_info,
         keep_query_text=settings.keep_query_text,
+        vault=vault,
     )
     writer.submit(activity_path(), event, settings.retention_days, settings.max_events)
+
+
+def _vault_of(options: ServeOptions) -> str | None:
+    """The vault a call for these options reads now, by name (None when there is none)."""
+    from vault_recall.server.config.call_scope import current_scope
+    from vault_recall.server.vault.listing import vault_name
+
+    vault = current_scope(options).vault
+    return vault_name(vault) if vault is not None else None

@@ -8,6 +8,7 @@ to stderr and the call answers as if the store were not there.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
@@ -177,12 +178,18 @@ class ActivityWriter:
             self._last_warning = message
 
     def close(self, timeout: float = 5.0) -> None:
-        """Write what is queued (waiting at most `timeout` seconds), then stop the thread."""
-        with self._lock:
-            thread = self._thread
+        """Write what is queued (waiting at most `timeout` seconds in all), then stop the thread.
+
+        Also called from a signal handler (serve.py), so it never waits longer than `timeout`,
+        even when the queue is full or the store is locked.
+        """
+        deadline = time.monotonic() + timeout
+        thread = self._thread  # read without the lock: a signal may arrive while it is held
         if thread is not None:
-            self._queue.put(None)
-            thread.join(timeout)
+            # Full: the thread is still writing; what it cannot write in time is lost.
+            with contextlib.suppress(queue.Full):
+                self._queue.put(None, timeout=max(0.0, deadline - time.monotonic()))
+            thread.join(max(0.0, deadline - time.monotonic()))
         else:
             self._disconnect()  # events were appended directly, on this thread
 
@@ -297,8 +304,12 @@ def event_from_result(
     started: float,
     client_info: tuple[str | None, str | None],
     keep_query_text: bool,
+    vault: str | None = None,
 ) -> ActivityEvent:
-    """Describe one tool call for the store: what was asked, what was answered."""
+    """Describe one tool call for the store: what was asked, what was answered.
+
+    `vault` names the vault the call was for when there is no result to say it (a refused call).
+    """
     query = arguments.get("query")
     if query is None and "note" in arguments:
         query = arguments.get("note")
@@ -317,7 +328,7 @@ def event_from_result(
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
         client_name=client_info[0],
         client_version=client_info[1],
-        vault=(result or {}).get("vault") if result else None,
+        vault=result.get("vault") if result else vault,
         subject=arguments.get("subject") if isinstance(arguments.get("subject"), str) else None,
         query=(str(query)[:500] if query is not None else None) if keep_query_text else None,
         status=(result or {}).get("status") if result else "error",

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from vault_recall.server.config.config_file import ACTIVE, ClientEntry, ConfigError, load_config
 from vault_recall.server.recall.scope import Exposure, Scope
+
+if TYPE_CHECKING:
+    from vault_recall.server.config.config_file import ClientEntry
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,9 @@ def current_scope(options: ServeOptions) -> Scope:
     A broken config makes every call `unavailable` with the config's own error: exposure is
     a promise to the person, so when it cannot be read nothing is shown.
     """
+    # Imported by the first call, not when `serve` starts: the client waits for `initialize`.
+    from vault_recall.server.config.config_file import ACTIVE, ClientEntry, ConfigError, load_config
+
     try:
         config = load_config()
     except ConfigError as exc:

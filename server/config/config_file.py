@@ -17,6 +17,7 @@ from typing import Any
 
 import platformdirs
 
+from vault_recall.server.config.client_id import CLIENT_ID_PATTERN as CLIENT_ID_PATTERN
 from vault_recall.server.recall.records import SUBJECT_PATTERN
 
 APP_NAME = "vault-recall"
@@ -26,7 +27,6 @@ CONFIG_FILE = "config.json"
 ACTIVITY_FILE = "activity.sqlite3"
 ACTIVE = "active"
 EXPOSURE_MODES = ("records", "vault")
-CLIENT_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")  # always used with fullmatch
 TOKEN_KEY = "token_sha256"
 TOKEN_HASH_PATTERN = re.compile(r"[0-9a-f]{64}")  # always used with fullmatch
 _MAX_CONFIG_BYTES = 4 * 1024 * 1024
