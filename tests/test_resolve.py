@@ -108,7 +108,7 @@ def link(target: str) -> Link:
         ("Deeper/Same", "A/x.md", "B/Deeper/Same.md"),
         ("top", "x.md", "Top.md"),
         ("Top.md", "x.md", "Top.md"),
-        ("alias ONE", "x.md", "Top.md"),
+        ("alias ONE", "x.md", None),  # aliases are no link targets in Obsidian
         ("Folder/Note name.md", "x.md", "Folder/Note name.md"),
         ("", "Self.md", "Self.md"),
         ("Nothing", "x.md", None),

@@ -31,7 +31,8 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
         return result
     path, subpath = resolve_argument(index.root, index.reachable(), note)
     wanted = section.strip() if section and section.strip() else subpath
-    if path in index.broken:
+    if path in index.broken and path not in index.aliases:
+        # Shown broken, not visible (a record whose properties cannot be read): the problem only.
         return _broken_note(index.name, path, problem(index.broken[path]), budget)
     # The index keeps no text: the one note asked for is read now, and judged again as it is now.
     try:
@@ -39,10 +40,13 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
     except (OSError, NoteTooLarge):
         raise not_found(note) from None  # gone since the index was made
     found, trouble = in_view(scope.exposure, parse_note(path, raw.data, raw.mtime_ns))
-    if trouble is not None:
+    if found is None and trouble is not None:
         return _broken_note(index.name, path, problem(trouble), budget)
     if found is None:
         raise not_found(note)
+    if trouble is not None:
+        # Shown as Obsidian shows it, and the problem named: a broken block does not hide a note.
+        result.update(status="degraded", problems=[problem(trouble)])
     result.update(
         path=found.path,
         title=found.title,
