@@ -112,9 +112,12 @@ def reference_backlinks(scope: Scope, note: str, limit: int, budget: int, offset
         for h in links_to(target, view.visible[path], index, view.name)
     ]
     problems = [problem(n) for n in view.broken.values() if could_link(n, target)]
+    envelope["next_offset"] = len(hits)
     result = answer(envelope, hits[offset:], budget=budget, limit=limit, problems=problems, contiguous=True)
     if result["omitted"] and result["records"]:
         result["next_offset"] = offset + len(result["records"])
+    else:
+        del result["next_offset"]
     return result
 
 

@@ -15,11 +15,11 @@ from tests.synthetic_vault import generate
 from tests.test_fast_scan import TRICKY
 from tests.vaults import write_vault
 from tests.whole_vault import view_or_unavailable
-from vault_recall.server.recall.view import problem
 from vault_recall.server.recall import search
 from vault_recall.server.recall.packing import answer, json_size, json_text_size, pack
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.search import excerpt, hit, hit_size
+from vault_recall.server.recall.view import problem
 
 
 def reference_search(scope: Scope, query: str, limit: int, budget: int, subject: str | None) -> dict[str, Any]:

@@ -163,6 +163,6 @@ def test_the_examples_real_vaults_hold_read_the_same_both_ways() -> None:
         "\naliases:\n- Yes\n",
         "\naliases: [on, off]\ntags: [yes]\n",
         "\naliases:\n  - LawList: Custom List Styles\n",
-        "\ncategories:\n  - \"[[Books]]\"\nauthor: \"[[Kevin Kelly]]\"\n",
+        '\ncategories:\n  - "[[Books]]"\nauthor: "[[Kevin Kelly]]"\n',
     ):
         assert yaml_reading(text) == reference_reading(text) != "error", text

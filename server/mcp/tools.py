@@ -66,6 +66,13 @@ SearchBudgetArg = Annotated[
     int, Field(ge=512, le=65536, description="Most bytes of compact JSON the whole result may take.")
 ]
 BacklinkLimitArg = Annotated[int, Field(ge=1, le=200, description="Most linking lines to return.")]
+BacklinkBudgetArg = Annotated[
+    int, Field(ge=1024, le=65536, description="Most bytes of compact JSON the whole result may take.")
+]
+OffsetArg = Annotated[
+    int,
+    Field(ge=0, le=10_000_000, description="Skip this many linking lines: pass the previous answer's `next_offset`."),
+]
 MatchArg = Annotated[
     Literal["all", "any"],
     Field(description="'all': every query word must match; 'any': at least one, more matches rank higher."),
@@ -257,15 +264,24 @@ def build_server(options: ServeOptions) -> RecallServer:
         return call(search.search_notes, query, limit, budget, subject)
 
     @tool
-    def get_backlinks(note: NoteArg, limit: BacklinkLimitArg = 50) -> CallToolResult:
-        """List the notes that link to a note (wikilinks, embeds and markdown links, by name,
-        path or alias), each with the linking line. Use it to find what depends on or
-        discusses a decision.
+    def get_backlinks(
+        note: NoteArg, limit: BacklinkLimitArg = 50, budget: BacklinkBudgetArg = 16384, offset: OffsetArg = 0
+    ) -> CallToolResult:
+        """List the notes that link to a note (wikilinks, embeds and markdown links, in the
+        text or in properties), each with the linking line: what Obsidian's Backlinks pane
+        shows. Use it to find what depends on or discusses a decision.
 
-        `note` is resolved like read_note's. Returns {status, untrusted, vault, note, uri,
-        records: [{path, line, text, uri}], omitted, [problems]}: at most `limit` (1-200)
-        lines, the rest counted in `omitted`. Errors: as read_note's.
+        `note` is resolved like read_note's (an alias names the note here, but a link written
+        as an alias, `[[Alias]]`, is no link to it, as in Obsidian). Lines come in path, then
+        line order, a page at a time: at most `limit` (1-200) lines and `budget` bytes
+        (1024-65536); when more remain, `next_offset` says where the next page starts — call
+        again with offset=next_offset.
+
+        Returns {status, untrusted, vault, note, uri, offset, records: [{path, line, text,
+        uri}], omitted, [next_offset], [problems]}: `omitted` counts the lines after this page.
+        `problems` names broken notes that could link to the note. Errors: as read_note's,
+        arguments out of range.
         """
-        return call(backlinks.get_backlinks, note, limit)
+        return call(backlinks.get_backlinks, note, limit, budget, offset)
 
     return server

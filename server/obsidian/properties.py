@@ -231,7 +231,7 @@ def parse_yaml_properties(yaml_text: str) -> dict[str, PropertyValue]:
     try:
         loaded = loader.get_single_data()
         if stand_ins:
-            loaded = _put_back(loaded, {ord(v): k for k, v in stand_ins.items()})
+            loaded = _put_back(loaded, {ord(v): chr(k) for k, v in stand_ins.items()})
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         # yaml_text starts right after the opening '---', on the note's first line.
@@ -273,6 +273,7 @@ def _stand_ins(text: str) -> dict[int, str] | None:
 
 
 def _put_back(value: Any, table: dict[int, str]) -> Any:
+    """`value` with the stand-ins turned back into the characters they stood for."""
     if isinstance(value, str):
         return value.translate(table)
     if isinstance(value, list):

@@ -152,8 +152,8 @@ def resolve_link(index: NameIndex, link: Link, from_path: str) -> str | None:
         joined = posixpath.normpath(posixpath.join(folder, target))
         if joined.startswith("../") or joined == "..":
             return None
-        exact = index.by_path.get(fold(without_suffix(joined)), [])
-        return exact[0] if len(exact) == 1 else None
+        relative = index.by_path.get(fold(without_suffix(joined)), [])
+        return relative[0] if len(relative) == 1 else None
     key = fold(without_suffix(target.strip().lstrip("/")))
     if not key:
         return None

@@ -60,9 +60,13 @@ def get_backlinks(
         if source is not None and source.path != target:
             hits += links_to(target, source, index, names.name)
     page = hits[offset:]
+    # Room for the largest next_offset there can be, so the page fits with it.
+    envelope["next_offset"] = offset + len(page)
     result = answer(envelope, page, budget=budget, limit=limit, problems=list(problems.values()), contiguous=True)
     if result["omitted"] and result["records"]:
         result["next_offset"] = offset + len(result["records"])
+    else:
+        del result["next_offset"]
     return result
 
 

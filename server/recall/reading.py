@@ -7,7 +7,7 @@ from typing import Any
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import Note, parse_note
 from vault_recall.server.obsidian.resolve import fold, not_found, resolve_argument
-from vault_recall.server.obsidian.syntax import Heading, block_span, lines_between, section_span
+from vault_recall.server.obsidian.syntax import Heading, block_span, lines_between, section_span, strip_heading
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.arguments import check_range
 from vault_recall.server.recall.packing import compact_json, json_size, shorten_to_bytes
@@ -139,8 +139,15 @@ def find_section(note: Note, wanted: str) -> tuple[int, int]:
 
 
 def _heading_within(headings: tuple[Heading, ...], text: str, start: int, end: int) -> int | None:
-    for index, heading in enumerate(headings):
-        if start <= heading.line <= end and fold(heading.text) == fold(text):
+    """The first heading within the lines that reads as `text`: as written, else as Obsidian
+    compares a link's heading (`strip_heading`: 'hasTag' for '`hasTag()`', 'Table' for '`Table`')."""
+    within = [(index, h) for index, h in enumerate(headings) if start <= h.line <= end]
+    for index, heading in within:
+        if fold(heading.text) == fold(text):
+            return index
+    stripped = fold(strip_heading(text))
+    for index, heading in within:
+        if stripped and fold(strip_heading(heading.text)) == stripped:
             return index
     return None
 
