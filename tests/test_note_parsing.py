@@ -97,7 +97,7 @@ def test_four_dashes_are_not_a_properties_block() -> None:
     [
         ("---\nsubject: a\ntags: x\nsubject: b\n---\n", 4, "'subject' is defined twice"),
         ("---\nsubject: build\nbody without end\n", 1, "never closed"),
-        ("---\nsubject: [unclosed\n---\n", 3, "invalid YAML"),
+        ("---\nsubject: [unclosed\n---\n", 3, "property 'subject' is not valid YAML"),
         ("---\n- a\n- b\n---\n", 2, "name: value"),
     ],
     ids=["duplicate", "unterminated", "yaml-syntax", "not-a-mapping"],

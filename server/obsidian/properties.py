@@ -237,7 +237,7 @@ def parse_yaml_properties(yaml_text: str) -> dict[str, PropertyValue]:
         # yaml_text starts right after the opening '---', on the note's first line.
         line = mark.line + 1 if mark is not None else 1
         problem = exc.problem or exc.context or "the properties are not valid YAML"
-        raise PropertiesError(_describe_yaml_problem(problem), line) from None
+        raise PropertiesError(_describe_yaml_problem(problem, yaml_text, line), line) from None
     except yaml.YAMLError as exc:
         raise PropertiesError(f"the properties are not valid YAML ({exc})", 1) from None
     except RecursionError:
@@ -290,9 +290,20 @@ def _line_of_key(yaml_text: str, key: str) -> int:
     return 2
 
 
-def _describe_yaml_problem(problem: str) -> str:
-    # PyYAML's phrases are terse; keep them (they are accurate) but say what the file is.
-    return problem if "property" in problem else f"invalid YAML in properties: {problem}"
+_PROPERTY_LINE = re.compile(r"""(["']?)([^\s"'#:\-{\[][^:]*?)\1[ \t]*:""")
+
+
+def _describe_yaml_problem(problem: str, yaml_text: str, line: int) -> str:
+    """PyYAML's phrase (terse, but accurate), with the property it is in when one is written
+    at or above that line."""
+    if "property" in problem:
+        return problem
+    lines = yaml_text.split("\n")[:line]
+    for text in reversed(lines):
+        found = _PROPERTY_LINE.match(text)
+        if found:
+            return f"property {found.group(2)!r} is not valid YAML: {problem}"
+    return f"invalid YAML in properties: {problem}"
 
 
 def normalize_value(key: str, value: Any) -> PropertyValue:
