@@ -11,7 +11,7 @@ Per vault it prints:
 - backlinks: every (linking note, line) → target our get_backlinks gives, against the
   reference's links (markdown-it-py's code blocks and spans, a plain wikilink / markdown-link
   pattern, property values, and Obsidian's resolution rule as tests/test_resolve.py states
-  it), for the most linked notes and a sample of the rest, with the disagreements;
+  it), for the most linked notes (`--top`) and a sample of the rest (`--sample`), with the disagreements;
 - headings: how many we list, how many markdown-it-py finds outside code, and how many are
   written with inline code.
 The note set is the listing's (hidden and Excluded files out) for both readings.
@@ -114,7 +114,7 @@ def _stem(name: str) -> str:
     return name.casefold().removesuffix(".md")
 
 
-def measure(root: Path, sample: int) -> dict[str, Any]:
+def measure(root: Path, sample: int, top: int) -> dict[str, Any]:
     listing = list_notes(root)
     paths = list(listing.paths)
     texts: dict[str, str] = {}
@@ -153,8 +153,8 @@ def measure(root: Path, sample: int) -> dict[str, Any]:
         heading_total += count
         heading_code += code
     ranked = sorted(linked, key=lambda p: (-len(linked[p]), p))
-    rest = ranked[20:]
-    chosen = ranked[:20] + random.Random(7).sample(rest, min(sample, len(rest)))
+    rest = ranked[top:]
+    chosen = ranked[:top] + random.Random(7).sample(rest, min(sample, len(rest)))
     scope = Scope(client="measure", vault=root, exposure=Exposure(mode="vault"))
     disagreements: list[dict[str, Any]] = []
     lines_compared = 0
@@ -189,10 +189,11 @@ def measure(root: Path, sample: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("vaults", nargs="+", type=Path)
-    parser.add_argument("--sample", type=int, default=40, help="linked notes compared beyond the 20 most linked")
+    parser.add_argument("--top", type=int, default=20, help="the most linked notes compared")
+    parser.add_argument("--sample", type=int, default=40, help="linked notes compared beyond those, at random")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    results = [measure(vault, args.sample) for vault in args.vaults]
+    results = [measure(vault, args.sample, args.top) for vault in args.vaults]
     for r in results:
         print(f"== {r['vault']}: {r['notes']} notes")
         print(f"   invalid: {r['invalid']}; of them Obsidian reads: {len(r['invalid_but_obsidian_reads'])}")
