@@ -81,6 +81,8 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("get_backlinks", {"note": "CI cache", "limit": 0}, "limit must be a whole number from 1 to 200"),
     ("get_backlinks", {"note": "CI cache", "limt": 2}, "get_backlinks does not take 'limt' (did you mean 'limit'?)"),
     ("get_backlinks", {"note": "CI cache", "depth": 2}, None),  # not one of ours: ignored
+    ("get_backlinks", {"note": "CI cache", "offset": -1}, "offset must be a whole number from 0 to 10000000"),
+    ("get_backlinks", {"note": "CI cache", "budget": 100}, "budget must be a whole number from 1024 to 65536"),
     ("no_such_tool", {}, "no_such_tool"),
 ]
 

@@ -42,6 +42,9 @@ async def test_each_reading_tool_answers_on_the_sample_vault(shared_sample: Path
             "Journal/2026-03-14 Build outage.md",
             "Projects/Build/Build decision.md",
         ]  # Welcome.md and the meeting notes link too, but they are not records: not shared by default
+        first = await call(session, "get_backlinks", {"note": "CI cache", "limit": 1})
+        second = await call(session, "get_backlinks", {"note": "CI cache", "limit": 1, "offset": first["next_offset"]})
+        assert first["records"] + second["records"] == linked["records"] and "next_offset" not in second
 
         history = await call(session, "recall_activity", {"subject": "build-system"})
         assert [(r["path"], r["date"]) for r in history["records"]] == [

@@ -66,6 +66,16 @@ TRICKY = {
     # '--- x' ends the block where a broken note's subject is looked for.
     "Dashes line.md": "---\nx:\n  subject: a\n--- x\nsubject: hiring\n---\n",
     "Two BOMs.md": b"\xef\xbb\xbf\xef\xbb\xbf---\nsubject: build-system\n---\nbody \xff\n",
+    # YAML 1.2: numbers a 1.1 reader took for text, and text a 1.1 reader took for booleans.
+    "Exponent.md": "---\nsubject: 1e3\n---\ncache\n",
+    "Octal.md": "---\nsubject: 0o17\n---\ncache\n",
+    "Yes slug.md": "---\nsubject: yes\n---\ncache\n",
+    "On in list.md": "---\nsubject: [build-system, on]\n---\ncache\n",
+    # Obsidian reads these; only the record's own fields can make them problems.
+    "Template.md": "---\nsubject: build-system\ncreated: {{date}}\naliases:\n  - LawList: x\n---\ncache\n",
+    "Template subject.md": "---\nsubject: {{subject}}\n---\ncache\n",
+    "Number name.md": "---\n2024: year\nsubject: build-system\n---\ncache\n",
+    "Anchored.md": "---\nx: &s build-system\nsubject: *s\n---\ncache\n",
     # Properties longer than the start a scan reads first.
     "Long properties.md": "---\npadding: " + "a" * 70_000 + "\nsubject: build-system\n---\ncache\n",
 }

@@ -216,7 +216,8 @@ def test_every_piece_in_every_place_reads_as_yaml_reads_it() -> None:
             "\ndate: 2026-03-01\nstatus: archived\npriority: 2\n",
             {"date": "2026-03-01", "status": "archived", "priority": 2},
         ),
-        ("\ndone: yes\nnote:\n", {"done": True, "note": None}),
+        ("\ndone: yes\nnote:\n", {"done": "yes", "note": None}),  # YAML 1.2: 'yes' is text
+        ("\ndone: true\nYes: on\n", {"done": True, "Yes": "on"}),
         ("\n", {}),
     ],
 )
@@ -230,14 +231,13 @@ def test_common_blocks_are_read_flat(text: str, expected: dict[str, object]) -> 
     [
         "\nsubject: a\nsubject: b\n",  # duplicate: YAML's error names the line
         "\nsubject: hiring # a comment\n",
-        "\nn: 012\n",  # octal in YAML 1.1
+        "\nn: 012\n",  # twelve in YAML 1.2 (octal in 1.1): not a value read flat
         "\nt: 2026-03-01T10:00:00\n",
         '\na: "caf\\u00e9"\n',
         "\nmeta:\n  subject: x\n",
         "\ntags:\n  - a\n - b\n",
         "\nx: [a, b,]\n",
         "\nx:\ty\n",
-        "\nYes: 1\n",
         "\n" + "k" * 1025 + ": x\n",  # YAML refuses names over 1024 characters
     ],
 )

@@ -16,7 +16,7 @@ from vault_recall.server.errors import RecallError
 from vault_recall.server.obsidian.resolve import NameIndex, resolve_argument
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall import reading
-from vault_recall.server.recall.backlinks import BACKLINK_BUDGET, _links_to, get_backlinks
+from vault_recall.server.recall.backlinks import could_link, get_backlinks, links_to
 from vault_recall.server.recall.packing import answer, json_size, pack
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.view import problem
@@ -31,9 +31,11 @@ def reference_read(scope: Scope, note: str, section: str | None, budget: int) ->
     reachable = {**{p: () for p in view.broken}, **{p: n.aliases for p, n in view.visible.items()}}
     path, subpath = resolve_argument(view.root, reachable, note)
     wanted = section.strip() if section and section.strip() else subpath
-    if path in view.broken:
+    if path in view.broken and path not in view.visible:
         return reading._broken_note(view.name, path, problem(view.broken[path]), budget)
     found = view.visible[path]
+    if path in view.broken:  # shown as Obsidian shows it, with its problem
+        result.update(status="degraded", problems=[problem(view.broken[path])])
     result.update(
         path=found.path,
         title=found.title,
@@ -90,28 +92,33 @@ def test_read_note_answers_as_the_version_that_held_every_note(vault: Path, mode
     assert answered > 10
 
 
-def reference_backlinks(scope: Scope, note: str, limit: int) -> dict[str, Any]:
-    """get_backlinks as it was: the whole vault in a view."""
+def reference_backlinks(scope: Scope, note: str, limit: int, budget: int, offset: int) -> dict[str, Any]:
+    """get_backlinks as it was: the whole vault in a view, every hit in memory, then a page."""
     envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None}
     view = view_or_unavailable(scope, envelope)
     if view is None:
-        return pack(envelope, [], budget=BACKLINK_BUDGET, limit=limit)
+        return pack(envelope, [], budget=budget, limit=limit)
     reachable = {**{p: () for p in view.broken}, **{p: n.aliases for p, n in view.visible.items()}}
     target, _ = resolve_argument(view.root, reachable, note)
-    envelope.update(note=target, uri=obsidian_uri(view.name, target))
+    envelope.update(note=target, uri=obsidian_uri(view.name, target), offset=offset)
+    paths = sorted(view.visible)
     if view.exposure_mode == "vault":
-        entries = [(n.path, n.aliases) for n in view.scan.notes]
-        entries += [(n.path, ()) for n in view.scan.invalid if n.path.endswith(".md") and n.path not in view.visible]
-    else:
-        entries = [(path, n.aliases) for path, n in view.visible.items()]
-    index = NameIndex.of(entries)
+        paths += [n.path for n in view.scan.invalid if n.path.endswith(".md") and n.path not in view.visible]
+    index = NameIndex.of([(path, ()) for path in paths])  # aliases are no link targets
     hits = [
         h
         for path in sorted(view.visible)
         if path != target
-        for h in _links_to(target, view.visible[path], index, view.name)
+        for h in links_to(target, view.visible[path], index, view.name)
     ]
-    return answer(envelope, hits, budget=BACKLINK_BUDGET, limit=limit, problems=view.problems())
+    problems = [problem(n) for n in view.broken.values() if could_link(n, target)]
+    envelope["next_offset"] = len(hits)
+    result = answer(envelope, hits[offset:], budget=budget, limit=limit, problems=problems, contiguous=True)
+    if result["omitted"] and result["records"]:
+        result["next_offset"] = offset + len(result["records"])
+    else:
+        del result["next_offset"]
+    return result
 
 
 @pytest.mark.parametrize("mode", ["records", "subjects", "vault"])
@@ -119,8 +126,8 @@ def test_backlinks_answer_as_the_version_that_held_every_note(vault: Path, mode:
     scope = Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=frozenset({"build-system"})))
     linked = 0
     for argument in arguments(vault)[:40]:
-        for limit in (50, 1):
-            new = outcome(get_backlinks, scope, argument, limit)
-            assert new == outcome(reference_backlinks, scope, argument, limit), argument
+        for limit, budget, offset in ((50, 16384, 0), (1, 16384, 0), (2, 1024, 1)):
+            new = outcome(get_backlinks, scope, argument, limit, budget, offset)
+            assert new == outcome(reference_backlinks, scope, argument, limit, budget, offset), argument
             linked += isinstance(new, dict) and bool(new["records"])
     assert linked > 3 or mode == "subjects"  # few links join the notes of one subject

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.vaults import record, write_vault
 from vault_recall.server.errors import InvalidArgument, NoteNotFound
@@ -108,7 +110,7 @@ def link(target: str) -> Link:
         ("Deeper/Same", "A/x.md", "B/Deeper/Same.md"),
         ("top", "x.md", "Top.md"),
         ("Top.md", "x.md", "Top.md"),
-        ("alias ONE", "x.md", "Top.md"),
+        ("alias ONE", "x.md", None),  # aliases are no link targets in Obsidian
         ("Folder/Note name.md", "x.md", "Folder/Note name.md"),
         ("", "Self.md", "Self.md"),
         ("Nothing", "x.md", None),
@@ -132,3 +134,79 @@ def test_relative_markdown_links_resolve_from_the_linking_folder(
     target: str, from_path: str, expected: str | None
 ) -> None:
     assert resolve_link(INDEX, link(target), from_path) == expected
+
+
+# A small reference of Obsidian's link rule (getLinkpathDest, as its help and observed behaviour
+# state it), written plainly over a list of paths, for the property test below.
+def obsidian_link_target(paths: list[str], link_text: str, source: str) -> str | None:
+    def lower(text: str) -> str:
+        return text.casefold()
+
+    def stem(path: str) -> str:
+        return lower(path[:-3] if lower(path).endswith(".md") else path)
+
+    if not link_text:
+        return source
+    folder = source.rpartition("/")[0]
+    if link_text.startswith(("./", "../")):
+        parts = folder.split("/") if folder else []
+        for piece in link_text.split("/"):
+            if piece == "..":
+                if not parts:
+                    return None
+                parts.pop()
+            elif piece not in (".", ""):
+                parts.append(piece)
+        exact = [p for p in paths if stem(p) == stem("/".join(parts))]
+        return exact[0] if len(exact) == 1 else None
+    wanted = stem(link_text.strip().lstrip("/"))
+    if not wanted:
+        return None
+    exact = sorted(p for p in paths if stem(p) == wanted)
+    if exact:
+        return exact[0]
+    named = [p for p in paths if stem(p.rpartition("/")[2]) == wanted.rpartition("/")[2]]
+    if len(named) == 1:
+        return named[0]
+    ending = [p for p in named if stem(p).endswith("/" + wanted)]
+    under = [p for p in ending if not folder or lower(p).startswith(lower(folder) + "/")]
+    chosen = under or ending
+    return min(chosen, key=lambda p: (len(p), p)) if chosen else None
+
+
+FOLDERS = ["", "a/", "a/b/", "ab/", "B/", "a/b/c/", "longfolder/", "x y/"]
+NAMES_ = ["N", "n", "Note", "a", "Plan (draft)"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(FOLDERS), st.sampled_from(NAMES_)), min_size=1, max_size=8),
+    st.sampled_from(FOLDERS),
+    st.sampled_from(
+        [
+            "N",
+            "n",
+            "Note",
+            "a/N",
+            "b/N",
+            "A/B/N",
+            "/N",
+            "N.md",
+            "a/b/N.md",
+            "./N",
+            "../N",
+            "../a/N",
+            "Plan (draft)",
+            "x y/Note",
+            "c/N",
+            "",
+        ]
+    ),
+)
+def test_link_resolution_agrees_with_a_reference_of_obsidians_rule(
+    entries: list[tuple[str, str]], source_folder: str, link_text: str
+) -> None:
+    paths = sorted({f"{folder}{name}.md" for folder, name in entries})
+    index = NameIndex.of([(path, ()) for path in paths])
+    source = f"{source_folder}src.md"
+    assert resolve_link(index, link(link_text), source) == obsidian_link_target(paths, link_text, source)

@@ -19,6 +19,7 @@ from vault_recall.server.recall import search
 from vault_recall.server.recall.packing import answer, json_size, json_text_size, pack
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.search import excerpt, hit, hit_size
+from vault_recall.server.recall.view import problem
 
 
 def reference_search(scope: Scope, query: str, limit: int, budget: int, subject: str | None) -> dict[str, Any]:
@@ -37,12 +38,24 @@ def reference_search(scope: Scope, query: str, limit: int, budget: int, subject:
     notes.sort(key=lambda n: (tuple(-ord(c) for c in n.modified), n.path))
     pattern = re.compile(re.escape(query.strip()), re.IGNORECASE)
     hits = []
-    for note in notes:  # a search per line, as the search did
-        for number, line in enumerate(note.body.split("\n"), start=note.body_first_line):
+    for note in notes:  # a search per line of the whole file, as grep does
+        for number, line in enumerate(_file_lines(note.data), start=1):
             found = pattern.search(line)
             if found:
                 hits.append(hit(note.path, number, line, found.start(), found.end(), view.name))
-    return answer(envelope, hits, budget=budget, limit=limit, problems=view.problems((subject,) if subject else None))
+    wanted = (subject,) if subject else None
+    problems = [
+        problem(n)
+        for n in view.broken.values()
+        if (wanted is None or n.subjects is None or subject in n.subjects)
+        and (n.readable is None or any(pattern.search(line) for line in _file_lines(n.readable.data)))
+    ]
+    return answer(envelope, hits, budget=budget, limit=limit, problems=problems)
+
+
+def _file_lines(data: bytes) -> list[str]:
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 @pytest.fixture(scope="module")

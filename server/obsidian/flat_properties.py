@@ -14,7 +14,7 @@ Reading that through PyYAML's Python constructors is most of the cost of checkin
 (recall must check every record of the asked subject, to say which are broken).  Here each
 line is matched against a few shapes whose YAML meaning is certain; the moment a line is
 anything else — a comment, a tab, an escape, a nested map, a duplicate name, a value YAML
-would resolve to a number or time we do not model — the answer is `None` and the caller reads
+would resolve to a number we do not model — the answer is `None` and the caller reads
 the block with YAML as before.  `tests/test_flat_properties.py` checks the two readings agree
 on generated blocks full of such edge cases.
 """
@@ -46,10 +46,11 @@ _VALUE = re.compile(_SCALAR)
 _FLOW_ITEM = re.compile(rf" *(?:{_SCALAR}) *(,|\Z)")
 _BLOCK_ITEM = re.compile(rf"( *)- +(?:{_SCALAR}) *")
 
-# Plain words YAML 1.1 (PyYAML) reads as booleans or null rather than text.
+# Plain words YAML 1.2's core schema reads as booleans or null rather than text (`yes`, `on`,
+# `No` are text there, as Obsidian shows them).
 _KEYWORDS: dict[str, bool | None] = {
-    **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
-    **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
     **dict.fromkeys(("null", "Null", "NULL"), None),
 }
 
@@ -69,8 +70,8 @@ def read_flat_properties(yaml_text: str) -> dict[str, PropertyValue] | None:
         if entry is None:
             return None
         name = entry.group(1)
-        if name in properties or name in _KEYWORDS:
-            return None  # a duplicate is an error YAML words; a keyword name is not text
+        if name in properties:
+            return None  # a duplicate is an error YAML words (a keyword name is named as written)
         raw = (entry.group(2) or "").rstrip(" ")
         if raw:
             value = _flow_list(raw) if raw[0] == "[" else _scalar(_VALUE.fullmatch(raw))

@@ -6,10 +6,10 @@ import datetime as dt
 import hashlib
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from vault_recall.server.obsidian.properties import PropertiesError, parse_properties, split_properties
+from vault_recall.server.obsidian.properties import PropertiesError, SplitNote, parse_properties, split_properties
 from vault_recall.server.obsidian.syntax import (
     Heading,
     Link,
@@ -101,15 +101,18 @@ class InvalidNote:
     """A note that cannot be trusted as written, and what could be told about it anyway.
 
     `mentions_subject` and `subjects` decide whether it could be in scope of a recall:
-    `subjects` is None when the subject property is present but unreadable.  `unread`: its
-    bytes (or its folder) could not be read at all, so nothing is known of it — not even
-    whether it is a record a client may see.
+    `subjects` is None when the subject property is present but unreadable.  `readable` is the
+    note as Obsidian still shows it when only its properties are broken (or its text is not
+    UTF-8): its body, links and properties lines, without properties — None when the file
+    could not be read at all.  `unread`: its bytes (or its folder) could not be read at all
+    (permissions), so nothing is known of it — not even whether it is a record a client may see.
     """
 
     path: str
     reason: str
     mentions_subject: bool
     subjects: tuple[str, ...] | None
+    readable: Note | None = field(default=None, repr=False, compare=False)
     unread: bool = False
 
 
@@ -151,27 +154,36 @@ def decode_note_text(data: bytes) -> str:
 
 
 def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
-    """Parse one note's exact bytes.  Never raises for bad content: that is an InvalidNote."""
+    """Parse one note's exact bytes.  Never raises for bad content: that is an InvalidNote,
+    which still carries the note as Obsidian shows it (`readable`)."""
     try:
         text = decode_note_text(data)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        return invalid_from_head(
-            path,
-            data,
-            f"{path}, line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8",
-        )
+        reason = f"{path}, line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8"
+        # Obsidian shows such a note with replacement characters; so is it read here.
+        lossy = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        return _unreadable_properties(path, data, mtime_ns, lossy.replace("\r\n", "\n").replace("\r", "\n"), reason)
     try:
         split = split_properties(text)
         properties = parse_properties(split.yaml_text) if split.yaml_text is not None else {}
     except PropertiesError as exc:
-        return invalid_from_head(path, data, f"{path}, line {exc.line}: {exc.problem}")
+        return _unreadable_properties(path, data, mtime_ns, text, f"{path}, line {exc.line}: {exc.problem}")
+    # Obsidian's own text lists: an entry that is no text (a mapping in `aliases`) is skipped.
     aliases = text_list(properties.get("aliases"))
-    if aliases is None:
-        return _invalid_property(path, data, split.yaml_text, "aliases", "must be a text or a list of texts")
     tags = text_list(properties.get("tags"), strip_hash=True)
-    if tags is None:
-        return _invalid_property(path, data, split.yaml_text, "tags", "must be a text or a list of texts")
+    return _note(path, data, mtime_ns, split, properties, tuple(aliases), tuple(tags))
+
+
+def _note(
+    path: str,
+    data: bytes,
+    mtime_ns: int,
+    split: SplitNote,
+    properties: Mapping[str, PropertyValue],
+    aliases: tuple[str, ...],
+    tags: tuple[str, ...],
+) -> Note:
     body = split.body[1:] if split.yaml_text is not None and split.body.startswith("\n") else split.body
     # Lines before the body: '---', the YAML lines, the closing '---'.
     body_first_line = 1 if split.yaml_text is None else split.yaml_text.count("\n") + 2
@@ -179,8 +191,8 @@ def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
         path=path,
         title=note_title(path),
         properties=properties,
-        aliases=tuple(aliases),
-        tags=tuple(tags),
+        aliases=aliases,
+        tags=tags,
         body=body,
         data=data,
         mtime_ns=mtime_ns,
@@ -189,9 +201,15 @@ def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
     )
 
 
-def _invalid_property(path: str, data: bytes, yaml_text: str | None, key: str, rule: str) -> InvalidNote:
-    line = top_level_key_lines(yaml_text or "").get(key, 2)
-    return invalid_from_head(path, data, f"{path}, line {line}: property '{key}' {rule}")
+def _unreadable_properties(path: str, data: bytes, mtime_ns: int, text: str, reason: str) -> InvalidNote:
+    """A note whose properties cannot be read: the problem, and the note as Obsidian still shows
+    it — its body after a closed block (or the whole text after one never closed), no properties."""
+    try:
+        split = split_properties(text)
+    except PropertiesError:
+        split = SplitNote(yaml_text=None, body=text)
+    readable = _note(path, data, mtime_ns, split, {}, (), ())
+    return replace(invalid_from_head(path, data, reason), readable=readable)
 
 
 _TOP_LEVEL_KEY = re.compile(r"""^(["']?)([^\s"'#:\-{\[][^:]*?)\1[ \t]*:""")

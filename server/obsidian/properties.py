@@ -1,8 +1,10 @@
-"""Obsidian properties (YAML frontmatter): split them off a note, parse strictly, normalize once.
+"""Obsidian properties (YAML frontmatter): split them off a note, parse as Obsidian does
+(YAML 1.2), normalize once.
 
-Strict means a note Obsidian would show with broken properties is *invalid* here, with the
-line to fix: duplicate keys, non-text keys, an unterminated block, YAML syntax errors, and
-values of a type no property can hold.  Nothing downstream touches raw YAML.
+A block is *invalid* here exactly where Obsidian cannot read it either, with the line to fix:
+an unterminated block, YAML syntax errors, a duplicate name.  Everything else Obsidian shows is
+read: `yes` and `on` are text, a template's `created: {{date}}` is a mapping, a name written as
+a number is that text.  Nothing downstream touches raw YAML.
 """
 
 from __future__ import annotations
@@ -63,65 +65,150 @@ def split_properties(text: str) -> SplitNote:
     return SplitNote(yaml_text=yaml_text, body=body)
 
 
-class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """SafeLoader that refuses duplicate and non-text keys, reporting where they are."""
+# Plain scalars YAML 1.2's core schema reads as something other than text — and nothing else:
+# `yes`, `on`, `No`, `012:30`, `2020-08-21` are all text, as Obsidian (a YAML 1.2 reader) shows them.
+_CORE_RESOLVERS: list[tuple[str, str, str]] = [
+    ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    ("tag:yaml.org,2002:int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+    (
+        "tag:yaml.org,2002:float",
+        r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+        "-+.0123456789",
+    ),
+    ("tag:yaml.org,2002:null", r"~|null|Null|NULL|", "~nN"),
+]
+# Core-schema tags a note may also write out (`!!str 5`); any other tag (`!!binary`, `!!set`,
+# `!!timestamp`, `!custom`) is kept as the text or collection it is written as, as a YAML 1.2
+# reader without those types does.
+_CORE_TAGS = ("str", "int", "float", "bool", "null", "seq", "map")
+# Anchors and aliases can make a few lines stand for billions of values ("billion laughs");
+# Obsidian's reader stops such a block too.  Past this many values, a block is refused.
+MAX_EXPANDED_VALUES = 10_000
+
+
+class _Yaml12Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Reads a properties block as YAML 1.2's core schema, as Obsidian does, refusing only what
+    Obsidian refuses too: duplicate property names (and a block whose aliases expand past
+    MAX_EXPANDED_VALUES).
+
+    A name that is not text is the text it is written as (`2024: year` names '2024'; a
+    template's `{{date}}` is a mapping whose one name is '{date}'), as Obsidian shows it.
+    """
+
+    yaml_implicit_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - replaced, never shared with PyYAML's
+    yaml_constructors: dict[Any, Any] = {}  # noqa: RUF012
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._text = text
 
     def construct_document(self, node: yaml.Node) -> Any:
-        # Anchors and aliases let a few lines expand into billions of values ("billion
-        # laughs").  Obsidian never writes them, so a note that uses them is invalid.  An
-        # alias shows up as the same node reached twice; the C composer gives no other hook.
-        seen: set[int] = set()
-        pending = [node]
-        while pending:
-            current = pending.pop()
-            if id(current) in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, "anchors and aliases (*name) are not allowed in properties", current.start_mark
-                )
-            seen.add(id(current))
-            if isinstance(current, yaml.SequenceNode):
-                pending.extend(current.value)
-            elif isinstance(current, yaml.MappingNode):
-                pending.extend(item for pair in current.value for item in pair)
+        _check_expansion(node)
         return super().construct_document(node)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        self.flatten_mapping(node)
-        seen: set[str] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, str):
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            name = self._name(key_node)
+            if name in mapping:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"property name {key!r} is not text (quote it)", key_node.start_mark
+                    None, None, f"property {name!r} is defined twice", key_node.start_mark
                 )
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"property {key!r} is defined twice", key_node.start_mark
-                )
-            seen.add(key)
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+            mapping[name] = self.construct_object(value_node, deep=deep)
         return mapping
 
+    def _name(self, key_node: yaml.Node) -> str:
+        if isinstance(key_node, yaml.ScalarNode):
+            key = self.construct_object(key_node, deep=True)
+            return key if isinstance(key, str) else str(key_node.value)
+        # A collection as a name: the text it is written as.
+        return self._text[key_node.start_mark.index : key_node.end_mark.index]
+
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        # PyYAML's constructors raise bare ValueError/KeyError/… for values such as `0x_`,
-        # `!!int abc` or `!!bool maybe`; give them the line they are on, like any YAML error.
         try:
             return super().construct_object(node, deep=deep)
-        except (ValueError, KeyError, AttributeError, TypeError, OverflowError) as exc:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"value {str(node.value)[:40]!r} cannot be read ({type(exc).__name__})", node.start_mark
-            ) from None
+        except (ValueError, KeyError, AttributeError, TypeError, OverflowError):
+            # `!!int abc`, `!!bool maybe`: a tag that does not fit its value; the text stays.
+            return str(node.value) if isinstance(node, yaml.ScalarNode) else None
 
-    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
-        # `2026-02-30` looks like a date to YAML but is none; keep it as the text it is, and
-        # let whoever needs a date say so (PyYAML would raise a bare ValueError here).
-        try:
-            return super().construct_yaml_timestamp(node)
-        except (ValueError, AttributeError, TypeError):
+    def construct_core_int(self, node: yaml.ScalarNode) -> int:
+        value = str(self.construct_scalar(node))
+        if value.startswith("0o"):
+            return int(value[2:], 8)
+        if value.startswith("0x"):
+            return int(value[2:], 16)
+        return int(value, 10)  # '012' is twelve in YAML 1.2
+
+    def construct_core_float(self, node: yaml.ScalarNode) -> float:
+        value = str(self.construct_scalar(node))
+        lowered = value.lower()
+        if lowered.endswith(".inf"):
+            return float("-inf") if lowered.startswith("-") else float("inf")
+        if lowered == ".nan":
+            return float("nan")
+        return float(value)
+
+    def construct_core_bool(self, node: yaml.ScalarNode) -> bool:
+        value = str(self.construct_scalar(node)).lower()
+        if value not in ("true", "false"):
+            raise ValueError(value)  # `!!bool maybe`: the text stays
+        return value == "true"
+
+    def construct_as_written(self, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.ScalarNode):
             return self.construct_scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            return self.construct_sequence(node, deep=True)
+        return self.construct_mapping(node, deep=True)  # type: ignore[arg-type]
 
 
-_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
+for _tag, _pattern, _first in _CORE_RESOLVERS:
+    _starts = [*_first, ""] if _tag.endswith("null") else list(_first)  # '' resolves the empty value
+    _Yaml12Loader.add_implicit_resolver(_tag, re.compile(f"^(?:{_pattern})$"), _starts)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:str", _Yaml12Loader.construct_yaml_str)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:null", _Yaml12Loader.construct_yaml_null)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:bool", _Yaml12Loader.construct_core_bool)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _Yaml12Loader.construct_core_int)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:float", _Yaml12Loader.construct_core_float)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:seq", _Yaml12Loader.construct_yaml_seq)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:map", _Yaml12Loader.construct_yaml_map)
+_Yaml12Loader.add_constructor(None, _Yaml12Loader.construct_as_written)
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Refuse a block whose aliases make it stand for more than MAX_EXPANDED_VALUES values, or
+    for itself (an alias inside the value it names)."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+
+    def size(node: yaml.Node, depth: int) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in on_path:
+            raise yaml.constructor.ConstructorError(
+                None, None, "an alias (*name) refers to the value it is in", node.start_mark
+            )
+        if depth > 200:
+            raise RecursionError
+        on_path.add(key)
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(child, depth + 1) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(child, depth + 1) for pair in node.value for child in pair)
+        on_path.discard(key)
+        sizes[key] = total
+        if total > MAX_EXPANDED_VALUES:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"anchors and aliases (*name) expand to more than {MAX_EXPANDED_VALUES:,} values",
+                node.start_mark,
+            )
+        return total
+
+    size(root, 0)
 
 
 def parse_properties(yaml_text: str) -> dict[str, PropertyValue]:
@@ -139,18 +226,24 @@ def parse_properties(yaml_text: str) -> dict[str, PropertyValue]:
 
 def parse_yaml_properties(yaml_text: str) -> dict[str, PropertyValue]:
     """`parse_properties` through YAML always (the reference the flat reading is tested against)."""
+    stand_ins = _stand_ins(yaml_text)
+    loader = _Yaml12Loader(yaml_text.translate(stand_ins) if stand_ins else yaml_text)
     try:
-        loaded = _HANDLER.load(yaml_text, Loader=_StrictLoader)
+        loaded = loader.get_single_data()
+        if stand_ins:
+            loaded = _put_back(loaded, {ord(v): chr(k) for k, v in stand_ins.items()})
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         # yaml_text starts right after the opening '---', on the note's first line.
         line = mark.line + 1 if mark is not None else 1
         problem = exc.problem or exc.context or "the properties are not valid YAML"
-        raise PropertiesError(_describe_yaml_problem(problem), line) from None
+        raise PropertiesError(_describe_yaml_problem(problem, yaml_text, line), line) from None
     except yaml.YAMLError as exc:
         raise PropertiesError(f"the properties are not valid YAML ({exc})", 1) from None
     except RecursionError:
         raise PropertiesError("the properties nest too deeply", 1) from None
+    finally:
+        loader.dispose()
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):
@@ -166,6 +259,30 @@ def parse_yaml_properties(yaml_text: str) -> dict[str, PropertyValue]:
     return normalized
 
 
+# YAML 1.1 (libyaml) takes NEL and the Unicode line and paragraph separators for line breaks;
+# YAML 1.2 (Obsidian) takes them for ordinary characters.  They are handed to libyaml as
+# private-use characters the block does not hold, and put back in what it reads.
+_NOT_BREAKS = "\x85\u2028\u2029"
+
+
+def _stand_ins(text: str) -> dict[int, str] | None:
+    if not any(c in text for c in _NOT_BREAKS):
+        return None
+    free = (chr(code) for code in range(0xE000, 0xF900) if chr(code) not in text)
+    return {ord(c): next(free) for c in _NOT_BREAKS}
+
+
+def _put_back(value: Any, table: dict[int, str]) -> Any:
+    """`value` with the stand-ins turned back into the characters they stood for."""
+    if isinstance(value, str):
+        return value.translate(table)
+    if isinstance(value, list):
+        return [_put_back(item, table) for item in value]
+    if isinstance(value, dict):
+        return {_put_back(k, table): _put_back(v, table) for k, v in value.items()}
+    return value
+
+
 def _line_of_key(yaml_text: str, key: str) -> int:
     for index, line in enumerate(yaml_text.split("\n")):
         if line.startswith(f"{key}:"):
@@ -173,9 +290,20 @@ def _line_of_key(yaml_text: str, key: str) -> int:
     return 2
 
 
-def _describe_yaml_problem(problem: str) -> str:
-    # PyYAML's phrases are terse; keep them (they are accurate) but say what the file is.
-    return problem if "property" in problem else f"invalid YAML in properties: {problem}"
+_PROPERTY_LINE = re.compile(r"""(["']?)([^\s"'#:\-{\[][^:]*?)\1[ \t]*:""")
+
+
+def _describe_yaml_problem(problem: str, yaml_text: str, line: int) -> str:
+    """PyYAML's phrase (terse, but accurate), with the property it is in when one is written
+    at or above that line."""
+    if "property" in problem:
+        return problem
+    lines = yaml_text.split("\n")[:line]
+    for text in reversed(lines):
+        found = _PROPERTY_LINE.match(text)
+        if found:
+            return f"property {found.group(2)!r} is not valid YAML: {problem}"
+    return f"invalid YAML in properties: {problem}"
 
 
 def normalize_value(key: str, value: Any) -> PropertyValue:

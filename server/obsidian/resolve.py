@@ -2,8 +2,8 @@
 
 An argument (`read_note`, `get_backlinks`) resolves among the notes the client may see: exact
 vault path (with or without `.md`), else a unique note name or folder-qualified name,
-case-insensitive, else a unique alias.  A link inside a note resolves among all notes, and
-ties go to the linking note's own folder, then the shortest path, as Obsidian does.
+case-insensitive, else a unique alias (a convenience: Obsidian's links do not resolve aliases).
+A link inside a note resolves among all notes by Obsidian's rule (`resolve_link`).
 """
 
 from __future__ import annotations
@@ -145,20 +145,33 @@ def _readings(text: str) -> list[tuple[str, str | None]]:
 
 
 def resolve_link(index: NameIndex, link: Link, from_path: str) -> str | None:
-    """The path a link in `from_path` points to, or None when it points to no note."""
+    """The path a link in `from_path` points to, or None when it points to no note — by
+    Obsidian's rule: `./` and `../` from the linking note's folder; an exact vault path; a file
+    name only one note has; else, among the notes whose path ends with the link, those under
+    the linking note's folder first, then the shortest path in characters.  Aliases are no
+    link targets (Obsidian leaves `[[Alias]]` unresolved)."""
     if not link.target:
         return from_path  # [[#Heading]]: the same note
     target = link.target
+    folder = from_path.rsplit("/", 1)[0] if "/" in from_path else ""
     if target.startswith(("./", "../")):
-        # A relative markdown link: from the linking note's folder, never above the vault.
-        folder = from_path.rsplit("/", 1)[0] if "/" in from_path else ""
+        # A relative link: from the linking note's folder, never above the vault.
         joined = posixpath.normpath(posixpath.join(folder, target))
         if joined.startswith("../") or joined == "..":
             return None
-        exact = index.by_path.get(fold(without_suffix(joined)), [])
-        return exact[0] if len(exact) == 1 else None
-    found = index.candidates(target)
-    if len(found) <= 1:
-        return found[0] if found else None
-    folder = from_path.rsplit("/", 1)[0] if "/" in from_path else ""
-    return min(found, key=lambda p: ((p.rsplit("/", 1)[0] if "/" in p else "") != folder, p.count("/"), len(p), p))
+        relative = index.by_path.get(fold(without_suffix(joined)), [])
+        return relative[0] if len(relative) == 1 else None
+    key = fold(without_suffix(target.strip().lstrip("/")))
+    if not key:
+        return None
+    exact = index.by_path.get(key)
+    if exact:
+        return min(exact)
+    named = index.by_name.get(key.rsplit("/", 1)[-1], [])
+    if len(named) == 1:
+        return named[0]  # a file name only one note has, wherever the link says it is
+    ending = [path for path in named if fold(without_suffix(path)).endswith("/" + key)]
+    if not ending:
+        return None
+    under = fold(folder + "/") if folder else ""
+    return min(ending, key=lambda path: (not fold(path).startswith(under), len(path), path))

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]{1,1000}?)\]\]")
 # Target: one level of balanced parentheses ('Note (draft).md'), no brackets (Obsidian allows
 # none in note names).  Without brackets in text or target, no two match attempts scan the same
@@ -92,21 +92,35 @@ def _mask_inline_code(line: str) -> str:
     return "".join(chars)
 
 
+# A line's container marks: blockquote and callout '>' (nested too) and the indentation of a
+# list item; a fence written inside them is a fence all the same.
+_CONTAINER = re.compile(r"(?:[ \t]{0,40}>)*[ \t]*")
+
+
 def fenced(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
-    """Each line with whether it belongs to a fenced code block (fence lines included)."""
+    """Each line with whether it belongs to a fenced code block (fence lines included) —
+    also one written in a quote or callout (`> ```md`) or indented in a list, which ends with
+    its closing fence or with the quote it is in."""
     fence: str | None = None
+    depth = 0  # how many '>' the open fence's lines start with
     for line in lines:
+        marks = _CONTAINER.match(line)
+        assert marks is not None  # it matches the empty string
+        rest = line[marks.end() :]
         if fence is not None:
-            # A closing fence has no info string: only fence characters, at least as many.
-            stripped = line.strip()
-            indent = len(line) - len(line.lstrip(" "))
-            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence) and indent <= 3:
-                fence = None
-            yield line, True
-            continue
-        opener = _FENCE_OPEN.match(line)
+            if depth and marks.group(0).count(">") < depth:
+                fence = None  # the quote holding the fence ended: so did the fence
+            else:
+                # A closing fence has no info string: only fence characters, at least as many.
+                stripped = rest.strip()
+                if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+                    fence = None
+                yield line, True
+                continue
+        opener = _FENCE_OPEN.match(rest)
         if opener:
             fence = opener.group(1)
+            depth = marks.group(0).count(">")
             yield line, True
             continue
         yield line, False
@@ -184,14 +198,25 @@ def parse_inline_tags(body: str) -> tuple[str, ...]:
 
 
 def parse_headings(body: str) -> tuple[Heading, ...]:
-    """ATX headings outside code, in order."""
+    """ATX headings outside code blocks, in order, with their text as written: inline code in a
+    heading is part of it (`## Use `foo` here`, `### `date()``), as Obsidian lists it."""
     headings: list[Heading] = []
-    for number, line in enumerate(masked_lines(body), start=1):
-        if "#" in line[:4]:
+    for number, (line, in_code) in enumerate(fenced(body.split("\n")), start=1):
+        if not in_code and "#" in line[:4]:
             found = atx_heading(line)
             if found:
                 headings.append(Heading(level=found[0], text=found[1], line=number))
     return tuple(headings)
+
+
+# What Obsidian's `stripHeading` turns into spaces before it compares a link's heading with a
+# note's: punctuation and the characters a link cannot hold.
+_HEADING_PUNCTUATION = re.compile(r"[!\"#$%&()*+,.:;<=>?@^`{|}~/\[\]\\]")
+
+
+def strip_heading(text: str) -> str:
+    """A heading as Obsidian compares it: those characters become spaces, runs of blanks one."""
+    return " ".join(_HEADING_PUNCTUATION.sub(" ", text).split())
 
 
 def section_span(line_count: int, headings: tuple[Heading, ...], index: int) -> tuple[int, int]:

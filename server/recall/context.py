@@ -24,7 +24,7 @@ from vault_recall.server.recall.packing import MAX_PROBLEMS, Shaped, json_size, 
 from vault_recall.server.recall.records import MemoryRecord, is_calendar_date
 from vault_recall.server.recall.scan import each_record, read_again
 from vault_recall.server.recall.scope import Exposure, Scope
-from vault_recall.server.recall.view import answer_anew, listing_or_unavailable
+from vault_recall.server.recall.view import answer_anew, kept, listing_or_unavailable
 from vault_recall.server.recall.words import words
 from vault_recall.server.vault.listing import VaultListing, vault_name
 
@@ -166,7 +166,7 @@ def list_subjects(scope: Scope) -> dict[str, Any]:
     # Counted as the records go by: nothing of a note is kept once it is counted.
     for record in each_record(listing.root, listing, None):
         if isinstance(record, InvalidNote):
-            invalid.append(record)
+            invalid.append(kept(record))
             continue
         for subject in record.subjects:
             if not scope.exposure.allows_subject(subject):

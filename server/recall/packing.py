@@ -89,13 +89,16 @@ def pack(
     budget: int,
     limit: int,
     problems: Sequence[dict[str, Any]] | None = None,
+    contiguous: bool = False,
 ) -> dict[str, Any]:
     """Return `envelope` plus `records` (whole candidates, in the given order) and `omitted`.
 
     Candidates are taken greedily in rank order; one that would push the result over
     `budget` or past `limit` is left out whole and counted in `omitted`, and smaller later
-    ones may still fit.  When `problems` is given, up to MAX_PROBLEMS of them are kept within
-    half the budget and the rest counted in `problems_omitted`.
+    ones may still fit — unless `contiguous`, where packing stops at the first that does not
+    (a page: the next one starts right after the last record taken).  When `problems` is
+    given, up to MAX_PROBLEMS of them are kept within half the budget and the rest counted in
+    `problems_omitted`.
     """
     result = dict(envelope)
     result["records"] = []
@@ -125,6 +128,8 @@ def pack(
             break
         if isinstance(candidates, Shaped):
             if size + candidates.at_least(index) > budget:
+                if contiguous:
+                    break
                 continue
             extra = candidates.size(index)
         else:
@@ -133,6 +138,8 @@ def pack(
         if size + extra <= budget:
             records.append(candidates[index])
             size += extra
+        elif contiguous:
+            break
     result["omitted"] = len(candidates) - len(records)
     return result
 
@@ -144,11 +151,19 @@ def answer(
     budget: int,
     limit: int,
     problems: Sequence[dict[str, Any]],
+    contiguous: bool = False,
 ) -> dict[str, Any]:
     """A tool's packed answer: `degraded` with its (bounded) problems when there are any."""
     if problems:
-        return pack({**envelope, "status": "degraded"}, candidates, budget=budget, limit=limit, problems=problems)
-    return pack(envelope, candidates, budget=budget, limit=limit)
+        return pack(
+            {**envelope, "status": "degraded"},
+            candidates,
+            budget=budget,
+            limit=limit,
+            problems=problems,
+            contiguous=contiguous,
+        )
+    return pack(envelope, candidates, budget=budget, limit=limit, contiguous=contiguous)
 
 
 def _fit_envelope(result: dict[str, Any], budget: int) -> None:

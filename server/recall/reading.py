@@ -7,7 +7,7 @@ from typing import Any
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import Note, parse_note
 from vault_recall.server.obsidian.resolve import fold, not_found, resolve_argument
-from vault_recall.server.obsidian.syntax import Heading, block_span, lines_between, section_span
+from vault_recall.server.obsidian.syntax import Heading, block_span, lines_between, section_span, strip_heading
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.arguments import check_range
 from vault_recall.server.recall.packing import compact_json, json_size, shorten_to_bytes
@@ -31,7 +31,8 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
         return result
     path, subpath = resolve_argument(index.root, index.reachable(), note)
     wanted = section.strip() if section and section.strip() else subpath
-    if path in index.broken:
+    if path in index.broken and path not in index.aliases:
+        # Shown broken, not visible (a record whose properties cannot be read): the problem only.
         return _broken_note(index.name, path, problem(index.broken[path]), budget)
     # The index keeps no text: the one note asked for is read now, and judged again as it is now.
     try:
@@ -39,10 +40,13 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
     except (OSError, NoteTooLarge):
         raise not_found(note) from None  # gone since the index was made
     found, trouble = in_view(scope.exposure, parse_note(path, raw.data, raw.mtime_ns))
-    if trouble is not None:
+    if found is None and trouble is not None:
         return _broken_note(index.name, path, problem(trouble), budget)
     if found is None:
         raise not_found(note)
+    if trouble is not None:
+        # Shown as Obsidian shows it, and the problem named: a broken block does not hide a note.
+        result.update(status="degraded", problems=[problem(trouble)])
     result.update(
         path=found.path,
         title=found.title,
@@ -135,8 +139,15 @@ def find_section(note: Note, wanted: str) -> tuple[int, int]:
 
 
 def _heading_within(headings: tuple[Heading, ...], text: str, start: int, end: int) -> int | None:
-    for index, heading in enumerate(headings):
-        if start <= heading.line <= end and fold(heading.text) == fold(text):
+    """The first heading within the lines that reads as `text`: as written, else as Obsidian
+    compares a link's heading (`strip_heading`: 'hasTag' for '`hasTag()`', 'Table' for '`Table`')."""
+    within = [(index, h) for index, h in enumerate(headings) if start <= h.line <= end]
+    for index, heading in within:
+        if fold(heading.text) == fold(text):
+            return index
+    stripped = fold(strip_heading(text))
+    for index, heading in within:
+        if stripped and fold(strip_heading(heading.text)) == stripped:
             return index
     return None
 

@@ -80,4 +80,5 @@ def _broken(note: Note, key: str, rule: str, subjects: tuple[str, ...] | None) -
         reason=f"{note.path}, line {note.property_lines.get(key, 1)}: property '{key}' {rule}",
         mentions_subject=True,
         subjects=subjects,
+        readable=note,
     )

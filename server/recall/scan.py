@@ -29,8 +29,9 @@ _HEAD_BYTES = 64 * 1024
 
 def each_note(root: Path, listing: VaultListing) -> Iterator[tuple[Note | None, InvalidNote | None]]:
     """Every note, read and parsed in full, one at a time: (note, None) for a valid note,
-    (None, problem) for one that cannot be read or parsed, and (note, problem) for a valid
-    note whose record properties break the rules (shown, and reported)."""
+    (None, problem) for one that cannot be read, and (note, problem) for a note shown and
+    reported — one whose properties cannot be read (the note as Obsidian still shows it) or
+    whose record properties break the rules."""
     yield from ((None, _unreadable_folder(folder)) for folder in listing.unreadable_folders)
     yield from ((None, _undecodable(root, name)) for name in listing.undecodable)
     with FolderChain(root) as chain:
@@ -39,7 +40,7 @@ def each_note(root: Path, listing: VaultListing) -> Iterator[tuple[Note | None, 
             if parsed is None:
                 continue
             if isinstance(parsed, InvalidNote):
-                yield None, parsed
+                yield parsed.readable, parsed
                 continue
             record = as_record(parsed)
             yield parsed, record if isinstance(record, InvalidNote) else None
@@ -101,8 +102,9 @@ def read_again(root: Path, path: str, revision: str) -> Note:
         raw = read_note_bytes(root, path)
     except (OSError, NoteTooLarge):
         raise NoteChanged(path) from None
-    note = parse_note(path, raw.data, raw.mtime_ns)
-    if not isinstance(note, Note) or note.revision != revision:
+    parsed = parse_note(path, raw.data, raw.mtime_ns)
+    note = parsed.readable if isinstance(parsed, InvalidNote) else parsed
+    if note is None or note.revision != revision:
         raise NoteChanged(path)
     return note
 

@@ -69,33 +69,50 @@ def _find_hits(
     scope: Scope, listing: VaultListing, pattern: Phrase, subject: str | None
 ) -> tuple[list[_NoteHits], list[dict[str, str]]]:
     """One pass over the notes this client may see: the hits of each (as numbers) and the
-    problems that could matter, by the rules of `view.in_view`."""
+    problems that could have changed this answer, by the rules of `view.in_view`."""
     exposure = scope.exposure
     found: list[_NoteHits] = []
     # By path, as the whole-vault view keeps them: two names that show alike (bytes that are
     # not UTF-8) are one problem to report.
-    broken: dict[str, InvalidNote] = {}
+    broken: dict[str, dict[str, str]] = {}
     vault = vault_name(listing.root)
     if exposure.mode == "vault" and subject is None:
         for note, problem in each_note(listing.root, listing):
-            if problem is not None:
-                broken[problem.path] = problem
+            if problem is not None and could_hold(problem, pattern):
+                broken[problem.path] = view_problem(problem)
             if note is not None:
                 _collect(found, note, pattern, vault)
-        return found, [view_problem(n) for n in broken.values()]
+        return found, list(broken.values())
     for item in each_record(listing.root, listing, subject):
         note, trouble = in_view(exposure, item)
         if trouble is not None:
-            broken[trouble.path] = trouble
+            about = subject is None or trouble.subjects is None or subject in trouble.subjects
+            if about and could_hold(trouble, pattern):
+                broken[trouble.path] = view_problem(trouble)
+            continue  # a note whose record cannot be read is no record of any subject
         if note is not None:
             _collect(found, note, pattern, vault)
-    wanted = (subject,) if subject else None
-    chosen = [n for n in broken.values() if wanted is None or n.subjects is None or set(wanted) & set(n.subjects)]
-    return found, [view_problem(n) for n in chosen]
+    return found, list(broken.values())
+
+
+def could_hold(trouble: InvalidNote, pattern: Phrase) -> bool:
+    """Could this broken note have changed the answer: does its text hold the phrase?  (A
+    note that could not be read at all might hold anything.)"""
+    note = trouble.readable
+    return note is None or any(pattern.found_in(text) for text, _ in searched_texts(note))
+
+
+def searched_texts(note: Note) -> list[tuple[str, int]]:
+    """The texts search looks in, with the file line each starts on: the properties lines (as
+    written, as Obsidian's search and grep see them) and the body."""
+    if note.yaml_text is None:
+        return [(note.body, note.body_first_line)]
+    # The block's text starts on the opening '---' line, just after the three dashes.
+    return [(note.yaml_text, 1), (note.body, note.body_first_line)]
 
 
 def _collect(found: list[_NoteHits], note: Note, pattern: Phrase, vault: str) -> None:
-    if not pattern.found_in(note.body):
+    if not any(pattern.found_in(text) for text, _ in searched_texts(note)):
         return  # most notes: no hit anywhere, so no line is looked at
     lines = array("i")  # 32 bits: line numbers and sizes of notes under 1 MiB
     path_size = json_size(note.path)
@@ -222,25 +239,29 @@ class Phrase:
 
 
 def _line_matches(note: Note, pattern: Phrase) -> list[tuple[int, str, int, int]]:
-    """(file line number, line, start, end) of the first match on each line holding one.
+    """(file line number, line, start, end) of the first match on each line holding one, in the
+    properties lines and then the body."""
+    return [match for text, first in searched_texts(note) for match in _text_matches(text, first, pattern)]
 
-    One pass of the pattern over the whole body (a search per line would be a call per line,
+
+def _text_matches(text: str, first_line: int, pattern: Phrase) -> list[tuple[int, str, int, int]]:
+    """_line_matches in one text starting on file line `first_line`.
+
+    One pass of the pattern over the whole text (a search per line would be a call per line,
     tens of thousands over a vault): a match never spans lines, since the phrase holds no line
     break, so the first match starting on a line is the one a search of that line finds.
     """
-    body = note.body
     matches: list[tuple[int, str, int, int]] = []
-    number = note.body_first_line
+    number = first_line
     counted = 0  # newlines before this position are counted in `number`
-    line_end = -1
-    for start, end in pattern.first_per_line(body):
-        number += body.count("\n", counted, start)
+    for start, end in pattern.first_per_line(text):
+        number += text.count("\n", counted, start)
         counted = start
-        line_start = body.rfind("\n", 0, start) + 1
-        line_end = body.find("\n", start)
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
         if line_end < 0:
-            line_end = len(body)
-        matches.append((number, body[line_start:line_end], start - line_start, end - line_start))
+            line_end = len(text)
+        matches.append((number, text[line_start:line_end], start - line_start, end - line_start))
     return matches
 
 

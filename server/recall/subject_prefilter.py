@@ -27,9 +27,13 @@ _MULTILINE_OPENERS = re.compile(rb"[\"'{\[]")
 # Line breaks YAML knows besides '\n' (a lone CR, NEL, the Unicode line and paragraph
 # separators): where they are, YAML's lines are not the ones seen here.
 _OTHER_BREAKS = re.compile(rb"\r(?!\n)|\xc2\x85|\xe2\x80[\xa8\xa9]")
-# Slugs YAML does not read as that text: booleans, null, numbers in any base, dates (always
-# used with fullmatch; a slug is lowercase, so these spellings are all there are).
-_NOT_TEXT = re.compile(rb"yes|no|on|off|true|false|null|[-+]?0x[0-9a-f]+|[-+]?0b[01]+|[0-9-]*")
+# Slugs YAML may not read as that text: booleans, null, numbers in any base and exponent
+# (`1e3` is a number to YAML 1.2), date-like runs (always used with fullmatch; a slug is
+# lowercase, so these spellings are all there are).  YAML 1.1's `yes`/`on` stay listed: being
+# unsure only means the note is read whole.
+_NOT_TEXT = re.compile(
+    rb"yes|no|on|off|true|false|null|[-+]?0x[0-9a-f]+|0o[0-7]+|[-+]?0b[01]+|[0-9-]*|-?[0-9]+e-?[0-9]+"
+)
 # The common record, matched in one step: the block opens with a plain `subject: slug` line
 # whose value does not go on below it (the next line is neither indented nor blank), and
 # closes within these bytes, with no '\\' anywhere in it.

@@ -8,7 +8,7 @@ reference the streaming tools are checked against.)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +26,15 @@ MAX_REASON_BYTES = 400
 def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tuple[Note | None, InvalidNote | None]:
     """One freshly parsed note (or the record made of it) as a client sees it: (the note if
     visible, the problem if shown).  Both, for a note shown in the whole vault whose record
-    properties are broken.  The visibility rules of every tool, in one place."""
+    properties are broken, or whose properties cannot be read (the note as Obsidian still
+    shows it: no record, so never visible to a client that sees records only).  The visibility
+    rules of every tool, in one place."""
     if isinstance(parsed, InvalidNote):
+        if exposure.mode == "vault":
+            return parsed.readable, parsed
         # A note that could not be read at all might be anything: only a client that may see
         # every note is told of it (the person sees it in health and the tray).
-        shown = exposure.mode == "vault" or (
-            not parsed.unread and parsed.mentions_subject and exposure.allows_record_subjects(parsed.subjects)
-        )
+        shown = not parsed.unread and parsed.mentions_subject and exposure.allows_record_subjects(parsed.subjects)
         return None, parsed if shown else None
     record = parsed if isinstance(parsed, MemoryRecord) else as_record(parsed)
     note = parsed.note if isinstance(parsed, MemoryRecord) else parsed
@@ -74,7 +76,7 @@ def index_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultIndex | N
             if note is not None:
                 aliases[note.path] = note.aliases
             if trouble is not None:
-                broken[trouble.path] = trouble
+                broken[trouble.path] = kept(trouble)
     else:
         # Only records can be visible here, and only notes naming a subject can be shown broken.
         for item in each_record(listing.root, listing, None):
@@ -82,8 +84,22 @@ def index_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultIndex | N
             if note is not None:
                 aliases[note.path] = note.aliases
             if trouble is not None:
-                broken[trouble.path] = trouble
+                broken[trouble.path] = kept(trouble)
     return VaultIndex(root=listing.root, name=vault_name(listing.root), aliases=aliases, broken=broken)
+
+
+def kept(trouble: InvalidNote) -> InvalidNote:
+    """A problem to keep across a pass, without the note's text (a vault can have many)."""
+    return replace(trouble, readable=None) if trouble.readable is not None else trouble
+
+
+def seen_notes(exposure: Exposure, listing: VaultListing) -> Iterator[tuple[Note | None, InvalidNote | None]]:
+    """Each note as a client sees it, read fresh: (the note if visible, the problem if shown)."""
+    if exposure.mode == "vault":
+        yield from each_note(listing.root, listing)
+        return
+    for item in each_record(listing.root, listing, None):
+        yield in_view(exposure, item)
 
 
 def visible_notes(exposure: Exposure, listing: VaultListing) -> Iterator[Note]:
