@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vault_recall.app.clients.catalogue import SERVER_NAME, TOOL_NAMES, ClientSpec
-from vault_recall.app.clients.install import InstallError, Plan, read_existing, target_of
+from vault_recall.app.clients.install import InstallError, Plan, read_current, target_of
 from vault_recall.app.clients.json_edit import JsonEditError, parse_object, remove_member, set_member
 
 CLAUDE_RULES = tuple(f"mcp__{SERVER_NAME}__{tool}" for tool in TOOL_NAMES)
@@ -46,8 +46,9 @@ def claude_settings_file(home: Path | None = None) -> Path:
 def plan_claude_allow(path: Path, *, allow: bool) -> Plan:
     """`permissions.allow` with our tools added (allow) or exactly ours removed; every other
     byte of the file as it was."""
+    asked = path
     path = target_of(path)
-    before = read_existing(path)
+    seen, before = read_current(path)
     text = before or ""
     what = str(path)
     try:
@@ -69,9 +70,10 @@ def plan_claude_allow(path: Path, *, allow: bool) -> Plan:
     except JsonEditError as exc:
         raise InstallError(str(exc)) from None
     _verify(text, after, wanted, what)
+    redo = lambda: plan_claude_allow(asked, allow=allow)  # noqa: E731 - the same change, from the file as it is then
     if after == text:
-        return Plan(path=path, before=before, after=before or "", replaced=False)
-    return Plan(path=path, before=before, after=after, replaced=False)
+        return Plan(path=path, before=before, after=before or "", replaced=False, seen=seen, redo=redo)
+    return Plan(path=path, before=before, after=after, replaced=False, seen=seen, redo=redo)
 
 
 def _verify(before: str, after: str, wanted: list[Any], what: str) -> None:

@@ -71,7 +71,9 @@ class Plan:
 
     @property
     def changes(self) -> bool:
-        return self.before != self.after and not (self.before is None and self.after is None)
+        if self.before is None:
+            return bool(self.after)  # no file, and none (or an empty one) to write: nothing to do
+        return self.before != self.after
 
     def diff(self) -> str:
         if self.after is None:
@@ -94,7 +96,8 @@ def target_of(path: Path) -> Path:
         raise InstallError(f"{path} is a symlink that leads nowhere readable, so it was left untouched") from None
 
 
-def _read(path: Path) -> tuple[Seen, str | None]:
+def read_current(path: Path) -> tuple[Seen, str | None]:
+    """The file as read now — what a plan is made from — and its text (None: no file)."""
     try:
         seen = read_seen(path, _MAX_CONFIG_BYTES)
     except ValueError:
@@ -113,7 +116,7 @@ def _read(path: Path) -> tuple[Seen, str | None]:
 
 def read_existing(path: Path) -> str | None:
     """The file's text, or None when it does not exist; InstallError when it cannot be used."""
-    return _read(path)[1]
+    return read_current(path)[1]
 
 
 def current_entry(spec: ClientSpec, text: str, what: str) -> dict[str, Any] | None:
@@ -156,7 +159,7 @@ def _edited(spec: ClientSpec, text: str, entry: dict[str, Any], what: str) -> st
 def plan_install(spec: ClientSpec, argv: list[str], path: Path, extra: dict[str, Any] | None = None) -> Plan:
     """The change that gives `path` our entry for `argv` (plus `extra` keys: allow_list.py)."""
     target = target_of(path)
-    seen, before = _read(target)
+    seen, before = read_current(target)
     bom, text = _split_bom(before or "")
     entry = spec.entry(argv) | (extra or {})
     what = str(target)
@@ -179,7 +182,7 @@ def plan_install(spec: ClientSpec, argv: list[str], path: Path, extra: dict[str,
 
 def plan_uninstall(spec: ClientSpec, path: Path) -> Plan:
     target = target_of(path)
-    seen, before = _read(target)
+    seen, before = read_current(target)
     if before is None:
         return Plan(path=target, before=None, after=None, replaced=False, seen=seen)
     bom, text = _split_bom(before)
