@@ -185,11 +185,12 @@ def run_endpoint(listen_text: str, extra_hosts: list[str], request_seconds: floa
         server_header=False,
     )
     warning = "" if listen.loopback else " — not loopback: put TLS or a private network in front (see README)"
-    print(
+    # For the person (and the tray, which reads the address from it): this stdout is no MCP wire.
+    sys.stdout.write(
         f"Vault Recall endpoint: {listen.url(port)}{warning}\n"
-        "Each client needs its token (vault-recall client token ID). Ctrl-C stops it.",
-        flush=True,
+        "Each client needs its token (vault-recall client token ID). Ctrl-C stops it.\n"
     )
+    sys.stdout.flush()
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
