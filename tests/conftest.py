@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,3 +41,13 @@ def shared_sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     before = snapshot(vault)
     yield vault
     assert snapshot(vault) == before, "a server process changed the vault it recalled from"
+
+
+@pytest.fixture
+def world_readable_tmp() -> Iterator[Path]:
+    """A temporary folder another user ('nobody', for the tests that drop to it) can traverse:
+    pytest's tmp_path is private to root."""
+    folder = Path(tempfile.mkdtemp(prefix="vault-recall-test-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

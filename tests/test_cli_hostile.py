@@ -7,8 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -70,19 +68,11 @@ def test_install_into_json_nested_100000_deep_is_one_sentence_and_the_snippet(tm
     assert deep.read_bytes() == before
 
 
-@pytest.fixture
-def shared_tmp() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="vault-recall-cli-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def test_install_into_a_folder_it_cannot_write_is_one_sentence_and_the_snippet(shared_tmp: Path) -> None:
-    locked = shared_tmp / "locked"
+def test_install_into_a_folder_it_cannot_write_is_one_sentence_and_the_snippet(world_readable_tmp: Path) -> None:
+    locked = world_readable_tmp / "locked"
     locked.mkdir(mode=0o555)
     locked.chmod(0o555)
-    home = shared_tmp / "home"
+    home = world_readable_tmp / "home"
     home.mkdir(mode=0o777)
     home.chmod(0o777)
     prefix: tuple[str, ...] = ()

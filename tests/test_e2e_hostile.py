@@ -8,8 +8,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -21,15 +19,6 @@ from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config.config_file import ActivitySettings, ClientEntry, Config, VaultEntry, activity_path
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-
-@pytest.fixture
-def world_readable_tmp() -> Iterator[Path]:
-    """A temporary folder another user can traverse (pytest's tmp_path is private to root)."""
-    folder = Path(tempfile.mkdtemp(prefix="vault-recall-hostile-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 async def test_a_leftover_obsidian_folder_does_not_unhide_the_renamed_config_folders_exclusions(

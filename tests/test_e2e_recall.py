@@ -7,9 +7,7 @@ import os
 import select
 import shutil
 import subprocess
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -104,15 +102,6 @@ async def test_an_oversized_record_is_omitted_whole_and_the_answer_fits(tmp_path
         assert sorted(paths(roomy)) == ["Big deploy.md", "Small deploy.md"]
         big = next(r for r in roomy["records"] if r["path"] == "Big deploy.md")
         assert big["text"] == big_body.strip() + "\n"
-
-
-@pytest.fixture
-def world_readable_tmp() -> Iterator[Path]:
-    """A temporary folder another user can traverse (pytest's tmp_path is private to root)."""
-    folder = Path(tempfile.mkdtemp(prefix="vault-recall-test-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 async def test_unavailable_vaults_differ_from_an_empty_answer(tmp_path: Path, sample: Path) -> None:

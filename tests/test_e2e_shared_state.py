@@ -6,8 +6,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -167,19 +165,11 @@ async def test_calls_answer_when_the_activity_store_is_deleted_or_locked(shared_
         await wait_for_events(before + 1)  # and recording resumes
 
 
-@pytest.fixture
-def shared_tmp() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="vault-recall-test-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
 async def test_calls_answer_when_the_activity_store_cannot_be_written(
-    shared_tmp: Path, monkeypatch: pytest.MonkeyPatch
+    world_readable_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    vault = copy_sample_vault(shared_tmp / "Sample")
-    home = shared_tmp / "home"
+    vault = copy_sample_vault(world_readable_tmp / "Sample")
+    home = world_readable_tmp / "home"
     home.mkdir(mode=0o755)
     monkeypatch.setenv("VAULT_RECALL_HOME", str(home))
     prefix: list[str] = []

@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from vault_recall.app.state.atomic_write import temp_beside
+
 BACKUP_SUFFIX = ".vault-recall.bak"
 # Backups kept per file besides the oldest one (the person's original, never pruned).
 KEEP_BACKUPS = 5
@@ -103,21 +105,6 @@ def swap(first: Path, second: Path) -> bool:
     raise OSError(code, os.strerror(code), str(second))
 
 
-def _temp_beside(path: Path, data: bytes, mode: int) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), mode)
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(name)
-        raise
-    return Path(name)
-
-
 def _read_bytes(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
@@ -157,7 +144,7 @@ def replace_if_unchanged(path: Path, seen: Seen, new: bytes | None, mode: int) -
 
 
 def _create_if_absent(path: Path, new: bytes, mode: int) -> None:
-    temp = _temp_beside(path, new, mode)
+    temp = temp_beside(path, new, mode)
     try:
         os.link(temp, path)  # fails if the file appeared meanwhile: nothing of theirs is lost
     except FileExistsError:
@@ -174,7 +161,7 @@ def _create_if_absent(path: Path, new: bytes, mode: int) -> None:
 
 
 def _swap_in_if_unchanged(path: Path, seen: Seen, new: bytes, mode: int) -> None:
-    temp = _temp_beside(path, new, mode)
+    temp = temp_beside(path, new, mode)
     try:
         if not _still(path, seen):
             raise Changed(str(path))

@@ -8,9 +8,9 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomically(path: Path, data: bytes, mode: int) -> None:
-    """A temporary file beside `path` (so the rename stays on one file system), written and
-    synced with `mode`, renamed over `path`; then the folder is synced so the rename lasts."""
+def temp_beside(path: Path, data: bytes, mode: int) -> Path:
+    """A new temporary file beside `path` (so a rename over it stays on one file system),
+    holding `data` with `mode`, synced to disk."""
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -18,6 +18,18 @@ def write_atomically(path: Path, data: bytes, mode: int) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    return Path(temp)
+
+
+def write_atomically(path: Path, data: bytes, mode: int) -> None:
+    """`data` written beside `path` and renamed over it; then the folder is synced so the rename
+    lasts."""
+    temp = temp_beside(path, data, mode)
+    try:
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

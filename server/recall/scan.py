@@ -138,21 +138,10 @@ def _read_and_parse(vault: Path | FolderChain, path: str) -> Note | InvalidNote 
         return invalid_from_head(
             path, head, f"{path}: {exc.size:,} bytes is too large to read (the limit is 1 MiB per note)"
         )
-    except PermissionError:
-        return InvalidNote(
-            path=path,
-            reason=f"{path}: cannot be read: permission denied",
-            mentions_subject=True,
-            subjects=None,
-            unread=True,
-        )
     except OSError as exc:
+        why = "permission denied" if isinstance(exc, PermissionError) else exc.strerror
         return InvalidNote(
-            path=path,
-            reason=f"{path}: cannot be read: {exc.strerror}",
-            mentions_subject=True,
-            subjects=None,
-            unread=True,
+            path=path, reason=f"{path}: cannot be read: {why}", mentions_subject=True, subjects=None, unread=True
         )
     return parse_note(path, raw.data, raw.mtime_ns)
 
