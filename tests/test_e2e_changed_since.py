@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from tests.e2e import call, serving
 from tests.http_e2e import http_client, running_endpoint
 from tests.vaults import record, write_vault
+from vault_recall.app.cli.main import main
 from vault_recall.app.state.config_store import issue_token, save_config, update_config
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
 
@@ -155,3 +157,38 @@ async def test_over_http_each_token_is_told_only_of_the_notes_its_own_client_rec
         async with http_client(endpoint.url, tokens["cursor"]) as cursor_again:
             result = await call(cursor_again, "list_subjects")
             assert [entry["now"] for entry in result[FIELD]] == [sha(vault / BUILD)]
+
+
+async def test_vault_recall_activity_marks_each_note_changed_or_gone_since_as_it_is_now(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = team_vault(tmp_path / "Team")
+    configure(vault)
+    async with serving("cursor", None) as cursor:
+        recalled = await call(cursor, "recall_context", {"subject": "build-system", "query": "bazel"})
+        await call(cursor, "read_note", {"note": "Release"})
+        await call(cursor, "search_notes", {"query": "bazel"})  # lines of notes: never marked
+    # The process has ended: its events are in the store.
+    was, release_was = recalled["records"][0]["revision"], sha(vault / RELEASE)
+    original = (vault / BUILD).read_bytes()
+    (vault / BUILD).write_text(record("build-system", "We build with Bazel 8."), encoding="utf-8")
+    (vault / RELEASE).unlink()
+
+    def activity() -> tuple[list[str], list[dict[str, Any]]]:
+        assert main(["activity"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert main(["activity", "--json"]) == 0
+        return lines, [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+    lines, events = activity()
+    assert [e["tool"] for e in events] == ["recall_context", "read_note", "search_notes"]
+    assert f"[{BUILD} (changed since)]" in lines[0]
+    assert f"[{RELEASE} (gone since)]" in lines[1]
+    assert "since" not in lines[2]
+    assert events[0]["changed_since"] == [{"path": BUILD, "was": was, "now": sha(vault / BUILD)}]
+    assert events[1]["changed_since"] == [{"path": RELEASE, "was": release_was, "now": None}]
+    assert events[2]["changed_since"] == [] and events[2]["returned"]
+    # Read fresh each time, never stored: the person undoes the edit, and the mark is gone.
+    (vault / BUILD).write_bytes(original)
+    lines, events = activity()
+    assert "since" not in lines[0] and events[0]["changed_since"] == []
