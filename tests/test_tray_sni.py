@@ -294,7 +294,9 @@ async def test_after_the_person_edits_a_recalled_note_the_tray_marks_it_and_name
             count = len(host.notifications)
 
             # The person corrects the note (as Obsidian saves: the file rewritten in place).
-            note.write_text(note.read_text(encoding="utf-8") + "\nCorrection: docs still build with Make.\n", encoding="utf-8")
+            note.write_text(
+                note.read_text(encoding="utf-8") + "\nCorrection: docs still build with Make.\n", encoding="utf-8"
+            )
             _, root = await host.eventually(
                 lambda: host.layout(service),
                 lambda layout: all(label.endswith(" · changed since") for label in recent_labels(layout[1])),
