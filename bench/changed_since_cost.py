@@ -5,8 +5,8 @@ in this process, on the same notes.
 
     .venv/bin/python bench/changed_since_cost.py [--notes 1000] [--calls 200] [--json out.json]
 
-Ratios are against the server remembering nothing, interleaved round by round so load drift
-hits both alike.  At the end every remembered note is edited, and the second server must
+Ratios are against the server remembering nothing, the two servers called in turn, call by
+call, so load drift hits both alike.  At the end every remembered note is edited, and the second server must
 tell all 50 (a check that it really remembered them; its own notes are then restored).
 """
 
@@ -119,10 +119,9 @@ async def measure(notes: int, calls: int) -> dict[str, Any]:
                 await timed(fifty, tool, args, 3)
                 base: list[float] = []
                 loaded: list[float] = []
-                batch = min(20, calls)
-                for _ in range(max(1, calls // batch)):
-                    base += await timed(none, tool, args, batch)
-                    loaded += await timed(fifty, tool, args, batch)
+                for _ in range(calls):  # call by call, alternating, so load drift hits both alike
+                    base += await timed(none, tool, args, 1)
+                    loaded += await timed(fifty, tool, args, 1)
                 results.append(
                     {
                         "tool": tool,

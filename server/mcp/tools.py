@@ -41,16 +41,17 @@ Every result has `status`: `ok` (possibly with no records: nothing matched), `de
 never cut; `omitted` counts matches that did not fit the budget or limit.
 
 The person may correct a note while you work. When a result carries \
-`changed_since_recalled`, notes you were given earlier in this session have changed since \
-(`now` is the new revision; `now: null` means the note is gone or no longer shared with you): \
-what you hold of them is out of date. Recall or read_note them again before relying on them, \
-and tell the person when the correction changes your answer. Each change is told once."""
+`changed_since_recalled`, notes this client was given earlier (in this conversation or \
+another) have changed since: `now` is the new revision, `now: null` means the note is gone \
+or no longer shared with you. If you hold text of one of them, it is out of date: recall or \
+read_note it again before relying on it, and tell the person when the correction changes \
+your answer. Each change is told once."""
 
 # Appended to every tool's description: any call may carry the field.
 CHANGED_SINCE_NOTE = """\
-Any result may carry `changed_since_recalled: [{path, uri, was, now}]`: notes you were given \
-earlier in this session that have changed since (`now` null: gone or no longer shared with \
-you). Do not rely on your earlier copy: recall or read_note them again first."""
+Any result may carry `changed_since_recalled: [{path, uri, was, now}]`: notes this client was \
+given earlier that have changed since (`now` null: gone or no longer shared with you). Do not \
+rely on an earlier copy of them: recall or read_note them again first."""
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, destructive_hint=False, open_world_hint=False)
 
