@@ -29,7 +29,7 @@ def healthy(**kw: object) -> HealthReport:
     return HealthReport(**fields)  # type: ignore[arg-type]
 
 
-def event(client: str, path: str, seconds_ago: float, n: int = 1) -> EventRow:
+def event(client: str, path: str, seconds_ago: float, n: int = 1, revision: str | None = None) -> EventRow:
     return EventRow(
         id=n,
         ts=NOW - seconds_ago,
@@ -44,6 +44,7 @@ def event(client: str, path: str, seconds_ago: float, n: int = 1) -> EventRow:
         duration_ms=1.0,
         error=None,
         returned=(path,),
+        revisions=(revision,),
     )
 
 
@@ -75,6 +76,7 @@ def test_a_healthy_vault() -> None:
         "-",
         "Notify on recall",
         "Notify on health change",
+        "Notify when a recalled note changes",
         "Start at login",
         "-",
         "Quit Vault Recall",
@@ -220,6 +222,7 @@ def test_many_clients_long_names_and_unicode_stay_short() -> None:
     [
         ("notify_recall", "Notify on recall"),
         ("notify_health", "Notify on health change"),
+        ("notify_changed", "Notify when a recalled note changes"),
         ("start_at_login", "Start at login"),
     ],
 )
@@ -294,3 +297,58 @@ def test_only_clients_that_connect_by_url_offer_a_url_snippet() -> None:
     listed = find(build_menu(state(config=config)), "Clients").submenu or ()
     assert "Copy URL snippet (new token)" in texts(find(listed, "Codex CLI").submenu or ())
     assert "Copy URL snippet (new token)" not in texts(find(listed, "Cline").submenu or ())
+
+
+WITH_CLIENTS = Config(
+    vaults=WORK.vaults, active_vault="Work", clients=(ClientEntry("cursor"), ClientEntry("claude-code"))
+)
+
+
+def test_recalls_of_a_note_changed_or_gone_since_are_marked_in_recent_recalls_and_per_client() -> None:
+    recent = (
+        event("cursor", "Projects/Build decision.md", 7200, 1, revision="r1"),
+        event("claude-code", "Projects/Build decision.md", 600, 2, revision="r2"),
+        event("zed", "Team/Review.md", 300, 3, revision="r1"),
+        event("cursor", "Old.md", 200, 4, revision="r1"),
+        event("zed", "Unknown vault.md", 100, 5, revision="r1"),
+    )
+    now = {("work", "Projects/Build decision.md"): "r2", ("work", "Team/Review.md"): "r1", ("work", "Old.md"): None}
+    menu = build_menu(state(config=WITH_CLIENTS, recent=recent, revisions_now=now))
+    assert texts(find(menu, "Recent recalls").submenu or ()) == [
+        "Zed · Unknown vault · 2 min ago",  # its revision now is not known: no mark
+        "Cursor · Old · 3 min ago · gone since",
+        "Zed · Review · 5 min ago",
+        "Claude Code · Build decision · 10 min ago",  # it was given the note as it is now
+        "Cursor · Build decision · 2 h ago · changed since",
+    ]
+    cursor = find(menu, "Clients", "Cursor").submenu or ()
+    assert texts(cursor)[1:3] == ["Recalled: Old · gone since", "Recalled: Build decision · changed since"]
+    assert find(cursor, "Recalled: Build decision · changed since").action == (
+        "open_note",
+        "Projects/Build decision.md",
+        "work",
+    )
+    assert "Recalled: Build decision" in texts(find(menu, "Clients", "Claude Code").submenu or ())
+    # Without revisions read now (nothing known), nothing is marked.
+    assert not any("since" in t for t in texts(find(build_menu(state(recent=recent)), "Recent recalls").submenu or ()))
+
+
+def test_a_client_recalling_the_new_version_is_no_longer_marked() -> None:
+    recent = (
+        event("cursor", "Build.md", 600, 1, revision="r1"),
+        event("cursor", "Build.md", 60, 2, revision="r2"),
+    )
+    menu = build_menu(state(config=WITH_CLIENTS, recent=recent, revisions_now={("work", "Build.md"): "r2"}))
+    assert "Recalled: Build" in texts(find(menu, "Clients", "Cursor").submenu or ())
+    recalls = texts(find(menu, "Recent recalls").submenu or ())
+    assert recalls == ["Cursor · Build · 1 min ago", "Cursor · Build · 10 min ago · changed since"]
+
+
+def test_a_long_note_name_is_shortened_and_keeps_its_mark_whole() -> None:
+    path = "Deep/" + "A very long decision name " * 6 + ".md"
+    recent = (event("cursor", path, 30, 1, revision="r1"),)
+    menu = build_menu(state(config=WITH_CLIENTS, recent=recent, revisions_now={("work", path): "r2"}))
+    (label,) = texts(find(menu, "Recent recalls").submenu or ())
+    assert label.endswith("… · changed since") and len(label) <= 70
+    listed = texts(find(menu, "Clients", "Cursor").submenu or ())
+    assert listed[1].endswith("… · changed since") and len(listed[1]) <= 70

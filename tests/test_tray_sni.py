@@ -256,3 +256,85 @@ async def test_the_tray_is_a_statusnotifieritem_whose_dbusmenu_is_the_menu_model
                 tray.wait(timeout=30)
             log.close()
     assert "Traceback" not in (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")
+
+
+def recent_labels(root: dict[str, Any]) -> list[str]:
+    return [child["label"].replace("__", "_") for child in find_node(root, "Recent recalls")["children"]]
+
+
+async def test_after_the_person_edits_a_recalled_note_the_tray_marks_it_and_names_who_read_the_old_version(
+    session: tuple[SessionBus, dict[str, str]], tmp_path: Path
+) -> None:
+    bus, env = session
+    work = copy_sample_vault(tmp_path / "Work")
+    save_config(
+        Config(
+            vaults=(VaultEntry("Work", str(work)),),
+            active_vault="Work",
+            clients=(ClientEntry("cursor"), ClientEntry("claude-code")),
+        )
+    )
+    note = work / "Projects/Build/Build decision.md"
+    log = (tmp_path / "tray.log").open("wb")
+    async with panel(bus.address) as host:
+        tray = subprocess.Popen([*vault_recall_command(), "tray"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            sender, service = await host.until(lambda: host.registrations and host.registrations[-1], "registration")
+            await host.listen_to(sender)
+            # Two real clients recall the decision through real servers.
+            for client in ("cursor", "claude-code"):
+                async with serving(client, None) as session_:
+                    await call(session_, "recall_context", {"subject": "build-system", "query": "bazel"})
+            _, root = await host.eventually(
+                lambda: host.layout(service),
+                lambda layout: len(recent_labels(layout[1])) == 2,
+                "both recalls in Recent recalls",
+            )
+            assert not any("since" in label for label in recent_labels(root))
+            count = len(host.notifications)
+
+            # The person corrects the note (as Obsidian saves: the file rewritten in place).
+            note.write_text(
+                note.read_text(encoding="utf-8") + "\nCorrection: docs still build with Make.\n", encoding="utf-8"
+            )
+            _, root = await host.eventually(
+                lambda: host.layout(service),
+                lambda layout: all(label.endswith(" · changed since") for label in recent_labels(layout[1])),
+                "the 'changed since' marks",
+            )
+            assert [label.split(" · ")[:2] for label in recent_labels(root)] == [
+                ["Claude Code", "Build decision"],
+                ["Cursor", "Build decision"],
+            ]
+            assert find_node(root, "Clients", "Cursor", "Recalled: Build decision · changed since")
+            await host.until(lambda: len(host.notifications) > count, "the 'recalled the old version' notification")
+            assert host.notifications[-1][3] == "Claude Code and Cursor recalled the old 'Build decision' today"
+            assert find_node(root, "Notify when a recalled note changes")["toggle-state"] == 1
+
+            # Cursor recalls the corrected note: its mark goes, Claude Code's stays.
+            async with serving("cursor", None) as session_:
+                await call(session_, "recall_context", {"subject": "build-system", "query": "bazel"})
+            _, root = await host.eventually(
+                lambda: host.layout(service),
+                lambda layout: len(recent_labels(layout[1])) == 3,
+                "the new recall",
+            )
+            labels = recent_labels(root)
+            assert not labels[0].endswith("since") and labels[0].startswith("Cursor · Build decision")
+            assert labels[1].startswith("Claude Code") and labels[1].endswith(" · changed since")
+            assert find_node(root, "Clients", "Cursor", "Recalled: Build decision")
+
+            # The notification has a toggle of its own.
+            await host.click(service, find_node(root, "Notify when a recalled note changes")["id"])
+            await host.until(
+                lambda: dict(load_config().extra).get("tray", {}).get("notify_changed") is False, "the toggle saved"
+            )
+            _, root = await host.layout(service)
+            await host.click(service, find_node(root, "Quit Vault Recall")["id"])
+            assert tray.wait(timeout=30) == 0
+        finally:
+            if tray.poll() is None:
+                tray.terminate()
+                tray.wait(timeout=30)
+            log.close()
+    assert "Traceback" not in (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")

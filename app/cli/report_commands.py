@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from vault_recall.app.cli.config_commands import CommandError, describe_exposure
@@ -18,6 +19,8 @@ from vault_recall.app.state.activity_view import (
     store_problem,
 )
 from vault_recall.app.state.health import HealthReport, check_health
+from vault_recall.app.state.note_revisions import NoteRef, change_of, revisions_now, vault_folders
+from vault_recall.app.state.obsidian_vaults import discover_vaults
 from vault_recall.app.timefmt import ago, clock
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ACTIVE, ConfigError, activity_path, config_path, load_config
@@ -32,8 +35,9 @@ def activity(args: argparse.Namespace) -> int:
         raise CommandError(problem)
     _warn_if_config_broken()
     events = recent_events(path, limit=args.limit, client=args.client)
+    current = _revisions_now(events)
     for event in events:
-        print(_format_event(event, as_json=args.json), flush=True)
+        print(_format_event(event, current, as_json=args.json), flush=True)
     if not args.follow:
         if not events and not args.json:
             print(f"No activity yet ({path}).")
@@ -45,8 +49,10 @@ def activity(args: argparse.Namespace) -> int:
             newest = newest_event_id(path)
             if newest is not None and newest < last:
                 last = 0  # the store was deleted and started again: its ids start over
-            for event in recent_events(path, limit=1000, client=args.client, after_id=last):
-                print(_format_event(event, as_json=args.json), flush=True)
+            batch = recent_events(path, limit=1000, client=args.client, after_id=last)
+            current = _revisions_now(batch)
+            for event in batch:
+                print(_format_event(event, current, as_json=args.json), flush=True)
                 last = event.id
     except KeyboardInterrupt:
         return 0
@@ -61,16 +67,40 @@ def _warn_if_config_broken() -> None:
         print(f"note: {exc} (every client's calls answer `unavailable` until it is fixed)", file=sys.stderr)
 
 
-def _format_event(event: EventRow, *, as_json: bool) -> str:
+def _revisions_now(events: Sequence[EventRow]) -> dict[NoteRef, str | None]:
+    """The revision now of every whole note these events returned, read once per note, for
+    the "changed since" marks (nothing when the config cannot say where the vaults are)."""
+    try:
+        config = load_config()
+    except ConfigError:
+        return {}
+    notes = [(e.vault or "", path) for e in reversed(events) for path, given in e.given() if given]
+    return revisions_now(notes, vault_folders(config, discover_vaults()), limit=1000)
+
+
+def _changed_since(event: EventRow, current: Mapping[NoteRef, str | None]) -> list[dict[str, str | None]]:
+    """The returned notes not as the client was given them any more: {path, was, now} (now
+    None: gone)."""
+    return [
+        {"path": path, "was": given, "now": current[(event.vault or "", path)]}
+        for path, given in event.given()
+        if change_of((event.vault or "", path), given, current)
+    ]
+
+
+def _format_event(event: EventRow, current: Mapping[NoteRef, str | None], *, as_json: bool) -> str:
+    changed = _changed_since(event, current)
     if as_json:
-        returned = [{"path": p, "revision": r} for p, r in zip(event.returned, event.revisions, strict=False)]
+        returned = [{"path": path, "revision": given} for path, given in event.given()]
         fields = {k: v for k, v in event.__dict__.items() if k != "revisions"}
-        return json.dumps(fields | {"returned": returned}, ensure_ascii=False)
+        return json.dumps(fields | {"returned": returned, "changed_since": changed}, ensure_ascii=False)
     what = event.subject or ""
     if event.query:
         what += f" {event.query!r}" if what else repr(event.query)
     result = event.error if event.error else f"{event.status}, {len(event.returned)} returned"
-    notes = "; ".join(event.returned[:3]) + (" …" if len(event.returned) > 3 else "")
+    marks = {c["path"]: " (changed since)" if c["now"] else " (gone since)" for c in changed}
+    shown = [path + marks.get(path, "") for path in event.returned[:3]]
+    notes = "; ".join(shown) + (" …" if len(event.returned) > 3 else "")
     return f"{clock(event.ts)}  {event.client:<16} {event.tool:<16} {what:<30} {result}" + (
         f"  [{notes}]" if notes else ""
     )

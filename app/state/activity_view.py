@@ -29,8 +29,23 @@ class EventRow:
     duration_ms: float
     error: str | None
     returned: tuple[str, ...]  # note paths
-    revisions: tuple[str | None, ...] = ()  # each returned note's revision (SHA-256), in the same order
+    revisions: tuple[str | None, ...] = ()  # the revision each was given at (None: a line, not a note)
     client_version: str | None = None  # the version the client reported
+
+    def given(self) -> list[tuple[str, str | None]]:
+        """(path, the revision it was given at) for each returned note."""
+        return [(path, self.revisions[i] if i < len(self.revisions) else None) for i, path in enumerate(self.returned)]
+
+
+@dataclass(frozen=True)
+class Recall:
+    """A client's latest recall of one whole note: which revision it was given, and when."""
+
+    client: str
+    vault: str
+    path: str
+    revision: str
+    ts: float
 
 
 @dataclass(frozen=True)
@@ -143,6 +158,27 @@ def clients_who_recalled(path: Path, note_path: str) -> list[tuple[str, int, flo
             return []
 
 
+def latest_recalls(path: Path, since: float, limit: int = 200) -> list[Recall]:
+    """Each client's latest recall of each whole note (one handed out with its revision) since
+    `since`, newest first, at most `limit`."""
+    with reading(path) as connection:
+        if connection is None:
+            return []
+        try:
+            # SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum:
+            # the revision of each client's latest recall of the note.
+            rows = connection.execute(
+                "SELECT e.client, e.vault, r.path, r.revision, MAX(e.ts) FROM returned r"
+                " JOIN events e ON e.id = r.event_id"
+                " WHERE e.ts >= ? AND r.revision IS NOT NULL AND e.vault IS NOT NULL"
+                " GROUP BY e.client, e.vault, r.path ORDER BY MAX(e.ts) DESC LIMIT ?",
+                (since, limit),
+            ).fetchall()
+        except sqlite3.Error:
+            return []
+    return [Recall(client=r[0], vault=r[1], path=r[2], revision=r[3], ts=r[4]) for r in rows]
+
+
 def newest_event_id(path: Path) -> int | None:
     """The newest event's id (0: no store or no events), or None when the store cannot be read
     right now (locked, say) — which is not the same as empty."""
@@ -168,13 +204,13 @@ def count_events(path: Path) -> int:
 
 
 def _row(connection: sqlite3.Connection, row: tuple[object, ...]) -> EventRow:
-    returned = connection.execute(
+    notes = connection.execute(
         "SELECT path, revision FROM returned WHERE event_id = ? ORDER BY rowid", (row[0],)
     ).fetchall()
     *fields, version = row
     return EventRow(  # type: ignore[misc]
         *fields,  # type: ignore[arg-type]
-        returned=tuple(r[0] for r in returned),
-        revisions=tuple(r[1] for r in returned),
+        returned=tuple(str(note[0]) for note in notes),
+        revisions=tuple(note[1] if isinstance(note[1], str) else None for note in notes),
         client_version=version,  # type: ignore[arg-type]
     )

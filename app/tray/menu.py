@@ -7,12 +7,14 @@ over D-Bus), so a new item needs no backend work.  The tests check the items for
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vault_recall.app.clients.catalogue import CLIENTS, client_spec
 from vault_recall.app.state.activity_view import ClientSummary, EventRow
 from vault_recall.app.state.health import HealthReport
+from vault_recall.app.state.note_revisions import NoteRef, change_of
 from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.app.timefmt import ago
 from vault_recall.server.config.config_file import Config
@@ -53,11 +55,15 @@ class TrayState:
     sample_vault: Path | None = None
     notify_recall: bool = False
     notify_health: bool = True
+    notify_changed: bool = True
     start_at_login: bool = False
     now: float = 0.0
     can_copy: bool = True  # a clipboard tool exists here
     can_pick_folder: bool = True  # a folder dialog exists here
     endpoint_url: str | None = None  # the HTTP endpoint's address while the tray runs it
+    # Recalled notes' revisions read now (None: gone), for the "changed since" marks; a note
+    # not in here gets no mark (its vault is not known here).
+    revisions_now: Mapping[NoteRef, str | None] = field(default_factory=dict)
 
 
 def status_of(state: TrayState) -> str:
@@ -90,6 +96,17 @@ def _short(text: str, limit: int = MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+MARKS = {"changed": " · changed since", "gone": " · gone since"}
+
+
+def _marked(text: str, state: TrayState, vault: str, path: str, given: str | None) -> str:
+    """A label for a recalled note, shortened, with " · changed since" (or " · gone since")
+    kept whole at its end when the note is not what the client was given any more."""
+    change = change_of((vault, path), given, state.revisions_now)
+    mark = MARKS[change] if change else ""
+    return _short(text, MAX_LABEL - len(mark)) + mark
+
+
 def build_menu(state: TrayState) -> tuple[Item, ...]:
     if state.config_error:
         return (
@@ -114,6 +131,7 @@ def build_menu(state: TrayState) -> tuple[Item, ...]:
         SEPARATOR,
         Item("Notify on recall", ("toggle", "notify_recall"), checked=state.notify_recall),
         Item("Notify on health change", ("toggle", "notify_health"), checked=state.notify_health),
+        Item("Notify when a recalled note changes", ("toggle", "notify_changed"), checked=state.notify_changed),
         Item("Start at login", ("toggle", "start_at_login"), checked=state.start_at_login),
         SEPARATOR,
         Item("Quit Vault Recall", ("quit",)),
@@ -197,13 +215,12 @@ def _recent_menu(state: TrayState) -> tuple[Item, ...]:
     recalls = [e for e in reversed(state.recent) if e.returned][:MAX_RECENT]
     if not recalls:
         return (Item("No recalls yet", enabled=False),)
-    return tuple(
-        Item(
-            _short(f"{client_name(e.client)} · {note_name(e.returned[0])} · {ago(e.ts, state.now)}"),
-            ("open_note", e.returned[0], e.vault or ""),
-        )
-        for e in recalls
-    )
+    items = []
+    for event in recalls:
+        path, given = event.given()[0]
+        text = f"{client_name(event.client)} · {note_name(path)} · {ago(event.ts, state.now)}"
+        items.append(Item(_marked(text, state, event.vault or "", path, given), ("open_note", path, event.vault or "")))
+    return tuple(items)
 
 
 def _clients_menu(state: TrayState) -> tuple[Item, ...]:
@@ -237,13 +254,14 @@ def _client_menu(state: TrayState, client_id: str, summary: ClientSummary | None
     calls = f"{summary.calls:,} call{'s' if summary.calls != 1 else ''}" if summary else ""
     last = f"Last seen {ago(summary.last_ts, state.now)} · {calls}" if summary else "Not seen yet"
     items: list[Item] = [Item(last, enabled=False)]
-    notes: dict[str, str] = {}  # path → the vault it was recalled from
+    notes: dict[str, tuple[str, str | None]] = {}  # path → the vault and revision of its latest recall
     for event in reversed(state.recent):
         if event.client == client_id:
-            for path in event.returned:
-                notes.setdefault(path, event.vault or "")
+            for path, given in event.given():
+                notes.setdefault(path, (event.vault or "", given))
     items += [
-        Item(_short(f"Recalled: {note_name(p)}"), ("open_note", p, vault)) for p, vault in list(notes.items())[:5]
+        Item(_marked(f"Recalled: {note_name(p)}", state, vault, p, given), ("open_note", p, vault))
+        for p, (vault, given) in list(notes.items())[:5]
     ]
     items.append(SEPARATOR)
     if spec is not None:

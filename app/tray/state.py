@@ -16,6 +16,7 @@ from vault_recall.app.desktop import autostart, clipboard, folder_picker
 from vault_recall.app.state.activity_view import latest_per_client, recent_events
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.state.health import HealthReport
+from vault_recall.app.state.note_revisions import revisions_now, vault_folders
 from vault_recall.app.state.obsidian_vaults import discover_vaults
 from vault_recall.app.state.sample_vault import sample_vault_path
 from vault_recall.app.tray.menu import TrayState
@@ -23,7 +24,7 @@ from vault_recall.server.config.config_file import Config, ConfigError, VaultEnt
 from vault_recall.server.vault.paths import display
 
 TRAY_KEY = "tray"
-DEFAULT_SETTINGS = {"notify_recall": False, "notify_health": True}
+DEFAULT_SETTINGS = {"notify_recall": False, "notify_health": True, "notify_changed": True}
 RECENT_EVENTS = 200
 
 
@@ -75,16 +76,22 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
     active = active_vault_path(config)
     if health is not None and (active is None or health.path != display(active)):
         health = None  # a report about another vault (just switched): "checking…" until the new one
+    known = tuple(discover_vaults())
+    recent = tuple(recent_events(store, limit=RECENT_EVENTS))
+    # The notes the menu may show, newest first, each read now for its "changed since" mark.
+    shown = ((event.vault or "", path) for event in reversed(recent) for path, given in event.given() if given)
     return TrayState(
         config=config,
         config_error=error,
         health=health,
-        known_vaults=tuple(discover_vaults()),
-        recent=tuple(recent_events(store, limit=RECENT_EVENTS)),
+        known_vaults=known,
+        recent=recent,
+        revisions_now=revisions_now(shown, vault_folders(config, known)),
         clients=tuple(latest_per_client(store)),
         sample_vault=sample,
         notify_recall=settings["notify_recall"],
         notify_health=settings["notify_health"],
+        notify_changed=settings["notify_changed"],
         start_at_login=autostart.is_enabled(),
         now=now if now is not None else time.time(),
         can_copy=clipboard.HAS_CLIPBOARD,

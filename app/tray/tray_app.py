@@ -1,7 +1,8 @@
 """The tray's life, whichever backend draws it: state, the action worker, the watcher, health.
 
 A background thread polls cheap signs of change (the activity store's newest event id, the
-config file's time, the vault folder's times) once a second; health is re-checked on a thread
+config file's time, the vault folder's times, the files of the notes recalled in the last
+day) once a second; health is re-checked on a thread
 of its own every minute and whenever the vault changes, so neither a slow disk nor a big vault
 ever blocks the menu.  Clicks only queue actions; the worker runs them.  Every change ends in
 `refresh`, which rebuilds the menu model and hands it to the backend's `TrayView`.
@@ -23,10 +24,19 @@ from typing import Any, Protocol
 
 from vault_recall.app.clients.install import InstallError
 from vault_recall.app.desktop import notifications
-from vault_recall.app.state.activity_view import newest_event_id, recent_events
+from vault_recall.app.state.activity_view import Recall, latest_recalls, newest_event_id, recent_events
 from vault_recall.app.state.health import HealthReport, check_health
+from vault_recall.app.state.note_revisions import FileMark, NoteRef, file_mark, revisions_now, vault_folders
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
+from vault_recall.app.tray.changed_notes import (
+    RECALL_WINDOW_SECONDS,
+    ChangeNotices,
+    StaleNote,
+    notice_text,
+    stale_notes,
+    watched_notes,
+)
 from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
 from vault_recall.app.tray.menu import (
     Action,
@@ -47,6 +57,8 @@ POLL_SECONDS = 1.0
 # and otherwise every 30 checks' worth of time: 15 s for a small vault, up to 5 min for a huge one.
 HEALTH_MIN_SECONDS, HEALTH_MAX_SECONDS, HEALTH_COST_FACTOR = 15.0, 300.0, 30.0
 RECALL_MARK_SECONDS = 3.0
+# The recalls of the last day are read again at least this often (and after every new event).
+RECALLS_SECONDS = 60.0
 # Set to a file path, the tray writes its current menu model there as JSON (tests, debugging).
 MENU_DUMP_ENV = "VAULT_RECALL_TRAY_MENU_DUMP"
 
@@ -110,6 +122,12 @@ class TrayApp:
         self._fingerprint: Any = None
         self._config_mtime: int | None = None
         self._next_health = 0.0
+        # Notes recalled in the last day, watched for the person's edits (changed_notes.py).
+        self._recalls: list[Recall] | None = None
+        self._recalls_due = 0.0
+        self._marks: dict[NoteRef, FileMark] = {}
+        self._stale: list[StaleNote] = []
+        self._notices = ChangeNotices()
         self.endpoint = EndpointProcess()  # the HTTP endpoint, when the person starts it here
         self.state = self._gather(None)
         self.view = make_view(self.dispatch)
@@ -151,8 +169,11 @@ class TrayApp:
     def _poll(self) -> None:
         changed = False
         newest = newest_event_id(activity_path())
+        recalled = False
         if newest is not None and newest != self._last_event:  # None: the store is busy, not empty
             self._on_recalls(newest)
+            changed = recalled = True
+        if self._watch_recalled_notes(recalled):
             changed = True
         try:
             mtime: int | None = config_path().stat().st_mtime_ns
@@ -188,6 +209,32 @@ class TrayApp:
         if self.state.notify_recall:
             latest = fresh[-1]
             self._notify(f"{client_name(latest.client)} recalled {note_name(latest.returned[0])}")
+
+    def _watch_recalled_notes(self, recalled: bool) -> bool:
+        """Look at the notes recalled in the last day (their files' times, sizes; read only when
+        those change) and tell the person when one changed that clients were given before.
+        True when the menu's marks may have changed."""
+        now = time.time()
+        first = self._recalls is None
+        fresh = False
+        if recalled or self._recalls is None or time.monotonic() >= self._recalls_due:
+            recalls = latest_recalls(activity_path(), since=now - RECALL_WINDOW_SECONDS)
+            fresh = recalls != self._recalls
+            self._recalls = recalls
+            self._recalls_due = time.monotonic() + RECALLS_SECONDS
+        folders = vault_folders(self.state.config, self.state.known_vaults)
+        refs = [ref for ref in watched_notes(self._recalls or []) if ref[0] in folders]
+        marks = {ref: file_mark(folders[ref[0]], ref[1]) for ref in refs}
+        touched = marks != self._marks
+        if touched or fresh:
+            self._marks = marks
+            self._stale = stale_notes(self._recalls or [], revisions_now(refs, folders))
+            if first:
+                self._notices.prime(self._stale)  # changed before the tray watched: not news
+        for note in self._notices.due(self._stale, now):
+            if self.state.notify_changed:
+                self._notify(notice_text(note, now))
+        return touched
 
     def _start_health_check(self, vault: Path | None) -> None:
         self._checking = True

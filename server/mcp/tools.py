@@ -7,6 +7,7 @@ both structured content and the compact JSON text the budget is measured on.
 from __future__ import annotations
 
 import inspect
+import threading
 import time
 from contextvars import ContextVar
 from typing import Annotated, Any, Literal
@@ -34,7 +35,20 @@ Start with list_subjects to see what you may ask about, then recall_context(subj
 Every result has `status`: `ok` (possibly with no records: nothing matched), `degraded` \
 (some notes that could matter are broken; `problems` names them, tell the person) or \
 `unavailable` (the vault could not be read; `reason` says why). Records are whole notes, \
-never cut; `omitted` counts matches that did not fit the budget or limit."""
+never cut; `omitted` counts matches that did not fit the budget or limit.
+
+The person may correct a note while you work. When a result carries \
+`changed_since_recalled`, notes this client was given earlier (in this conversation or \
+another) have changed since: `now` is the new revision, `now: null` means the note is gone \
+or no longer shared with you. If you hold text of one of them, it is out of date: recall or \
+read_note it again before relying on it, and tell the person when the correction changes \
+your answer. Each change is told once."""
+
+# Appended to every tool's description: any call may carry the field.
+CHANGED_SINCE_NOTE = """\
+Any result may carry `changed_since_recalled: [{path, uri, was, now}]`: notes this client was \
+given earlier that have changed since (`now` null: gone or no longer shared with you). Do not \
+rely on an earlier copy of them: recall or read_note them again first."""
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, destructive_hint=False, open_world_hint=False)
 
@@ -91,6 +105,19 @@ class RecallServer(MCPServer):
         super().__init__(**kwargs)
         self.options = options
         self.activity = ActivityWriter()
+        self._handed_out: Any = None
+        self._handed_out_lock = threading.Lock()
+
+    @property
+    def handed_out(self) -> Any:
+        """Paths and revisions of the notes each client was given, never text (changed_since.py).
+        Made on the first call, so that answering `initialize` imports none of the recall layer."""
+        with self._handed_out_lock:
+            if self._handed_out is None:
+                from vault_recall.server.recall.changed_since import HandedOutNotes
+
+                self._handed_out = HandedOutNotes()
+            return self._handed_out
 
     def options_for(self, context: Context[Any, Any] | None) -> ServeOptions:
         """Who is calling: the process's own --client here; the HTTP endpoint overrides this."""
@@ -190,17 +217,22 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
     )
 
     def tool(fn: Any) -> Any:
-        # The docstring is what the model reads.
-        server.add_tool(fn, description=as_paragraphs(fn.__doc__ or ""), annotations=READ_ONLY, structured_output=False)
+        # The docstring is what the model reads, as paragraphs (a client wraps them itself).
+        description = as_paragraphs(fn.__doc__ or "") + "\n\n" + CHANGED_SINCE_NOTE
+        server.add_tool(fn, description=description, annotations=READ_ONLY, structured_output=False)
         return fn
 
-    def call(fn: Any, *args: Any) -> CallToolResult:
+    def call(fn: Any, *args: Any, budget: int | None = None) -> CallToolResult:
         from vault_recall.server.config.call_scope import current_scope
+        from vault_recall.server.recall.changed_since import follow_up
 
+        scope = current_scope(_call_options.get() or options)
         try:
-            return as_result(fn(current_scope(_call_options.get() or options), *args))
+            payload = fn(scope, *args)
         except RecallError as exc:
             raise ToolError(str(exc)) from None
+        follow_up(server.handed_out, scope, payload, budget)
+        return as_result(payload)
 
     @tool
     def recall_context(
@@ -230,7 +262,7 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
         """
         from vault_recall.server.recall import context
 
-        return call(context.recall_context, subject, query, budget, limit, match)
+        return call(context.recall_context, subject, query, budget, limit, match, budget=budget)
 
     @tool
     def list_subjects() -> CallToolResult:
@@ -270,7 +302,7 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
         """
         from vault_recall.server.recall import context
 
-        return call(context.recall_activity, subject, on_or_after, query, budget, limit)
+        return call(context.recall_activity, subject, on_or_after, query, budget, limit, budget=budget)
 
     @tool
     def read_note(note: NoteArg, section: SectionArg = None, budget: ReadBudgetArg = 16384) -> CallToolResult:
@@ -294,7 +326,7 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
         """
         from vault_recall.server.recall import reading
 
-        return call(reading.read_note, note, section, budget)
+        return call(reading.read_note, note, section, budget, budget=budget)
 
     @tool
     def search_notes(
@@ -318,7 +350,7 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
         """
         from vault_recall.server.recall import search
 
-        return call(search.search_notes, query, limit, budget, subject)
+        return call(search.search_notes, query, limit, budget, subject, budget=budget)
 
     @tool
     def get_backlinks(
