@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-from vault_recall.server.activity.store import ActivityWriter, event_from_result
+from vault_recall.server.activity.store import ActivityWriter, Call, event_from_result
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import ActivitySettings, ConfigError, activity_path, load_config
 
@@ -19,28 +18,19 @@ def activity_settings() -> ActivitySettings:
         return ActivitySettings()  # the call already reports the broken config; log anyway
 
 
-def record_activity(
-    writer: ActivityWriter,
-    options: ServeOptions,
-    tool: str,
-    arguments: dict[str, Any],
-    result: dict[str, Any] | None,
-    error: str | None,
-    started: float,
-    client_info: tuple[str | None, str | None],
-) -> None:
+def record_activity(writer: ActivityWriter, call: Call) -> None:
     """Hand one call's event to the writer (a call refused before it had a result is logged
     with the vault it would have read)."""
     settings = activity_settings()
-    vault = _vault_of(options) if result is None else None
+    vault = _vault_of(call.options) if call.result is None else None
     event = event_from_result(
-        client=options.client,
-        tool=tool,
-        arguments=arguments,
-        result=result,
-        error=error,
-        started=started,
-        client_info=client_info,
+        client=call.options.client,
+        tool=call.tool,
+        arguments=call.arguments,
+        result=call.result,
+        error=call.error,
+        started=call.started,
+        client_info=call.client_info,
         keep_query_text=settings.keep_query_text,
         vault=vault,
     )

@@ -18,9 +18,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vault_recall.server.errors import show_value
+
+if TYPE_CHECKING:  # the store is told who called; it needs no part of the config to be
+    from vault_recall.server.config.call_scope import ServeOptions
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +80,19 @@ class ActivityEvent:
     returned: tuple[tuple[str, str | None], ...] = ()  # (path, revision)
     omitted: int | None = None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call as the activity store is told of it: who asked, what, and what came of it."""
+
+    options: ServeOptions
+    tool: str
+    arguments: dict[str, Any]
+    result: dict[str, Any] | None  # the structured result; None for a refused call
+    error: str | None
+    started: float  # time.perf_counter() when the call began
+    client_info: tuple[str | None, str | None]  # name and version the client reported
 
 
 class ActivityStoreError(Exception):

@@ -32,6 +32,7 @@ from mcp_types import CallToolResult, InputRequiredResult
 from starlette.types import ASGIApp
 
 from vault_recall.server.activity.recorder import record_activity
+from vault_recall.server.activity.store import Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.config.tokens import client_of_token
@@ -86,23 +87,11 @@ class HttpRecallServer(RecallServer):
         async with limiter:
             return await super().call_tool(name, arguments, context)
 
-    async def record(
-        self,
-        options: ServeOptions,
-        tool: str,
-        arguments: dict[str, Any],
-        result: dict[str, Any] | None,
-        error: str | None,
-        started: float,
-        client_info: tuple[str | None, str | None],
-    ) -> None:
+    async def record(self, call: Call) -> None:
         if self._record_limiter is None:
             self._record_limiter = anyio.CapacityLimiter(4)
         with anyio.CancelScope(shield=True):  # a client gone mid-call still leaves its row
-            await anyio.to_thread.run_sync(
-                lambda: record_activity(self.activity, options, tool, arguments, result, error, started, client_info),
-                limiter=self._record_limiter,
-            )
+            await anyio.to_thread.run_sync(lambda: record_activity(self.activity, call), limiter=self._record_limiter)
 
 
 def token_client(token: str) -> str | None:

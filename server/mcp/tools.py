@@ -18,7 +18,7 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from vault_recall.server import __version__
-from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.server.activity.store import ActivityWriter, Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.errors import RecallError
 from vault_recall.server.mcp.argument_errors import describe_validation_error, unknown_arguments
@@ -140,23 +140,14 @@ class RecallServer(MCPServer):
         finally:
             _call_options.reset(current)
             result = outcome.structured_content if isinstance(outcome, CallToolResult) else None
-            await self.record(options, name, arguments, result, error, started, client_info_of(context))
+            await self.record(Call(options, name, arguments, result, error, started, client_info_of(context)))
 
-    async def record(
-        self,
-        options: ServeOptions,
-        tool: str,
-        arguments: dict[str, Any],
-        result: dict[str, Any] | None,
-        error: str | None,
-        started: float,
-        client_info: tuple[str | None, str | None],
-    ) -> None:
+    async def record(self, call: Call) -> None:
         """Hand the call's activity event to the writer thread, here and now (no await: a call
         cancelled meanwhile is still recorded)."""
         from vault_recall.server.activity.recorder import record_activity
 
-        record_activity(self.activity, options, tool, arguments, result, error, started, client_info)
+        record_activity(self.activity, call)
 
     async def _call_with_clear_errors(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
