@@ -68,7 +68,11 @@ def index_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultIndex | N
     listing = listing_or_unavailable(scope, result)
     if listing is None:
         return None
-    exposure = scope.exposure
+    return index_of(scope.exposure, listing)
+
+
+def index_of(exposure: Exposure, listing: VaultListing) -> VaultIndex:
+    """The listed vault indexed as a client with `exposure` sees it, in one pass."""
     aliases: dict[str, tuple[str, ...]] = {}
     broken: dict[str, InvalidNote] = {}
     if exposure.mode == "vault":
