@@ -13,11 +13,18 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import InvalidNote, parse_note
-from vault_recall.server.obsidian.resolve import NameIndex
+from vault_recall.server.obsidian.resolve import NameIndex, fold
 from vault_recall.server.recall.backlinks import could_link, links_to
 from vault_recall.server.recall.scan import as_seen
 from vault_recall.server.recall.search import could_hold, searched_texts
-from vault_recall.server.recall.text_prefilter import CASE_ESCAPES_ASCII, Phrase, name_filter, phrase_filter
+from vault_recall.server.recall.text_prefilter import (
+    CASE_ESCAPES,
+    CASE_ESCAPES_ASCII,
+    FOLD_ESCAPES,
+    Phrase,
+    name_filter,
+    phrase_filter,
+)
 
 
 def test_only_i_k_and_s_match_characters_outside_ascii_when_case_is_ignored() -> None:
@@ -30,6 +37,21 @@ def test_only_i_k_and_s_match_characters_outside_ascii_when_case_is_ignored() ->
         if any_ascii.fullmatch(char):
             matched.update(a for a in map(chr, range(128)) if re.fullmatch(re.escape(a), char, re.IGNORECASE))
     assert matched == set(CASE_ESCAPES_ASCII)
+    for char, letter in CASE_ESCAPES.items():
+        assert re.fullmatch(letter, char, re.IGNORECASE)
+    assert {a for char in CASE_ESCAPES for a in CASE_ESCAPES_ASCII if re.fullmatch(a, char, re.IGNORECASE)} == matched
+
+
+def test_the_fold_escapes_are_every_character_outside_ascii_that_folds_to_ascii() -> None:
+    found = {}
+    for code in range(0x80, sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        folded = fold(chr(code))
+        if not any(c.isascii() for c in folded):
+            continue
+        found[chr(code)] = folded
+    assert found == FOLD_ESCAPES
 
 
 # Characters that make matching hard: case pairs outside ASCII, letters that fold to ASCII,

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, unquote_to_bytes
 
 from vault_recall.server.obsidian.resolve import fold
 
@@ -65,26 +65,84 @@ class Phrase:
         return self.pattern.search(text) is not None
 
 
-# The only ASCII characters `re.IGNORECASE` matches with characters outside ASCII: 'i' and 'I'
-# with 'İ' and 'ı', 'k' with the Kelvin sign, 's' with the long s.  (The test checks this
-# against every code point.)  A phrase without them matches only ASCII characters for its
-# ASCII ones, and UTF-8 never writes an ASCII byte inside another character.
+# The only characters outside ASCII that `re.IGNORECASE` matches with ASCII ones: 'İ' and 'ı'
+# with 'i', the Kelvin sign with 'k', the long s with 's' (the test checks every code point).
+CASE_ESCAPES = {"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"}
 CASE_ESCAPES_ASCII = frozenset("iIkKsS")
+# The only characters outside ASCII whose `fold` (NFC, then casefold) holds ASCII characters
+# (the test checks every code point): ligatures, sharp s, the Kelvin sign, a few singletons.
+FOLD_ESCAPES = {
+    char: unicodedata.normalize("NFC", char).casefold()
+    for char in "\u00df\u0130\u0149\u017f\u01f0\u037e\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u1fef\u212a"
+    "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+}
+
+
+class AsciiView:
+    """A note's bytes as runs of ASCII characters in its text compare: lowered, with the few
+    characters outside ASCII that compare as ASCII ones written as those.  A run the comparison
+    finds in the text is found in this view (UTF-8 never writes an ASCII byte inside another
+    character, and lowering bytes lowers only ASCII letters) — the view may find more.
+    """
+
+    def __init__(self, escapes: dict[str, str], runs: list[bytes]) -> None:
+        # Only escapes that can make up part of a run looked for matter (most names and
+        # phrases need none); each is looked for only after a cheap look for its bytes.
+        self._escapes = []
+        for char, stands in escapes.items():
+            written, standing = char.encode("utf-8"), stands.encode("utf-8")
+            if any(_overlaps(standing, run) for run in runs):
+                self._escapes.append((written, standing, tuple(written[i : i + 1] for i in range(len(written)))))
+
+    def of(self, data: bytes | bytearray) -> bytes | bytearray:
+        lowered = data.lower()
+        if self._escapes and not data.isascii():
+            for written, standing, each_byte in self._escapes:
+                # One byte at a time is a memchr; a longer needle is a slow loop.
+                if _all_in(each_byte, data) and written in data:
+                    lowered = lowered.replace(written, standing)
+        return lowered
+
+
+def _overlaps(standing: bytes, run: bytes) -> bool:
+    """Can text that `standing` is part of hold `run` with some of its bytes from it?"""
+    if standing in run or run in standing:
+        return True
+    ends = range(1, len(standing))
+    return any(run.startswith(standing[k:]) for k in ends) or any(run.endswith(standing[:k]) for k in ends)
+
+
+def _ascii_runs(text: str) -> list[bytes]:
+    """The longest ASCII run of each word of `text` (lowered): what any text holding the word
+    holds in its AsciiView."""
+    runs = []
+    for word in text.split(" "):
+        pieces = [piece for piece in re.split(r"[^\x00-\x7f]+", word) if piece]
+        if pieces:
+            runs.append(max(pieces, key=len).lower().encode("ascii"))
+    return sorted(runs, key=len, reverse=True)  # the longest first: the one most notes lack
 
 
 def phrase_filter(pattern: Phrase) -> Worth:
     """Could a note with these bytes hold the phrase (as search_notes looks for it) on a line?"""
     phrase = pattern.text
-    if not phrase.isascii() or "\ufffd" in phrase:
+    if "\ufffd" in phrase:
+        # Bytes that are not UTF-8 read as U+FFFD: only the decoded text can tell.
         return lambda data: pattern.found_in(_text(data))
-    lowered = phrase.lower().encode("ascii")
-    bytes_tell = not CASE_ESCAPES_ASCII.intersection(phrase)
+    if phrase.isascii():
+        lowered = phrase.lower().encode("ascii")
+        ascii_view = AsciiView(CASE_ESCAPES, [lowered])
+        # Each character of the text that matches one of the phrase is an ASCII one or an
+        # escape of it, so the phrase, lowered, is in the view of any text that holds it.
+        return lambda data: lowered in ascii_view.of(data)
+    # Its longest ASCII stretch must be in the view; the decoded text decides.
+    stretches = [piece for piece in re.split(r"[^\x00-\x7f]+", phrase) if piece]
+    runs = [max(stretches, key=len).lower().encode("ascii")] if stretches else []
+    view = AsciiView(CASE_ESCAPES, runs)
 
     def worth(data: bytes | bytearray) -> bool:
-        if data.isascii() or bytes_tell:
-            # ASCII text: lowering the bytes is lowering the text.  Otherwise the phrase's
-            # characters can only match ASCII ones, which UTF-8 writes as themselves.
-            return lowered in data.lower()
+        if runs and not _all_in(runs, view.of(data)):
+            return False
         return pattern.found_in(_text(data))
 
     return worth
@@ -104,23 +162,22 @@ def name_filter(target: str) -> Worth:
     if not words or any(_joins_what_precedes(word[0]) for word in words):
         return lambda data: True  # no name to look for, or one whose first letter may fuse with the text before it
     words.sort(key=len, reverse=True)  # the longest first: the one most notes lack
-    ascii_words = [word.encode("ascii") for word in words] if all(word.isascii() for word in words) else None
-    ascii_quoted = quoted.encode("ascii") if quoted.isascii() else None
+    runs = _ascii_runs(" ".join(words))
+    whole = all(word.isascii() for word in words)  # then the runs are the words
+    ascii_quoted = quoted.encode("ascii")  # quote() writes ASCII only
+    view = AsciiView(FOLD_ESCAPES, [*runs, ascii_quoted])
 
     def worth(data: bytes | bytearray) -> bool:
-        if data.isascii():
-            # ASCII text: folding is lowering.
-            lowered = data.lower()
-            if ascii_words is not None and _all_in(ascii_words, lowered):
-                return True
-            if ascii_quoted is not None and ascii_quoted in lowered:
-                return True
-            return b"%" in data and _all_in(words, fold(unquote(data.decode("ascii"))))
-        text = _text(data)
-        folded = fold(text)
-        if _all_in(words, folded) or quoted in folded:
+        seen = view.of(data)
+        if _all_in(runs, seen) and (whole or _all_in(words, fold(_text(data)))):
             return True
-        return "%" in text and _all_in(words, fold(unquote(text)))
+        if ascii_quoted in seen and (data.isascii() or quoted in fold(_text(data))):
+            return True
+        if data.count(b"%") == data.count(b"%20"):
+            # No '%' or only encoded blanks: decoding them makes no word that was not there.
+            return False
+        # A markdown link's target is read percent-decoded: the same tests on the decoded bytes.
+        return _all_in(runs, view.of(unquote_to_bytes(bytes(data)))) and _all_in(words, fold(unquote(_text(data))))
 
     return worth
 
@@ -131,7 +188,7 @@ def _text(data: bytes | bytearray) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def _all_in(words: list[str] | list[bytes], text: str | bytes | bytearray) -> bool:
+def _all_in(words: Sequence[str] | Sequence[bytes], text: str | bytes | bytearray) -> bool:
     for word in words:  # noqa: SIM110 - a loop, not all(): called for every note of the vault
         if word not in text:  # type: ignore[operator]
             return False
