@@ -114,9 +114,16 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
                 if raw is None:
                     continue
                 parsed = parse_note(path, raw.data, raw.mtime_ns)
-            item = record_item(parsed, subject) if parsed is not None else None
-            if item is not None:
-                yield item
+            # record_item, inline: this loop runs for every note a recall cannot skip.
+            if parsed is None:
+                continue
+            if isinstance(parsed, InvalidNote):
+                yield parsed
+                continue
+            record = as_record(parsed)
+            if record is None or (isinstance(record, MemoryRecord) and subject and subject not in record.subjects):
+                continue  # an ordinary note, or a record of other subjects only
+            yield record
 
 
 def record_item(parsed: Note | InvalidNote, subject: str | None) -> MemoryRecord | InvalidNote | None:
