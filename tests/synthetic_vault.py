@@ -108,3 +108,110 @@ def generate(root: Path, n: int, seed: int = 7, invalid: int = 0) -> SyntheticVa
         os.utime(path, (stamp, stamp))
         total += len(data)
     return SyntheticVault(root=root, notes=n, bytes=total, records=records - min(invalid, records))
+
+
+# A vault kept for years looks different from the uniform one above: long notes and clippings,
+# many links (a few notes linked from everywhere), embedded attachments beside the notes,
+# folders six deep, text that is not ASCII, Windows line endings, a trash and plugin folders.
+REAL_TOPS = ("Projects", "Areas", "Resources", "Journal", "People", "Meetings", "Zettelkasten", "Clippings")
+REAL_WORDS = (*WORDS, "Überblick", "café", "naïve", "résumé", "東京", "Ωmega", "straße", "señal", "français")
+REAL_GENERATOR_VERSION = 1
+
+
+def _real_title(rng: random.Random, index: int) -> str:
+    shape = rng.random()
+    words = [rng.choice(REAL_WORDS) for _ in range(rng.randint(1, 4))]
+    if shape < 0.1:
+        return f"2025-{rng.randint(1, 12):02}-{rng.randint(1, 28):02} {index:05}"  # a daily note
+    if shape < 0.2:
+        return f"{' '.join(words).title()} (draft) {index:05}"
+    return f"{' '.join(words).capitalize()} {index:05}"
+
+
+def _real_body(rng: random.Random, title: str, titles: list[str], attachments: list[str]) -> str:
+    parts = [f"# {title}", ""]
+    clipping = rng.random() < 0.03
+    sections = rng.randint(80, 300) if clipping else min(60, int(rng.lognormvariate(2.4, 0.8)) + 1)
+    for number in range(sections):
+        kind = rng.random()
+        if kind < 0.15:
+            parts += [f"## {rng.choice(REAL_WORDS).capitalize()} {number}", ""]
+        if kind < 0.55:
+            parts += [_paragraph(rng, rng.randint(2, 9)).replace(" the ", " — the "), ""]
+        elif kind < 0.75:
+            parts += [f"- [{' x'[rng.random() < 0.5]}] {_paragraph(rng, 1)}" for _ in range(rng.randint(2, 6))] + [""]
+        elif kind < 0.85:
+            parts += ["```python", f"def f_{number}(x):", "    return x  # [[not a link]] #not-a-tag", "```", ""]
+        elif kind < 0.92:
+            parts += ["> [!note] " + _paragraph(rng, 1), "> " + _paragraph(rng, 2), ""]
+        else:
+            parts += ["| a | b |", "|---|---|", f"| {rng.choice(WORDS)} | {rng.randint(1, 99)} |", ""]
+        if titles and rng.random() < 0.7:
+            # A few notes are linked from everywhere (hubs); most links go to recent notes.
+            hub = rng.random() < 0.3
+            linked = titles[rng.randrange(min(20, len(titles)))] if hub else rng.choice(titles)
+            style = rng.random()
+            if style < 0.6:
+                parts.append(f"See [[{linked}]] and #{rng.choice(WORDS)}/{rng.choice(WORDS)}.")
+            elif style < 0.75:
+                parts.append(f"As in [[{linked}|that note]] or [[{linked}#Notes]].")
+            else:
+                parts.append(f"Also [this]({linked.replace(' ', '%20')}.md).")
+        if attachments and rng.random() < 0.08:
+            parts.append(f"![[{rng.choice(attachments)}]]")
+    return "\n".join(parts) + "\n"
+
+
+def generate_realistic(root: Path, n: int, seed: int = 13) -> SyntheticVault:
+    """Write a vault of `n` notes shaped like a real one kept for years (see REAL_TOPS)."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".obsidian/plugins/dataview").mkdir(parents=True, exist_ok=True)
+    (root / ".obsidian/plugins/dataview/data.json").write_text("{}", encoding="utf-8")
+    (root / ".obsidian/app.json").write_text(
+        json.dumps({"userIgnoreFilters": ["Templates/", "Clippings/Old/"]}), encoding="utf-8"
+    )
+    (root / ".trash").mkdir(exist_ok=True)
+    (root / ".trash/Deleted note.md").write_text("# Deleted\n\ncache [[Deleted]]\n", encoding="utf-8")
+    folders = [Path(top) for top in REAL_TOPS]
+    for _ in range(max(8, n // 15)):  # about 15 notes a folder, down to six deep
+        parent = rng.choice(folders)
+        if len(parent.parts) < 6:
+            folders.append(parent / f"{rng.choice(REAL_WORDS).capitalize()} {rng.randrange(100)}")
+    attachments: list[str] = []
+    total = 0
+    records = 0
+    titles: list[str] = []
+    for index in range(n):
+        folder = rng.choice(folders)
+        if rng.random() < 0.25:  # attachments live beside the notes that embed them
+            name = f"Pasted image {index:05}.{rng.choice(('png', 'jpg', 'pdf'))}"
+            (root / folder).mkdir(parents=True, exist_ok=True)
+            (root / folder / name).write_bytes(b"\x89PNG\r\n\x1a\n\0\0" + rng.randbytes(rng.randint(2_000, 40_000)))
+            attachments.append(name)
+        title = _real_title(rng, index)
+        body = _real_body(rng, title, titles, attachments)
+        titles.append(title)
+        lines = [f"created: 2025-{rng.randint(1, 12):02}-{rng.randint(1, 28):02}"]
+        if rng.random() < 0.5:
+            lines.append(f"tags: [{rng.choice(WORDS)}, {rng.choice(WORDS)}/{rng.choice(WORDS)}]")
+        if rng.random() < 0.2:
+            lines.append(f"aliases:\n  - {rng.choice(REAL_WORDS).capitalize()} {index}")
+        if rng.random() < 0.25:
+            lines.append(f"subject: {rng.choice(SUBJECTS)}")
+            if rng.random() < 0.15:
+                lines += ["kind: event", f"date: 2026-{rng.randint(1, 12):02}-{rng.randint(1, 28):02}"]
+            records += 1
+        if rng.random() < 0.1:
+            lines.append(f'related: "[[{rng.choice(titles)}]]"')
+        text = ("---\n" + "\n".join(lines) + "\n---\n" if rng.random() < 0.85 else "") + body
+        if rng.random() < 0.1:
+            text = text.replace("\n", "\r\n")  # written on Windows
+        data = text.encode("utf-8")
+        path = root / folder / f"{title}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        stamp = 1_767_225_600 + index * 60
+        os.utime(path, (stamp, stamp))
+        total += len(data)
+    return SyntheticVault(root=root, notes=n, bytes=total, records=records)

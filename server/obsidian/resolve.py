@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from vault_recall.server.errors import InvalidArgument, NoteNotFound, PathRejected, show_value
 from vault_recall.server.obsidian.syntax import Link
@@ -58,17 +59,61 @@ class NameIndex:
         key = fold(without_suffix(target.strip().lstrip("/")))
         if not key:
             return []
-        if key in self.by_path:
-            return sorted(self.by_path[key])
-        if "/" in key:
-            # A partial path ('Build/Build decision') matches notes whose path ends with it.
-            name = key.rsplit("/", 1)[-1]
-            partial = sorted(p for p in self.by_name.get(name, []) if fold(without_suffix(p)).endswith("/" + key))
-            if partial:
-                return partial
-        elif key in self.by_name:
-            return sorted(self.by_name[key])
-        return sorted(set(self.by_alias.get(key, [])))  # an alias may contain '/' ('CI/CD')
+        return self.named(key) or self.aliased(key)
+
+    def named(self, key: str) -> list[str]:
+        """The paths a folded key names as a path, a partial path or a note name."""
+        return named_among(key, self.by_path, self.by_name)
+
+    def aliased(self, key: str) -> list[str]:
+        return sorted(set(self.by_alias.get(key, [])))
+
+
+def named_among(key: str, by_path: Mapping[str, list[str]], by_name: Mapping[str, list[str]]) -> list[str]:
+    """NameIndex.named over tables that may hold only the entries sharing the key's name."""
+    if key in by_path:
+        return sorted(by_path[key])
+    if "/" in key:
+        # A partial path ('Build/Build decision') matches notes whose path ends with it.
+        name = key.rsplit("/", 1)[-1]
+        return sorted(p for p in by_name.get(name, []) if fold(without_suffix(p)).endswith("/" + key))
+    return sorted(by_name.get(key, []))
+
+
+class Names(Protocol):
+    """The notes a `note` argument may name: those the client may see, and the broken ones it
+    is told about.  A whole-vault index (MappedNames), or one that reads only the notes a name
+    could mean (recall/naming.py)."""
+
+    def exact(self, path: str) -> bool:
+        """Is this exact string the path of such a note?"""
+
+    def named(self, key: str) -> list[str]:
+        """Paths whose folded path, partial path or name is `key` (NameIndex.named)."""
+
+    def aliased(self, key: str) -> list[str]:
+        """Paths with an alias that folds to `key`."""
+
+
+@dataclass(frozen=True)
+class MappedNames:
+    """Names over a mapping of every reachable path to its aliases."""
+
+    reachable: Mapping[str, tuple[str, ...]]
+    index: NameIndex
+
+    @classmethod
+    def of(cls, reachable: Mapping[str, tuple[str, ...]]) -> MappedNames:
+        return cls(reachable, NameIndex.of(reachable.items()))
+
+    def exact(self, path: str) -> bool:
+        return path in self.reachable
+
+    def named(self, key: str) -> list[str]:
+        return self.index.named(key)
+
+    def aliased(self, key: str) -> list[str]:
+        return self.index.aliased(key)
 
 
 def split_note_argument(text: str) -> tuple[str, str | None]:
@@ -91,11 +136,17 @@ def not_found(text: str) -> NoteNotFound:
 
 
 def resolve_argument(root: Path, reachable: Mapping[str, tuple[str, ...]], text: str) -> tuple[str, str | None]:
-    """Resolve a tool's `note` argument to a note path and subpath among `reachable` (the
-    visible and visibly broken notes, each with its aliases).
+    """resolve_names over a mapping of the reachable paths (the visible and visibly broken
+    notes) to their aliases."""
+    return resolve_names(root, MappedNames.of(reachable), text)
+
+
+def resolve_names(root: Path, names: Names, text: str) -> tuple[str, str | None]:
+    """Resolve a tool's `note` argument to a note path and subpath among `names`.
 
     The whole argument is tried as a path or name first, so a note whose name holds '#' or
     '|' ('C# notes/Issue #12') is found; then 'Note#Heading' and '[[Note|shown]]' forms.
+    Aliases are looked at only for a reading that names no note by path or name.
     Raises InvalidArgument (empty, too long, ambiguous: listing the candidates the client may
     see) or NoteNotFound.
     """
@@ -107,9 +158,8 @@ def resolve_argument(root: Path, reachable: Mapping[str, tuple[str, ...]], text:
     # end, a backslash (a plain character in a file name here), one of two names that differ
     # only in Unicode form (NFC / NFD) — before any reading that strips, splits or folds it.
     for exact in (text, text + NOTE_SUFFIX):
-        if exact in reachable:
+        if names.exact(exact):
             return exact, None
-    index = NameIndex.of(reachable.items())
     found: list[str] = []
     subpath: str | None = None
     for target, reading_subpath in _readings(text):
@@ -119,9 +169,10 @@ def resolve_argument(root: Path, reachable: Mapping[str, tuple[str, ...]], text:
             try:
                 guard_note_path(root, target)
             except PathRejected:
-                if not index.by_alias.get(fold(target)):
+                if not names.aliased(fold(target)):
                     continue
-        found = index.candidates(target)
+        key = fold(without_suffix(target.strip().lstrip("/")))
+        found = (names.named(key) or names.aliased(key)) if key else []
         if found:
             subpath = reading_subpath
             break

@@ -7,20 +7,18 @@ from typing import Any
 from urllib.parse import quote
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
-from vault_recall.server.obsidian.resolve import NameIndex, fold, resolve_argument, resolve_link
+from vault_recall.server.obsidian.resolve import NameIndex, fold, resolve_link, resolve_names
 from vault_recall.server.obsidian.syntax import wikilinks_in
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.arguments import check_range
+from vault_recall.server.recall.naming import ListedNames, path_key
 from vault_recall.server.recall.packing import answer, pack
+from vault_recall.server.recall.scan import as_seen, each_parsed, record_item
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.search import hit
-from vault_recall.server.recall.view import (
-    VaultIndex,
-    index_or_unavailable,
-    listing_or_unavailable,
-    problem,
-    seen_notes,
-)
+from vault_recall.server.recall.text_prefilter import name_filter
+from vault_recall.server.recall.view import in_view, listing_or_unavailable, problem
+from vault_recall.server.vault.listing import vault_name
 
 BACKLINK_LIMIT_RANGE = (1, 200)
 BACKLINK_BUDGET_RANGE = (1024, 65536)
@@ -35,30 +33,39 @@ def get_backlinks(
     path then line order, from the `offset`-th on: as many as fit `limit` and `budget`, with
     `next_offset` to ask for the next page when more remain.
 
-    Two passes that keep no note's text: one indexes the names (to resolve `note` and every
-    link), one reads the visible notes again for their links.  Holding every note of a large
-    vault between the two would be most of the process's memory.
+    One pass that keeps no note's text: `note` is resolved on the listing (naming.py), links
+    against the notes that share its name, and only notes whose bytes could name it are
+    parsed for their links.
     """
     check_range("limit", limit, *BACKLINK_LIMIT_RANGE)
     check_range("budget", budget, *BACKLINK_BUDGET_RANGE)
     check_range("offset", offset, 0, MAX_OFFSET)
     envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None}
-    names = index_or_unavailable(scope, envelope)
-    if names is None:
-        return pack(envelope, [], budget=budget, limit=limit)
-    target, _ = resolve_argument(names.root, names.reachable(), note)
-    envelope.update(note=target, uri=obsidian_uri(names.name, target), offset=offset)
-    index = link_index(names, scope.exposure.mode == "vault")
     listing = listing_or_unavailable(scope, envelope)
     if listing is None:
         return pack(envelope, [], budget=budget, limit=limit)
+    vault = vault_name(listing.root)
+    whole_vault = scope.exposure.mode == "vault"
+    with ListedNames(scope.exposure, listing) as names:
+        target, _ = resolve_names(listing.root, names, note)
+        index = link_index(names, target, whole_vault)
+    envelope.update(note=target, uri=obsidian_uri(vault, target), offset=offset)
     hits: list[dict[str, Any]] = []
     problems: dict[str, dict[str, str]] = {}
-    for source, trouble in seen_notes(scope.exposure, listing):
+    # Only notes whose bytes could name the target are parsed: no other can link to it, nor
+    # be a broken note that could (text_prefilter.name_filter).
+    for parsed in each_parsed(listing.root, listing, name_filter(target)):
+        if whole_vault:
+            source, trouble = as_seen(parsed)
+        else:
+            item = record_item(parsed, None)
+            if item is None:
+                continue  # an ordinary note: not shown to a client that sees records only
+            source, trouble = in_view(scope.exposure, item)
         if trouble is not None and could_link(trouble, target):
             problems[trouble.path] = problem(trouble)
         if source is not None and source.path != target:
-            hits += links_to(target, source, index, names.name)
+            hits += links_to(target, source, index, vault)
     page = hits[offset:]
     # Room for the largest next_offset there can be, so the page fits with it.
     envelope["next_offset"] = offset + len(page)
@@ -120,16 +127,19 @@ def _property_links_to(target: str, source: Note, index: NameIndex) -> list[tupl
     return found
 
 
-def link_index(names: VaultIndex, whole_vault: bool) -> NameIndex:
-    """The notes links are resolved against.
+def link_index(names: ListedNames, target: str, whole_vault: bool) -> NameIndex:
+    """The notes links are resolved against — only those sharing the target's name, since a
+    link resolves among the notes named as it is (`resolve_link`), so only a link naming the
+    target can resolve to it, and only those notes decide whether it does.
 
-    With the whole vault shared, every note, as in Obsidian.  Otherwise only the notes this
-    client may see: resolving against hidden ones would let the answer change with, and so
-    reveal, the existence of notes the client was not given (the price: a '[[Plan]]' meant
+    With the whole vault shared, every such note, as in Obsidian.  Otherwise only the ones
+    this client may see: resolving against hidden ones would let the answer change with, and
+    so reveal, the existence of notes the client was not given (the price: a '[[Plan]]' meant
     for an unshared 'Plan' may be counted as a link to a shared 'Plan' elsewhere).
     """
-    # Paths only: aliases are no link targets.
-    entries: list[tuple[str, tuple[str, ...]]] = [(path, ()) for path in names.aliases]
+    name = path_key(target).rsplit("/", 1)[-1]
     if whole_vault:
-        entries += [(path, ()) for path in names.broken if path.endswith(".md") and path not in names.aliases]
-    return NameIndex.of(entries)
+        entries = [p for p in names.sharing_name(name) if p.endswith(".md") and names.reachable(p)]
+    else:
+        entries = [p for p in names.sharing_name(name) if names.judge(p)[0] is not None]
+    return NameIndex.of((path, ()) for path in entries)  # paths only: aliases are no link targets

@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from vault_recall.server.errors import InvalidArgument, show_value
-from vault_recall.server.obsidian.note import Note, parse_note
-from vault_recall.server.obsidian.resolve import fold, not_found, resolve_argument
+from vault_recall.server.obsidian.note import Note
+from vault_recall.server.obsidian.resolve import fold, not_found, resolve_names
 from vault_recall.server.obsidian.syntax import Heading, block_span, lines_between, section_span, strip_heading
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.arguments import check_range
+from vault_recall.server.recall.naming import ListedNames
 from vault_recall.server.recall.packing import compact_json, json_size, shorten_to_bytes
 from vault_recall.server.recall.scope import Scope
-from vault_recall.server.recall.view import in_view, index_or_unavailable, problem
-from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
+from vault_recall.server.recall.view import listing_or_unavailable, problem
+from vault_recall.server.vault.listing import vault_name
 
 READ_BUDGET_RANGE = (1024, 65536)
 MAX_SECTION_ARGUMENT = 500
@@ -26,24 +27,21 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
     if section is not None and (not isinstance(section, str) or len(section) > MAX_SECTION_ARGUMENT):
         raise InvalidArgument(f"section must be a heading of at most {MAX_SECTION_ARGUMENT} characters")
     result: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None}
-    index = index_or_unavailable(scope, result)
-    if index is None:
+    listing = listing_or_unavailable(scope, result)
+    if listing is None:
         return result
-    path, subpath = resolve_argument(index.root, index.reachable(), note)
+    # Only the notes the argument could name are read, each once: the one chosen is answered
+    # as it was judged (a whole-vault index is made only to look up an alias).
+    with ListedNames(scope.exposure, listing) as names:
+        path, subpath = resolve_names(listing.root, names, note)
+        found, trouble = names.judge(path)
+    vault = vault_name(listing.root)
     wanted = section.strip() if section and section.strip() else subpath
-    if path in index.broken and path not in index.aliases:
-        # Shown broken, not visible (a record whose properties cannot be read): the problem only.
-        return _broken_note(index.name, path, problem(index.broken[path]), budget)
-    # The index keeps no text: the one note asked for is read now, and judged again as it is now.
-    try:
-        raw = read_note_bytes(index.root, path)
-    except (OSError, NoteTooLarge):
-        raise not_found(note) from None  # gone since the index was made
-    found, trouble = in_view(scope.exposure, parse_note(path, raw.data, raw.mtime_ns))
-    if found is None and trouble is not None:
-        return _broken_note(index.name, path, problem(trouble), budget)
     if found is None:
-        raise not_found(note)
+        if trouble is None:
+            raise not_found(note)  # gone since it was resolved
+        # Shown broken, not visible (a record whose properties cannot be read): the problem only.
+        return _broken_note(vault, path, problem(trouble), budget)
     if trouble is not None:
         # Shown as Obsidian shows it, and the problem named: a broken block does not hide a note.
         result.update(status="degraded", problems=[problem(trouble)])
@@ -54,7 +52,7 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
         text=found.body,
         revision=found.revision,
         modified=found.modified,
-        uri=obsidian_uri(index.name, found.path),
+        uri=obsidian_uri(vault, found.path),
         sections=section_list(found),
     )
     if wanted:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -32,18 +32,58 @@ def each_note(root: Path, listing: VaultListing) -> Iterator[tuple[Note | None, 
     (None, problem) for one that cannot be read, and (note, problem) for a note shown and
     reported — one whose properties cannot be read (the note as Obsidian still shows it) or
     whose record properties break the rules."""
-    yield from ((None, _unreadable_folder(folder)) for folder in listing.unreadable_folders)
-    yield from ((None, _undecodable(root, name)) for name in listing.undecodable)
+    for parsed in each_parsed(root, listing):
+        yield as_seen(parsed)
+
+
+def as_seen(parsed: Note | InvalidNote) -> tuple[Note | None, InvalidNote | None]:
+    """A parsed note as `each_note` gives it: the note shown (if any) and its problem (if any)."""
+    if isinstance(parsed, InvalidNote):
+        return parsed.readable, parsed
+    record = as_record(parsed)
+    return parsed, record if isinstance(record, InvalidNote) else None
+
+
+def each_parsed(
+    root: Path, listing: VaultListing, worth: Callable[[bytes | bytearray], bool] | None = None
+) -> Iterator[Note | InvalidNote]:
+    """Every note parsed, one at a time — or, with `worth`, only those whose bytes it keeps.
+
+    `worth` is shown a note's exact bytes before any decoding or parsing; a note it refuses is
+    skipped.  A tool may refuse only notes that could change neither its hits nor its problems
+    (a byte test proven a superset of its exact one: text_prefilter.py).  What cannot be read
+    — an unreadable folder, a name that is not UTF-8, a note over the size limit or one that
+    cannot be opened — is never shown to `worth` and always given.
+    """
+    yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
+    yield from (undecodable_note(root, name) for name in listing.undecodable)
+    if worth is None:
+        with FolderChain(root) as chain:
+            for path in listing.paths:
+                parsed = read_one(chain, path)
+                if parsed is not None:
+                    yield parsed
+        return
+    # Most notes fit the first read whole: those are judged in the reused buffer, and only the
+    # ones kept are copied out and parsed.
+    buffer = start_buffer()
+    size = len(buffer)
+
+    def skip(start: bytes | bytearray, length: int) -> bool:
+        return length < size and not worth(start[:length])
+
     with FolderChain(root) as chain:
         for path in listing.paths:
-            parsed = _read_and_parse(chain, path)
-            if parsed is None:
+            try:
+                raw = read_note_if(chain, path, skip, buffer)
+            except (OSError, NoteTooLarge):
+                parsed = read_one(chain, path)  # read again, to report the failure properly
+                if parsed is not None:
+                    yield parsed
                 continue
-            if isinstance(parsed, InvalidNote):
-                yield parsed.readable, parsed
+            if raw is None or (len(raw.data) >= size and not worth(raw.data)):
                 continue
-            record = as_record(parsed)
-            yield parsed, record if isinstance(record, InvalidNote) else None
+            yield parse_note(path, raw.data, raw.mtime_ns)
 
 
 def each_record(root: Path, listing: VaultListing, subject: str | None) -> Iterator[MemoryRecord | InvalidNote]:
@@ -60,8 +100,8 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
 
     skip = partial(plainly_not_about, wanted)  # called for every note: no wrapper frame
 
-    yield from (_unreadable_folder(folder) for folder in listing.unreadable_folders)
-    yield from (_undecodable(root, name) for name in listing.undecodable)
+    yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
+    yield from (undecodable_note(root, name) for name in listing.undecodable)
     buffer = start_buffer()
     with FolderChain(root) as chain:
         for path in listing.paths:
@@ -69,11 +109,12 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
             try:
                 raw = read_note_if(chain, path, skip, buffer)
             except (OSError, NoteTooLarge):
-                parsed = _read_and_parse(chain, path)  # read again, to report the failure properly
+                parsed = read_one(chain, path)  # read again, to report the failure properly
             else:
                 if raw is None:
                     continue
                 parsed = parse_note(path, raw.data, raw.mtime_ns)
+            # record_item, inline: this loop runs for every note a recall cannot skip.
             if parsed is None:
                 continue
             if isinstance(parsed, InvalidNote):
@@ -83,6 +124,17 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
             if record is None or (isinstance(record, MemoryRecord) and subject and subject not in record.subjects):
                 continue  # an ordinary note, or a record of other subjects only
             yield record
+
+
+def record_item(parsed: Note | InvalidNote, subject: str | None) -> MemoryRecord | InvalidNote | None:
+    """A parsed note as `each_record` gives it: the record (of `subject`, when given) or the
+    problem — None for an ordinary note or a record of other subjects only."""
+    if isinstance(parsed, InvalidNote):
+        return parsed
+    record = as_record(parsed)
+    if record is None or (isinstance(record, MemoryRecord) and subject and subject not in record.subjects):
+        return None
+    return record
 
 
 class NoteChanged(Exception):
@@ -109,7 +161,8 @@ def read_again(root: Path, path: str, revision: str) -> Note:
     return note
 
 
-def _unreadable_folder(folder: str) -> InvalidNote:
+def unreadable_folder(folder: str) -> InvalidNote:
+    """The problem a pass reports for a folder it cannot read."""
     return InvalidNote(
         path=display(folder) + "/",
         reason=f"folder {display(folder)}/ cannot be read (permission denied), so its notes are missing",
@@ -119,7 +172,8 @@ def _unreadable_folder(folder: str) -> InvalidNote:
     )
 
 
-def _undecodable(root: Path, name: str) -> InvalidNote:
+def undecodable_note(root: Path, name: str) -> InvalidNote:
+    """The problem a pass reports for a note whose file name is not UTF-8 (as listed)."""
     shown = display(name)
     return invalid_from_head(
         shown,
@@ -128,7 +182,8 @@ def _undecodable(root: Path, name: str) -> InvalidNote:
     )
 
 
-def _read_and_parse(vault: Path | FolderChain, path: str) -> Note | InvalidNote | None:
+def read_one(vault: Path | FolderChain, path: str) -> Note | InvalidNote | None:
+    """One note of the listing read and parsed as a pass reads it (None: gone since listing)."""
     try:
         raw = read_note_bytes(vault, path)
     except FileNotFoundError:

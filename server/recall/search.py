@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -13,11 +13,12 @@ from typing import Any, overload
 
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote, Note
-from vault_recall.server.obsidian.uri import obsidian_uri
+from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.arguments import check_range, check_subject
-from vault_recall.server.recall.packing import Shaped, json_size, json_text_size
-from vault_recall.server.recall.scan import NoteChanged, each_note, each_record, read_again
+from vault_recall.server.recall.packing import Shaped, json_text_size
+from vault_recall.server.recall.scan import NoteChanged, as_seen, each_parsed, read_again, record_item
 from vault_recall.server.recall.scope import Scope
+from vault_recall.server.recall.text_prefilter import Phrase, phrase_filter
 from vault_recall.server.recall.view import answer_anew, in_view
 from vault_recall.server.recall.view import problem as view_problem
 from vault_recall.server.vault.listing import VaultListing, vault_name
@@ -69,21 +70,27 @@ def _find_hits(
     scope: Scope, listing: VaultListing, pattern: Phrase, subject: str | None
 ) -> tuple[list[_NoteHits], list[dict[str, str]]]:
     """One pass over the notes this client may see: the hits of each (as numbers) and the
-    problems that could have changed this answer, by the rules of `view.in_view`."""
+    problems that could have changed this answer, by the rules of `view.in_view`.  Only notes
+    whose bytes could hold the phrase are parsed (text_prefilter.phrase_filter): no other can
+    hold a hit or be a problem that could (`could_hold`)."""
     exposure = scope.exposure
     found: list[_NoteHits] = []
     # By path, as the whole-vault view keeps them: two names that show alike (bytes that are
     # not UTF-8) are one problem to report.
     broken: dict[str, dict[str, str]] = {}
     vault = vault_name(listing.root)
-    if exposure.mode == "vault" and subject is None:
-        for note, problem in each_note(listing.root, listing):
+    whole_vault = exposure.mode == "vault" and subject is None
+    for parsed in each_parsed(listing.root, listing, phrase_filter(pattern)):
+        if whole_vault:
+            note, problem = as_seen(parsed)
             if problem is not None and could_hold(problem, pattern):
                 broken[problem.path] = view_problem(problem)
             if note is not None:
                 _collect(found, note, pattern, vault)
-        return found, list(broken.values())
-    for item in each_record(listing.root, listing, subject):
+            continue
+        item = record_item(parsed, subject)
+        if item is None:
+            continue  # an ordinary note, or a record of other subjects only
         note, trouble = in_view(exposure, item)
         if trouble is not None:
             about = subject is None or trouble.subjects is None or subject in trouble.subjects
@@ -115,12 +122,10 @@ def _collect(found: list[_NoteHits], note: Note, pattern: Phrase, vault: str) ->
     if not any(pattern.found_in(text) for text, _ in searched_texts(note)):
         return  # most notes: no hit anywhere, so no line is looked at
     lines = array("i")  # 32 bits: line numbers and sizes of notes under 1 MiB
-    path_size = json_size(note.path)
-    uri_size = json_size(obsidian_uri(vault, note.path))
-    for number, line, start, end in _line_matches(note, pattern):
-        text, shortened = excerpt(line, start, end)
-        lines.append(number)
-        lines.append(hit_size(path_size, number, json_text_size(text), uri_size, shortened))
+    path_size = json_text_size(note.path)
+    uri_size = obsidian_uri_size(vault, note.path) + 2  # ASCII, nothing escaped, in quotes
+    for text, first_line in searched_texts(note):
+        _add_hits(lines, text, first_line, pattern, path_size, uri_size)
     found.append(
         _NoteHits(
             modified=note.modified,
@@ -129,6 +134,56 @@ def _collect(found: list[_NoteHits], note: Note, pattern: Phrase, vault: str) ->
             lines=lines,
         )
     )
+
+
+# Characters json.dumps escapes (ensure_ascii off): a stretch of ASCII text without them is
+# written as it is, one byte a character.
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+_SHORTENED = len(',"shortened":true')
+_ELLIPSIS_BYTES = len("…".encode())
+
+
+def _add_hits(lines: array[int], text: str, first_line: int, pattern: Phrase, path_size: int, uri_size: int) -> None:
+    """Append (file line, JSON size of its hit) for the first match on each line of `text`
+    (starting on file line `first_line`) — the sizes `hit` gives, worked out from positions
+    for a plain ASCII stretch (most lines), without cutting the line or its excerpt out.
+
+    One pass of the pattern over the whole text (a search per line would be a call per line,
+    tens of thousands over a vault): a match never spans lines, since the phrase holds no line
+    break, so the first match starting on a line is the one a search of that line finds.
+    """
+    number = first_line
+    counted = 0  # newlines before this position are counted in `number`
+    plain = text.isascii()
+    for start, end in pattern.first_per_line(text):
+        number += text.count("\n", counted, start)
+        counted = start
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        if line_end < 0:
+            line_end = len(text)
+        lines.append(number)
+        if plain:
+            left, right = _window(line_end - line_start, start - line_start, end - line_start)
+            if _ESCAPED.search(text, line_start + left, line_start + right) is None:
+                shortened = line_end - line_start > LINE_WIDTH
+                size = right - left + 2
+                if shortened:
+                    size += _SHORTENED + _ELLIPSIS_BYTES * ((left > 0) + (line_start + right < line_end))
+                lines.append(hit_size(path_size, number, size, uri_size, False))
+                continue
+        shown, shortened = excerpt(text[line_start:line_end], start - line_start, end - line_start)
+        lines.append(hit_size(path_size, number, json_text_size(shown), uri_size, shortened))
+
+
+def _window(length: int, start: int, end: int, width: int = LINE_WIDTH) -> tuple[int, int]:
+    """The [left, right) part of a line of `length` characters that `excerpt` shows."""
+    if length <= width:
+        return 0, length
+    room = max(0, width - (end - start))
+    left = max(0, start - room // 2)
+    right = min(length, max(end, left + width))
+    return max(0, min(left, right - width)), right
 
 
 class _HitRefs(Sequence[tuple[_NoteHits, int, int]]):
@@ -196,48 +251,6 @@ def line_hits(note: Note, pattern: Phrase, vault: str) -> list[dict[str, Any]]:
     ]
 
 
-@dataclass(frozen=True)
-class Phrase:
-    """What search_notes looks for: the phrase, ignoring case as `re.IGNORECASE` does."""
-
-    pattern: re.Pattern[str]
-    ascii_lower: str | None  # the phrase lowercased, when it is ASCII
-
-    @classmethod
-    def of(cls, phrase: str) -> Phrase:
-        return cls(re.compile(re.escape(phrase), re.IGNORECASE), phrase.lower() if phrase.isascii() else None)
-
-    def first_per_line(self, text: str) -> Iterator[tuple[int, int]]:
-        """(start, end) of the first match on each line holding one, in order.  The search goes
-        on from the end of a line once it has a match there: a phrase found a million times on
-        one long line costs one find, not a million."""
-        ascii_lower = self.ascii_lower is not None and text.isascii()
-        haystack = text.lower() if ascii_lower else text
-        position = 0
-        while True:
-            if ascii_lower:
-                assert self.ascii_lower is not None
-                start = haystack.find(self.ascii_lower, position)
-                if start < 0:
-                    return
-                end = start + len(self.ascii_lower)
-            else:
-                found = self.pattern.search(text, position)
-                if found is None:
-                    return
-                start, end = found.start(), found.end()
-            yield start, end
-            line_end = text.find("\n", end)
-            if line_end < 0:
-                return
-            position = line_end + 1
-
-    def found_in(self, text: str) -> bool:
-        if self.ascii_lower is not None and text.isascii():
-            return self.ascii_lower in text.lower()
-        return self.pattern.search(text) is not None
-
-
 def _line_matches(note: Note, pattern: Phrase) -> list[tuple[int, str, int, int]]:
     """(file line number, line, start, end) of the first match on each line holding one, in the
     properties lines and then the body."""
@@ -284,8 +297,5 @@ def excerpt(line: str, start: int, end: int, width: int = LINE_WIDTH) -> tuple[s
     """The line if short enough, else a window around [start, end) marked with '…' at cut ends."""
     if len(line) <= width:
         return line, False
-    room = max(0, width - (end - start))
-    left = max(0, start - room // 2)
-    right = min(len(line), max(end, left + width))
-    left = max(0, min(left, right - width))
+    left, right = _window(len(line), start, end, width)
     return ("…" if left > 0 else "") + line[left:right] + ("…" if right < len(line) else ""), True

@@ -50,7 +50,8 @@ def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tu
 @dataclass(frozen=True)
 class VaultIndex:
     """The notes a client may name, by path and alias, and the broken ones it may be told
-    about — without any note's text: read_note reads the one note asked for again."""
+    about — without any note's text.  Made by reading every note, so only when an argument
+    names no note by path or name and its aliases must be looked up (naming.ListedNames)."""
 
     root: Path
     name: str
@@ -68,7 +69,11 @@ def index_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultIndex | N
     listing = listing_or_unavailable(scope, result)
     if listing is None:
         return None
-    exposure = scope.exposure
+    return index_of(scope.exposure, listing)
+
+
+def index_of(exposure: Exposure, listing: VaultListing) -> VaultIndex:
+    """The listed vault indexed as a client with `exposure` sees it, in one pass."""
     aliases: dict[str, tuple[str, ...]] = {}
     broken: dict[str, InvalidNote] = {}
     if exposure.mode == "vault":

@@ -1,0 +1,212 @@
+"""Byte tests that rule a note out of a search or a backlinks answer before it is decoded or
+parsed — each a proven superset of the exact test the tool then applies.
+
+A search hit or problem needs the phrase in the note's text (case ignored as `re.IGNORECASE`
+ignores it); a backlink or a backlinks problem needs the target's name in it (case and
+Unicode form ignored as `resolve.fold` ignores them), as written or percent-encoded.  A note
+whose bytes cannot hold that is skipped; every other note is read in full and judged exactly.
+tests/test_text_prefilter.py holds the cases that make each rule necessary, and checks the
+tools against the whole-vault readings.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from urllib.parse import quote, unquote, unquote_to_bytes
+
+from vault_recall.server.obsidian.resolve import fold
+
+Worth = Callable[[bytes | bytearray], bool]
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """What search_notes looks for: the phrase, ignoring case as `re.IGNORECASE` does."""
+
+    text: str
+    pattern: re.Pattern[str]
+    ascii_lower: str | None  # the phrase lowercased, when it is ASCII
+
+    @classmethod
+    def of(cls, phrase: str) -> Phrase:
+        return cls(phrase, re.compile(re.escape(phrase), re.IGNORECASE), phrase.lower() if phrase.isascii() else None)
+
+    def first_per_line(self, text: str) -> Iterator[tuple[int, int]]:
+        """(start, end) of the first match on each line holding one, in order.  The search goes
+        on from the end of a line once it has a match there: a phrase found a million times on
+        one long line costs one find, not a million."""
+        ascii_lower = self.ascii_lower is not None and text.isascii()
+        haystack = text.lower() if ascii_lower else text
+        position = 0
+        while True:
+            if ascii_lower:
+                assert self.ascii_lower is not None
+                start = haystack.find(self.ascii_lower, position)
+                if start < 0:
+                    return
+                end = start + len(self.ascii_lower)
+            else:
+                found = self.pattern.search(text, position)
+                if found is None:
+                    return
+                start, end = found.start(), found.end()
+            yield start, end
+            line_end = text.find("\n", end)
+            if line_end < 0:
+                return
+            position = line_end + 1
+
+    def found_in(self, text: str) -> bool:
+        if self.ascii_lower is not None and text.isascii():
+            return self.ascii_lower in text.lower()
+        return self.pattern.search(text) is not None
+
+
+# The only characters outside ASCII that `re.IGNORECASE` matches with ASCII ones: 'İ' and 'ı'
+# with 'i', the Kelvin sign with 'k', the long s with 's' (the test checks every code point).
+CASE_ESCAPES = {"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"}
+CASE_ESCAPES_ASCII = frozenset("iIkKsS")
+# The only characters outside ASCII whose `fold` (NFC, then casefold) holds ASCII characters
+# (the test checks every code point): ligatures, sharp s, the Kelvin sign, a few singletons.
+FOLD_ESCAPES = {
+    char: unicodedata.normalize("NFC", char).casefold()
+    for char in "\u00df\u0130\u0149\u017f\u01f0\u037e\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u1fef\u212a"
+    "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+}
+
+
+class AsciiView:
+    """A note's bytes as runs of ASCII characters in its text compare: lowered, with the few
+    characters outside ASCII that compare as ASCII ones written as those.  A run the comparison
+    finds in the text is found in this view (UTF-8 never writes an ASCII byte inside another
+    character, and lowering bytes lowers only ASCII letters) — the view may find more.
+    """
+
+    def __init__(self, escapes: dict[str, str], runs: list[bytes]) -> None:
+        # Only escapes that can make up part of a run looked for matter (most names and
+        # phrases need none); each is looked for only after a cheap look for its bytes.
+        self._escapes = []
+        for char, stands in escapes.items():
+            written, standing = char.encode("utf-8"), stands.encode("utf-8")
+            if any(_overlaps(standing, run) for run in runs):
+                self._escapes.append((written, standing, tuple(written[i : i + 1] for i in range(len(written)))))
+
+    def of(self, data: bytes | bytearray) -> bytes | bytearray:
+        lowered = data.lower()
+        if self._escapes and not data.isascii():
+            for written, standing, each_byte in self._escapes:
+                # One byte at a time is a memchr; a longer needle is a slow loop.
+                if _all_in(each_byte, data) and written in data:
+                    lowered = lowered.replace(written, standing)
+        return lowered
+
+
+def _overlaps(standing: bytes, run: bytes) -> bool:
+    """Can text that `standing` is part of hold `run` with some of its bytes from it?"""
+    if standing in run or run in standing:
+        return True
+    ends = range(1, len(standing))
+    return any(run.startswith(standing[k:]) for k in ends) or any(run.endswith(standing[:k]) for k in ends)
+
+
+def _ascii_runs(text: str) -> list[bytes]:
+    """The longest ASCII run of each word of `text` (lowered): what any text holding the word
+    holds in its AsciiView."""
+    runs = []
+    for word in text.split(" "):
+        pieces = [piece for piece in re.split(r"[^\x00-\x7f]+", word) if piece]
+        if pieces:
+            runs.append(max(pieces, key=len).lower().encode("ascii"))
+    return sorted(runs, key=len, reverse=True)  # the longest first: the one most notes lack
+
+
+def phrase_filter(pattern: Phrase) -> Worth:
+    """Could a note with these bytes hold the phrase (as search_notes looks for it) on a line?"""
+    phrase = pattern.text
+    if "\ufffd" in phrase:
+        # Bytes that are not UTF-8 read as U+FFFD: only the decoded text can tell.
+        return lambda data: pattern.found_in(_text(data))
+    if phrase.isascii():
+        lowered = phrase.lower().encode("ascii")
+        ascii_view = AsciiView(CASE_ESCAPES, [lowered])
+        # Each character of the text that matches one of the phrase is an ASCII one or an
+        # escape of it, so the phrase, lowered, is in the view of any text that holds it.
+        return lambda data: lowered in ascii_view.of(data)
+    # Its longest ASCII stretch must be in the view; the decoded text decides.
+    stretches = [piece for piece in re.split(r"[^\x00-\x7f]+", phrase) if piece]
+    runs = [max(stretches, key=len).lower().encode("ascii")] if stretches else []
+    view = AsciiView(CASE_ESCAPES, runs)
+
+    def worth(data: bytes | bytearray) -> bool:
+        if runs and not _all_in(runs, view.of(data)):
+            return False
+        return pattern.found_in(_text(data))
+
+    return worth
+
+
+def name_filter(target: str) -> Worth:
+    """Could a note with these bytes link to the note at `target`, or be a broken note that
+    get_backlinks names because its text names the target (`backlinks.could_link`)?
+
+    A link resolves to the target only if what it names folds to the target's name — as
+    written in a wikilink, percent-decoded in a markdown link, and with inline code blanked
+    out (so the name's words may stand apart: each word is looked for on its own).
+    """
+    name = fold(target.rsplit("/", 1)[-1].removesuffix(".md"))
+    words = [word for word in name.split(" ") if word]
+    quoted = fold(quote(name))
+    if not words or any(_joins_what_precedes(word[0]) for word in words):
+        return lambda data: True  # no name to look for, or one whose first letter may fuse with the text before it
+    words.sort(key=len, reverse=True)  # the longest first: the one most notes lack
+    runs = _ascii_runs(" ".join(words))
+    whole = all(word.isascii() for word in words)  # then the runs are the words
+    ascii_quoted = quoted.encode("ascii")  # quote() writes ASCII only
+    view = AsciiView(FOLD_ESCAPES, [*runs, ascii_quoted])
+
+    def worth(data: bytes | bytearray) -> bool:
+        seen = view.of(data)
+        if _all_in(runs, seen) and (whole or _all_in(words, fold(_text(data)))):
+            return True
+        if ascii_quoted in seen and (data.isascii() or quoted in fold(_text(data))):
+            return True
+        if not _escapes_other_than_blanks(data):
+            # No '%' or only encoded blanks: decoding them makes no word that was not there.
+            return False
+        # A markdown link's target is read percent-decoded: the same tests on the decoded bytes.
+        return _all_in(runs, view.of(unquote_to_bytes(bytes(data)))) and _all_in(words, fold(unquote(_text(data))))
+
+    return worth
+
+
+def _escapes_other_than_blanks(data: bytes | bytearray) -> bool:
+    """Does a '%' in these bytes start anything but '%20'?  (One byte at a time is a memchr.)"""
+    position = data.find(b"%")
+    while position >= 0:
+        if data[position + 1 : position + 3] != b"20":
+            return True
+        position = data.find(b"%", position + 3)
+    return False
+
+
+def _text(data: bytes | bytearray) -> str:
+    # As a note is read, a note whose text is not UTF-8 included; the BOM and line endings
+    # only add characters the phrase or name would need to hold too.
+    return data.decode("utf-8", errors="replace")
+
+
+def _all_in(words: Sequence[str] | Sequence[bytes], text: str | bytes | bytearray) -> bool:
+    for word in words:  # noqa: SIM110 - a loop, not all(): called for every note of the vault
+        if word not in text:  # type: ignore[operator]
+            return False
+    return True
+
+
+def _joins_what_precedes(char: str) -> bool:
+    """Can this character compose, under NFC, with the character written before it (a
+    combining mark, or a Hangul vowel or final jamo)?  Then its word, folded with the text
+    around it, may not be found as folded alone."""
+    return unicodedata.combining(char) != 0 or "\u1160" <= char <= "\u11ff" or unicodedata.category(char) == "Mn"
