@@ -38,7 +38,7 @@ from vault_recall.server.config.config_file import load_config
 from vault_recall.server.config.tokens import client_of_token
 from vault_recall.server.mcp.http_address import PATH, Listen, ListenError, parse_listen
 from vault_recall.server.mcp.http_deadline import REQUEST_SECONDS, DeadlineH11Protocol
-from vault_recall.server.mcp.http_guard import LOOPBACK_NAMES, EndpointGuard
+from vault_recall.server.mcp.http_guard import LOOPBACK_NAMES, EndpointGuard, client_left_quietly
 from vault_recall.server.mcp.tools import RecallServer, build_server
 
 MAX_BODY_BYTES = 64 * 1024  # a tools/call is a few hundred bytes; initialize a few KiB
@@ -150,6 +150,7 @@ def bind(listen: Listen) -> socket.socket:
 def run_endpoint(listen_text: str, extra_hosts: list[str], request_seconds: float = REQUEST_SECONDS) -> int:
     """Serve until SIGINT/SIGTERM; returns an exit code.  Prints the address once listening."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vault-recall http: %(message)s")
+    logging.getLogger("mcp.server.streamable_http").addFilter(client_left_quietly)
     try:
         listen = parse_listen(listen_text)
     except ListenError as exc:

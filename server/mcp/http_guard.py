@@ -22,7 +22,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from starlette.authentication import AuthCredentials
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vault_recall.server.config.config_file import ConfigError
 from vault_recall.server.config.tokens import MAX_TOKEN_LENGTH, token_hash
@@ -147,7 +147,15 @@ class EndpointGuard:
         token = AccessToken(token=token_hash(bearer_token(headers) or ""), client_id=client, scopes=[])
         scope["user"] = AuthenticatedUser(token)
         scope["auth"] = AuthCredentials([])
-        await self.app(scope, receive, send)
+        answered = _AnsweredOnce(send)
+        try:
+            await self.app(scope, receive, answered.send)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            if not answered.done:
+                raise
+            # A notification was accepted (202) just as its client ended the session: nothing
+            # is left to hand it to, and nobody is waiting for anything more.
+            log.info("a client ended its session while its last notification was delivered")
 
     async def _client(self, headers: Headers) -> tuple[str | None, Refusal | None]:
         token = bearer_token(headers)
@@ -191,3 +199,33 @@ async def _refuse(send: Send, refusal: Refusal) -> None:
         headers.append((b"www-authenticate", f'Bearer realm="{REALM}"{error}'.encode("ascii")))
     await send({"type": "http.response.start", "status": refusal.status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+class _AnsweredOnce:
+    """The ASGI `send` of one request, which drops whatever comes after the response is
+    complete.  The SDK answers a notification with 202 first and delivers it after; when the
+    session closed in between (its client left), it tries to send a 500 on top of the 202,
+    which uvicorn refuses with an error of its own."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self.done = False
+
+    async def send(self, message: Message) -> None:
+        if self.done:
+            return
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            self.done = True
+        await self._send(message)
+
+
+def client_left_quietly(record: logging.LogRecord) -> bool:
+    """A logging filter for the SDK's transport: a message for a session its client has just
+    ended is one line, not a traceback — the client left, nothing went wrong here."""
+    error = record.exc_info[1] if record.exc_info else None
+    if isinstance(error, anyio.ClosedResourceError | anyio.BrokenResourceError):
+        record.msg = "a request arrived as its client ended the session; there was nobody left to answer"
+        record.args = ()
+        record.exc_info = None
+        record.exc_text = None
+    return True
