@@ -14,6 +14,7 @@ from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall import context
 from vault_recall.server.recall.records import MemoryRecord
 from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.subject_prefilter import plainly_not_about
 from vault_recall.server.vault import note_files
 from vault_recall.server.vault.listing import VaultListing
 
@@ -119,15 +120,6 @@ def test_recall_answers_as_it_did_with_the_full_scan(
     assert fast["status"] == "degraded"
 
 
-def test_list_subjects_answers_as_it_did_with_the_full_scan(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for mode in ("records", "subjects", "vault"):
-        fast = context.list_subjects(scope(vault, mode))
-        with monkeypatch.context() as patched:
-            patched.setattr(context, "each_record", _every_record_of_the_full_scan)
-            full = context.list_subjects(scope(vault, mode))
-        assert fast == full and fast["subjects"]
-
-
 def _every_record_of_the_full_scan(
     root: Path, listing: VaultListing, subject: str | None
 ) -> Iterator[MemoryRecord | InvalidNote]:
@@ -152,3 +144,15 @@ def test_without_readv_the_scan_finds_the_same(vault: Path, monkeypatch: pytest.
     assert [r.note.path for r in without.records] == [r.note.path for r in with_readv.records]
     assert [n.path for n in without.invalid] == [n.path for n in with_readv.invalid]
     assert with_readv.records
+
+
+@pytest.mark.parametrize(
+    ("subject", "data"),
+    [
+        (None, b"---\r\ncreated: 2025-01-13\r\n---\r\nbody\r\n"),
+        (b"hiring", b"---\r\ncreated: 2025-01-13\r\nsubject: security\r\ntags: [a, b]\r\n---\r\nbody\r\n"),
+    ],
+)
+def test_a_crlf_block_is_judged_on_its_bytes_like_any_other(subject: bytes | None, data: bytes) -> None:
+    # The block's last '\r' sits just before the closing line's '\n': a CRLF, not a lone CR.
+    assert plainly_not_about(subject, data)

@@ -22,7 +22,7 @@ from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.arguments import check_choice, check_query, check_range, check_subject
 from vault_recall.server.recall.packing import MAX_PROBLEMS, Shaped, json_size, json_text_size, shorten_to_bytes
 from vault_recall.server.recall.records import MemoryRecord, is_calendar_date
-from vault_recall.server.recall.scan import each_record, read_again
+from vault_recall.server.recall.scan import each_record, each_tally, read_again
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.view import answer_anew, kept, listing_or_unavailable
 from vault_recall.server.recall.words import words
@@ -164,7 +164,7 @@ def list_subjects(scope: Scope) -> dict[str, Any]:
     newest: dict[str, int] = {}
     invalid: list[InvalidNote] = []
     # Counted as the records go by: nothing of a note is kept once it is counted.
-    for record in each_record(listing.root, listing, None):
+    for record in each_tally(listing.root, listing):
         if isinstance(record, InvalidNote):
             invalid.append(kept(record))
             continue
@@ -178,7 +178,7 @@ def list_subjects(scope: Scope) -> dict[str, Any]:
                 entry["events"] += 1
             else:
                 entry["active"] += 1
-            newest[subject] = max(newest.get(subject, record.note.mtime_ns), record.note.mtime_ns)
+            newest[subject] = max(newest.get(subject, record.mtime_ns), record.mtime_ns)
     result["subjects"] = [{**counts[s], "modified": iso_utc(newest[s])} for s in sorted(counts)]
     exposed = sorted(scope.exposure.subjects) if scope.exposure.mode == "subjects" else None
     problems = [_problem(p) for p in invalid if _could_be_about(p, exposed, scope.exposure)]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
 from vault_recall.server.obsidian.note import InvalidNote, Note, invalid_from_head, parse_note
+from vault_recall.server.recall.record_tally import Tally, plain_record
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.subject_prefilter import plainly_not_about
 from vault_recall.server.vault.folders import FolderChain
@@ -17,6 +20,8 @@ from vault_recall.server.vault.note_files import (
     read_note_bytes,
     read_note_head,
     read_note_if,
+    read_rest,
+    read_start,
     start_buffer,
 )
 from vault_recall.server.vault.paths import display
@@ -124,6 +129,47 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
             if record is None or (isinstance(record, MemoryRecord) and subject and subject not in record.subjects):
                 continue  # an ordinary note, or a record of other subjects only
             yield record
+
+
+def each_tally(root: Path, listing: VaultListing) -> Iterator[Tally | InvalidNote]:
+    """What `list_subjects` counts — every valid record's subjects, status, kind and time —
+    and every invalid note, one at a time.
+
+    As each_record(subject=None), but a record whose properties block is of the plainest shape
+    is counted from its bytes (record_tally.py) without being decoded or parsed; any other
+    note is read whole and parsed as there.
+    """
+    yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
+    yield from (undecodable_note(root, name) for name in listing.undecodable)
+    buffer = start_buffer()
+    size = len(buffer)
+    with FolderChain(root) as chain:
+        for path in listing.paths:
+            parsed: Note | InvalidNote | None
+            try:
+                fd = chain.open_note(path)
+                try:
+                    start, length = read_start(fd, buffer)
+                    if plainly_not_about(None, start, length):
+                        continue
+                    counted = plain_record(start, length) if length < size else None
+                    if counted is not None:
+                        st = os.fstat(fd)
+                        if stat.S_ISREG(st.st_mode):  # else: turned into a FIFO since listing
+                            yield Tally(*counted, mtime_ns=st.st_mtime_ns)
+                        continue
+                    raw = read_rest(fd, path, start, length)
+                finally:
+                    os.close(fd)
+            except (OSError, NoteTooLarge):
+                parsed = read_one(chain, path)  # read again, to report the failure properly
+            else:
+                parsed = parse_note(path, raw.data, raw.mtime_ns)
+            item = record_item(parsed, None) if parsed is not None else None
+            if isinstance(item, MemoryRecord):
+                yield Tally(item.subjects, item.status, item.kind, item.note.mtime_ns)
+            elif item is not None:
+                yield item
 
 
 def record_item(parsed: Note | InvalidNote, subject: str | None) -> MemoryRecord | InvalidNote | None:

@@ -76,7 +76,8 @@ def _not_about(start: bytes, subject: bytes | None) -> bool:
     block = start[: closing.start()]
     if b"\\" in block:
         return False  # a YAML escape can spell a name or slug these bytes do not show
-    if _OTHER_BREAKS.search(block):
+    # Up to the closing line's '\n', so a CRLF block's last '\r' is seen as the CRLF it is.
+    if _OTHER_BREAKS.search(start, 0, closing.start() + 1):
         return False  # YAML's lines (and where the block ends) are not the ones seen here
     if b"subject" not in block:
         return True
@@ -108,11 +109,11 @@ def _names_only_other_subjects(block: bytes) -> bool:
     if value.startswith(b"[") and value.endswith(b"]"):
         if b"'" in value or b'"' in value:
             return False  # quoted items may hold commas: only YAML can split them
-        return all(_plain_slug(item.strip(b" \t")) for item in value[1:-1].split(b","))
-    return _plain_slug(value)  # `subject: other-slug`
+        return all(plain_slug(item.strip(b" \t")) for item in value[1:-1].split(b","))
+    return plain_slug(value)  # `subject: other-slug`
 
 
-def _plain_slug(value: bytes) -> bool:
+def plain_slug(value: bytes) -> bool:
     """Is this unquoted value a slug YAML reads as that very text?"""
     return _SLUG.fullmatch(value) is not None and _NOT_TEXT.fullmatch(value) is None
 

@@ -85,32 +85,40 @@ def read_note_if(
     """
     fd = chain.open_note(note_path)
     try:
-        if _HAS_READV:
-            length = os.readv(fd, [buffer])
-            if skip(buffer, length):
-                return None
-            start = memoryview(buffer)[:length].tobytes()
-        else:  # Windows: no readv; a fresh buffer per note it is
-            start = os.read(fd, len(buffer))
-            length = len(start)
-            if skip(start, length):
-                return None
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise FileNotFoundError(note_path)
-        if st.st_size > limit:
-            raise NoteTooLarge(st.st_size)
-        chunks = [start]
-        size = len(start)
-        # Read on to the end (asking one byte past the size fstat gave, to notice growth).
-        while more := os.read(fd, st.st_size - size + 1 if st.st_size >= size else 65536):
-            chunks.append(more)
-            size += len(more)
-            if size > limit:
-                raise NoteTooLarge(size)
+        start, length = read_start(fd, buffer)
+        if skip(start, length):
+            return None
+        return read_rest(fd, note_path, start, length, limit)
     finally:
         os.close(fd)
-    return NoteBytes(path=note_path, data=start if len(chunks) == 1 else b"".join(chunks), mtime_ns=st.st_mtime_ns)
+
+
+def read_start(fd: int, buffer: bytearray) -> tuple[bytes | bytearray, int]:
+    """The first bytes of an open note: (`buffer`, how much of it was filled) — or, where
+    readv is missing (Windows), a fresh bytes object and its length."""
+    if _HAS_READV:
+        return buffer, os.readv(fd, [buffer])
+    start = os.read(fd, len(buffer))  # pragma: no cover - Windows (tested by monkeypatch)
+    return start, len(start)
+
+
+def read_rest(fd: int, note_path: str, start: bytes | bytearray, length: int, limit: int = MAX_NOTE_BYTES) -> NoteBytes:
+    """The whole note whose first `length` bytes read_start put in `start`."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise FileNotFoundError(note_path)
+    if st.st_size > limit:
+        raise NoteTooLarge(st.st_size)
+    first = memoryview(start)[:length].tobytes() if isinstance(start, bytearray) else start
+    chunks = [first]
+    size = length
+    # Read on to the end (asking one byte past the size fstat gave, to notice growth).
+    while more := os.read(fd, st.st_size - size + 1 if st.st_size >= size else 65536):
+        chunks.append(more)
+        size += len(more)
+        if size > limit:
+            raise NoteTooLarge(size)
+    return NoteBytes(path=note_path, data=first if len(chunks) == 1 else b"".join(chunks), mtime_ns=st.st_mtime_ns)
 
 
 def _read(vault: Path | FolderChain, note_path: str, limit: int, *, whole: bool) -> NoteBytes:

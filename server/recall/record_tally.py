@@ -1,0 +1,117 @@
+"""A record's subjects, status and kind read straight from the bytes of the plainest
+properties blocks — what `list_subjects` counts — without decoding the note or building it.
+
+`list_subjects` must check every record of every subject, and parsing each one (decode, split,
+the flat reading, the record rules) was most of its time.  Most records open with a block of
+`name: value` lines whose values are plain ASCII words or `[a, b]` lists of them: text that
+YAML can read in one way only, with no quote, escape, comment, flow mapping, anchor or tag.
+Such a block is matched in one step here; its `subject`, `status`, `kind` and `date` are then
+held to the record rules of records.py.  Anything else — any other shape of block, a value
+the rules would refuse, a YAML keyword as a name, a duplicate name, a note that is not UTF-8
+or does not fit the first read — is "unsure" (None), and the note is parsed as before.
+`tests/test_fast_scan.py` checks that the counts equal the full reading's on generated vaults.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+from vault_recall.server.recall.records import KINDS, STATUSES, is_calendar_date
+from vault_recall.server.recall.subject_prefilter import plain_slug
+
+_NAME = rb"[A-Za-z_][A-Za-z0-9_-]{0,63}"
+# A letter outside ASCII, as UTF-8: two bytes, or three (CJK and most scripts) — leaving out
+# the leads of what YAML reads as a line break or refuses (NEL and the C1 controls, the line
+# and paragraph separators, the BOM, U+FFFE and U+FFFF, surrogates).  The whole note is
+# decoded strictly besides.
+_LETTER = rb"(?:[\xc3-\xdf][\x80-\xbf]|[\xe3-\xec][\x80-\xbf]{2})"
+# Plain text YAML cannot read as anything but a scalar: it starts with a letter or digit,
+# holds no ':', '#', ',', quote, bracket or brace, and ends on no blank (YAML would strip it).
+# Whether it is text, a number or a keyword matters only for the four properties checked
+# below, whose rules accept plain ASCII slugs, words and dates alone.
+_WORD_START = rb"(?:[A-Za-z0-9]|" + _LETTER + rb")"
+_WORD_END = rb"(?:[A-Za-z0-9./_-]|" + _LETTER + rb")"
+_WORD = _WORD_START + rb"(?:(?:[A-Za-z0-9 ./_-]|" + _LETTER + rb")*" + _WORD_END + rb")?"
+# A value on the name's line: a word, a flow list of words, or printable text in double
+# quotes (no escape) or single quotes (no quote inside) — text, whatever it spells.
+_VALUE = rb"""(?:WORD|\[WORD(?:, WORD)*\]|"(?:[ !#-\[\]-~]|LETTER)*"|'(?:[ -&(-~]|LETTER)*')""".replace(
+    b"WORD", _WORD
+).replace(b"LETTER", _LETTER)
+# One property: `name: value`, or `name:` alone (null) or over a block list of words, its
+# items indented alike.
+_PROPERTY = (
+    rb"(?P<name>" + _NAME + rb"):(?:"
+    rb" (?P<value>" + _VALUE + rb")\r?\n"
+    rb"|\r?\n(?P<items>(?P<indent> *)- " + _WORD + rb"\r?\n(?:(?P=indent)- " + _WORD + rb"\r?\n)*)?)"
+)
+# The whole block: the opening line (after at most the one BOM decoding drops), such
+# properties only, then the closing line exactly.
+_PLAIN_BLOCK = re.compile(rb"(?:\xef\xbb\xbf)?---\r?\n((?:" + _PROPERTY + rb")+)---\r?\n")
+_PLAIN_PROPERTY = re.compile(_PROPERTY)
+_ITEM = re.compile(rb" *- (" + _WORD + rb")\r?\n")
+# Names YAML 1.2 reads as a boolean or null, not as text.
+_KEYWORD_NAMES = frozenset((b"true", b"True", b"TRUE", b"false", b"False", b"FALSE", b"null", b"Null", b"NULL"))
+_STATUSES = {status.encode(): status for status in STATUSES}
+_KINDS = {kind.encode(): kind for kind in KINDS}
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What list_subjects counts of one valid record."""
+
+    subjects: tuple[str, ...]
+    status: str  # active | archived
+    kind: str  # decision | event
+    mtime_ns: int
+
+
+def plain_record(start: bytes | bytearray, length: int) -> tuple[tuple[str, ...], str, str] | None:
+    """(subjects, status, kind) of the valid record whose whole note is `start[:length]`, when
+    its properties block is of the plainest shape; None when unsure."""
+    block = _PLAIN_BLOCK.match(start, 0, length)
+    if block is None:
+        return None
+    lines = _PLAIN_PROPERTY.findall(start, block.start(1), block.end(1))
+    found = {name: (value, items) for name, value, items, _ in lines}
+    if len(found) != len(lines) or not _KEYWORD_NAMES.isdisjoint(found):
+        return None  # a duplicate is an error to YAML; a keyword name is no text
+    subjects = _subjects(found.get(b"subject"))
+    status = _STATUSES.get(_value(found, b"status", b"active"))
+    kind = _KINDS.get(_value(found, b"kind", b"decision"))
+    if subjects is None or status is None or kind is None:
+        return None  # no record, or one the rules refuse: the full reading says which
+    date = _value(found, b"date", None)
+    if kind == "event" if date is None else not (date.isascii() and is_calendar_date(date.decode("ascii"))):
+        return None  # an event without a date, or a date the rules refuse
+    try:
+        # The body must be UTF-8 as well, or the note is reported instead of counted.
+        codecs.utf_8_decode(memoryview(start)[:length], "strict", True)
+    except UnicodeDecodeError:
+        return None
+    return subjects, status, kind
+
+
+def _value(found: dict[bytes, tuple[bytes, bytes]], name: bytes, default: bytes | None) -> bytes | None:
+    """The value written on the line of property `name`; `default` when there is no such
+    property, and b"" when it has none on its line (null, or a block list)."""
+    written = found.get(name)
+    return default if written is None else written[0]
+
+
+def _subjects(written: tuple[bytes, bytes] | None) -> tuple[str, ...] | None:
+    """The slugs of a `subject` property: one slug, or a flow or block list of them (None:
+    no subject, or unsure)."""
+    if written is None:
+        return None
+    value, block_items = written
+    if value:
+        items = value[1:-1].split(b", ") if value.startswith(b"[") else [value]
+    elif block_items:
+        items = _ITEM.findall(block_items)
+    else:
+        return None  # `subject:` alone: the record rules refuse it
+    if not all(plain_slug(item) for item in items):
+        return None
+    return tuple(dict.fromkeys(item.decode("ascii") for item in items))
