@@ -82,9 +82,12 @@ def plain_record(start: bytes | bytearray, length: int) -> tuple[tuple[str, ...]
     kind = _KINDS.get(_value(found, b"kind", b"decision"))
     if subjects is None or status is None or kind is None:
         return None  # no record, or one the rules refuse: the full reading says which
-    date = _value(found, b"date", None)
-    if kind == "event" if date is None else not (date.isascii() and is_calendar_date(date.decode("ascii"))):
-        return None  # an event without a date, or a date the rules refuse
+    if b"date" in found:
+        date = _value(found, b"date", b"")
+        if not (date.isascii() and is_calendar_date(date.decode("ascii"))):
+            return None  # a date the rules refuse
+    elif kind == "event":
+        return None  # an event needs a date
     try:
         # The body must be UTF-8 as well, or the note is reported instead of counted.
         codecs.utf_8_decode(memoryview(start)[:length], "strict", True)
@@ -93,7 +96,7 @@ def plain_record(start: bytes | bytearray, length: int) -> tuple[tuple[str, ...]
     return subjects, status, kind
 
 
-def _value(found: dict[bytes, tuple[bytes, bytes]], name: bytes, default: bytes | None) -> bytes | None:
+def _value(found: dict[bytes, tuple[bytes, bytes]], name: bytes, default: bytes) -> bytes:
     """The value written on the line of property `name`; `default` when there is no such
     property, and b"" when it has none on its line (null, or a block list)."""
     written = found.get(name)
