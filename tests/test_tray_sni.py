@@ -250,6 +250,11 @@ async def test_the_tray_is_a_statusnotifieritem_whose_dbusmenu_is_the_menu_model
             _, root = await host.layout(service)
             await host.click(service, find_node(root, "Quit Vault Recall")["id"])
             assert tray.wait(timeout=30) == 0
+        except BaseException:
+            print(
+                "tray log:\n" + (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")
+            )  # shown on failure
+            raise
         finally:
             if tray.poll() is None:
                 tray.terminate()
@@ -332,6 +337,11 @@ async def test_after_the_person_edits_a_recalled_note_the_tray_marks_it_and_name
             _, root = await host.layout(service)
             await host.click(service, find_node(root, "Quit Vault Recall")["id"])
             assert tray.wait(timeout=30) == 0
+        except BaseException:
+            print(
+                "tray log:\n" + (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")
+            )  # shown on failure
+            raise
         finally:
             if tray.poll() is None:
                 tray.terminate()
