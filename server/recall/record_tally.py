@@ -3,13 +3,13 @@ properties blocks — what `list_subjects` counts — without decoding the note 
 
 `list_subjects` must check every record of every subject, and parsing each one (decode, split,
 the flat reading, the record rules) was most of its time.  Most records open with a block of
-`name: value` lines whose values are plain ASCII words or `[a, b]` lists of them: text that
-YAML can read in one way only, with no quote, escape, comment, flow mapping, anchor or tag.
+`name: value` lines whose values are plain words, lists of them, or quoted text without
+escapes: text YAML can read in one way only, with no comment, flow mapping, anchor or tag.
 Such a block is matched in one step here; its `subject`, `status`, `kind` and `date` are then
 held to the record rules of records.py.  Anything else — any other shape of block, a value
 the rules would refuse, a YAML keyword as a name, a duplicate name, a note that is not UTF-8
 or does not fit the first read — is "unsure" (None), and the note is parsed as before.
-`tests/test_fast_scan.py` checks that the counts equal the full reading's on generated vaults.
+`tests/test_record_tally.py` checks that what is counted is what the full reading makes.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from vault_recall.server.recall.subject_prefilter import plainly_not_about
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import VaultListing
 from vault_recall.server.vault.note_files import (
+    NoteBytes,
     NoteTooLarge,
     read_note_bytes,
     read_note_head,
@@ -142,34 +143,43 @@ def each_tally(root: Path, listing: VaultListing) -> Iterator[Tally | InvalidNot
     yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
     yield from (undecodable_note(root, name) for name in listing.undecodable)
     buffer = start_buffer()
-    size = len(buffer)
     with FolderChain(root) as chain:
         for path in listing.paths:
             parsed: Note | InvalidNote | None
             try:
-                fd = chain.open_note(path)
-                try:
-                    start, length = read_start(fd, buffer)
-                    if plainly_not_about(None, start, length):
-                        continue
-                    counted = plain_record(start, length) if length < size else None
-                    if counted is not None:
-                        st = os.fstat(fd)
-                        if stat.S_ISREG(st.st_mode):  # else: turned into a FIFO since listing
-                            yield Tally(*counted, mtime_ns=st.st_mtime_ns)
-                        continue
-                    raw = read_rest(fd, path, start, length)
-                finally:
-                    os.close(fd)
+                read = _tally_or_read(chain, path, buffer)
             except (OSError, NoteTooLarge):
                 parsed = read_one(chain, path)  # read again, to report the failure properly
             else:
-                parsed = parse_note(path, raw.data, raw.mtime_ns)
+                if not isinstance(read, NoteBytes):
+                    if read is not None:
+                        yield read
+                    continue
+                parsed = parse_note(path, read.data, read.mtime_ns)
             item = record_item(parsed, None) if parsed is not None else None
             if isinstance(item, MemoryRecord):
                 yield Tally(item.subjects, item.status, item.kind, item.note.mtime_ns)
             elif item is not None:
                 yield item
+
+
+def _tally_or_read(chain: FolderChain, path: str, buffer: bytearray) -> Tally | NoteBytes | None:
+    """One note for each_tally: None when it cannot be a record, its Tally when its bytes
+    show a plain record, else its whole bytes to parse."""
+    fd = chain.open_note(path)
+    try:
+        start, length = read_start(fd, buffer)
+        if plainly_not_about(None, start, length):
+            return None
+        counted = plain_record(start, length) if length < len(buffer) else None
+        if counted is not None:
+            st = os.fstat(fd)
+            # The whole note, as it is now (a short read or a note growing is read on instead).
+            if stat.S_ISREG(st.st_mode) and st.st_size == length:
+                return Tally(*counted, mtime_ns=st.st_mtime_ns)
+        return read_rest(fd, path, start, length)
+    finally:
+        os.close(fd)
 
 
 def record_item(parsed: Note | InvalidNote, subject: str | None) -> MemoryRecord | InvalidNote | None:
