@@ -8,8 +8,8 @@ signal on a request object whose path we can tell in advance, so we listen befor
 from __future__ import annotations
 
 import asyncio
-import functools
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -24,18 +24,44 @@ DIRECTORY_SINCE = 3  # the FileChooser version that can choose folders
 TITLE = "Choose your Obsidian vault"
 
 
-@functools.cache
+# A portal that did not answer in time is asked again, but not more often than this: the
+# tray asks whenever it builds its menu, and an unanswered call waits CALL_SECONDS.
+ASK_AGAIN_SECONDS = 60.0
+_known: bool | None = None  # the answer, once the bus has given one
+_unanswered_at: float | None = None  # when the last unanswered question was asked
+
+
 def available() -> bool:
-    """A portal that can choose folders answers on this session's bus (asked once per process;
-    the portal is started by D-Bus activation if it is installed but not running)."""
+    """A portal that can choose folders answers on this session's bus.  An answer either way
+    is kept for the process; no answer (a timeout — the portal may still be starting, by
+    D-Bus activation at login) is "no" for now and asked again after ASK_AGAIN_SECONDS."""
+    global _known, _unanswered_at
+    if _known is not None:
+        return _known
+    if _unanswered_at is not None and time.monotonic() - _unanswered_at < ASK_AGAIN_SECONDS:
+        return False
     if session_bus.address() is None:
+        _known = False
         return False
     try:
-        reply = session_bus.call(PORTAL, PORTAL_PATH, session_bus.PROPERTIES, "Get", "ss", [FILE_CHOOSER, "version"])
-        version = reply[0]
-    except session_bus.SessionBusError:
+        reply = session_bus.call(
+            PORTAL,
+            PORTAL_PATH,
+            session_bus.PROPERTIES,
+            "Get",
+            "ss",
+            [FILE_CHOOSER, "version"],
+            timeout=session_bus.CALL_SECONDS,
+        )
+    except session_bus.SessionBusError as exc:
+        if exc.answered:
+            _known = False
+        else:
+            _unanswered_at = time.monotonic()
         return False
-    return isinstance(version.value, int) and version.value >= DIRECTORY_SINCE
+    version = reply[0]
+    _known = isinstance(version.value, int) and version.value >= DIRECTORY_SINCE
+    return _known
 
 
 def choose_folder() -> Path | None:

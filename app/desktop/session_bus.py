@@ -23,7 +23,16 @@ CALL_SECONDS = 5.0
 
 
 class SessionBusError(Exception):
-    """The session bus is not there, or a call on it failed; the message says which."""
+    """The session bus is not there, or a call on it failed; the message says which.
+
+    `answered` tells a refusal (the bus or the service replied with an error: asking again
+    would give the same) from no answer at all (a timeout, no connection), which may pass —
+    a desktop portal started by D-Bus activation at login can take longer than a call waits.
+    """
+
+    def __init__(self, message: str, *, answered: bool = False) -> None:
+        super().__init__(message)
+        self.answered = answered
 
 
 def address() -> str | None:
@@ -77,7 +86,10 @@ async def call_on(
         raise SessionBusError(f"{destination} did not answer {member} within {timeout:.0f} s") from exc
     if reply is None or reply.message_type == MessageType.ERROR:
         detail = reply.body[0] if reply is not None and reply.body else "no reply"
-        raise SessionBusError(f"{destination} refused {member}: {reply.error_name if reply else ''} {detail}".strip())
+        raise SessionBusError(
+            f"{destination} refused {member}: {reply.error_name if reply else ''} {detail}".strip(),
+            answered=reply is not None,
+        )
     return list(reply.body)
 
 
