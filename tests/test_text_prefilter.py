@@ -9,11 +9,13 @@ import sys
 import unicodedata
 from urllib.parse import quote
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import InvalidNote, parse_note
 from vault_recall.server.obsidian.resolve import NameIndex, fold
+from vault_recall.server.recall import text_prefilter
 from vault_recall.server.recall.backlinks import could_link, links_to
 from vault_recall.server.recall.scan import as_seen
 from vault_recall.server.recall.search import could_hold, searched_texts
@@ -117,6 +119,8 @@ def _variants(name: str, flips: list[bool], cut: int, encode: list[bool]) -> lis
         f"[x]({encoded}.md)",
         f"[x](<{name}.md>)",
         f"[x]({quote(name.casefold())})",
+        # every byte escaped, letters included, in upper- and lower-case hex
+        "[x](" + "".join(f"%{b:02X}" if i % 2 else f"%{b:02x}" for i, b in enumerate(name.encode())) + ".md)",
     ]
 
 
@@ -151,3 +155,42 @@ def test_the_name_byte_test_keeps_every_note_linking_to_the_target(
         if linked or named:
             assert worth(data), (link, data)
             assert worth(bytearray(data))
+
+
+def _linked(target: str, data: bytes) -> bool:
+    note, _ = as_seen(parse_note("Other/Source.md", data, 0))
+    return note is not None and bool(links_to(target, note, NameIndex.of([(target, ())]), "v"))
+
+
+@pytest.mark.parametrize(
+    ("name", "link"),
+    [
+        ("Plan", "[x](%50lan.md)"),  # an ASCII letter escaped, upper-case hex
+        ("Plan", "[x](P%6can.md)"),  # lower-case hex, lower-case letter
+        ("Plan", "[x](P%4Can.md)"),  # an escaped upper-case letter in a lower-case name
+        ("Plan 7", "[x](Plan%20%37.md)"),  # a digit
+        ("Strasse", "[x](Stra%C3%9Fe.md)"),  # ß escaped: folds to 'ss'
+        ("Key", "[x](%E2%84%AAey.md)"),  # the Kelvin sign escaped: folds to 'k'
+        ("a-b", "[x](a%2Db.md)"),
+    ],
+)
+def test_a_link_spelled_with_escapes_is_kept(name: str, link: str) -> None:
+    target = f"{name}.md"
+    data = f"see {link} here, and [y](caf%C3%A9.md)\n".encode()
+    assert _linked(target, data), "the case must be a real link, or it proves nothing"
+    assert name_filter(target)(data)
+
+
+def test_escapes_that_cannot_spell_the_name_are_not_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # %20 and an accent's bytes are all this note escapes; 'Plan' holds neither, so the note
+    # is ruled out without decoding it (most notes of a real vault escape something).
+    data = b"see [y](caf%C3%A9%20au%20lait.md) and [z](Pla%20n.md)\n"
+    assert not _linked("Plan.md", data)
+
+    def no_decoding(data: bytes) -> bytes:
+        raise AssertionError("decoded a note whose escapes cannot spell the name")
+
+    monkeypatch.setattr(text_prefilter, "unquote_to_bytes", no_decoding)
+    assert not name_filter("Plan.md")(data)
+    with pytest.raises(AssertionError, match="decoded"):
+        name_filter("Plan.md")(data.replace(b"Pla%20n", b"Pla%6e"))  # one that can spell it is decoded

@@ -94,6 +94,11 @@ class AsciiView:
             if any(_overlaps(standing, run) for run in runs):
                 self._escapes.append((written, standing, tuple(written[i : i + 1] for i in range(len(written)))))
 
+    @property
+    def writes_ascii_for_other_characters(self) -> bool:
+        """Does this view write some character outside ASCII as ASCII letters?"""
+        return bool(self._escapes)
+
     def of(self, data: bytes | bytearray) -> bytes | bytearray:
         lowered = data.lower()
         if self._escapes and not data.isascii():
@@ -166,6 +171,7 @@ def name_filter(target: str) -> Worth:
     whole = all(word.isascii() for word in words)  # then the runs are the words
     ascii_quoted = quoted.encode("ascii")  # quote() writes ASCII only
     view = AsciiView(FOLD_ESCAPES, [*runs, ascii_quoted])
+    escaped = _escapes_that_could_spell(runs, view) if whole else None
 
     def worth(data: bytes | bytearray) -> bool:
         seen = view.of(data)
@@ -173,13 +179,33 @@ def name_filter(target: str) -> Worth:
             return True
         if ascii_quoted in seen and (data.isascii() or quoted in fold(_text(data))):
             return True
-        if not _escapes_other_than_blanks(data):
+        if escaped is None and not _escapes_other_than_blanks(data):
             # No '%' or only encoded blanks: decoding them makes no word that was not there.
             return False
+        if escaped is not None and escaped.search(seen) is None:
+            return False  # no escape decodes to a byte any of the words could hold
         # A markdown link's target is read percent-decoded: the same tests on the decoded bytes.
         return _all_in(runs, view.of(unquote_to_bytes(bytes(data)))) and _all_in(words, fold(unquote(_text(data))))
 
     return worth
+
+
+def _escapes_that_could_spell(runs: list[bytes], view: AsciiView) -> re.Pattern[bytes]:
+    """The escapes, as an AsciiView shows them (lowered), that decode to a byte one of these
+    ASCII `runs` could be made of: its letters in either case — or any byte of a character
+    outside ASCII when the view writes some such character as ASCII letters.
+
+    If a note holds none of them, a run found in the view of the decoded note is made of
+    plain bytes only, side by side in the note as well (a decoded byte between them would be
+    one the run does not hold), so the view of the note itself holds it: decoding cannot
+    change the answer.  For names with letters outside ASCII, NFC can compose a plain letter
+    with a decoded accent, so those keep the broader rule (any escape but %20).
+    """
+    held = {byte for run in runs for byte in run + run.upper()}
+    alternatives = [f"{byte:02x}".encode() for byte in sorted(held)]
+    if view.writes_ascii_for_other_characters:
+        alternatives.append(rb"[89a-f][0-9a-f]")
+    return re.compile(rb"%(?:" + b"|".join(alternatives) + rb")")
 
 
 def _escapes_other_than_blanks(data: bytes | bytearray) -> bool:
