@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -106,7 +107,7 @@ def test_the_official_conformance_scenarios_that_apply_to_our_server_pass(tmp_pa
         )
     results: dict[str, list[str]] = {}
     for checks in out.glob("server-*/checks.json"):
-        scenario = checks.parent.name.removeprefix("server-").rsplit("-20", 1)[0]
+        scenario = scenario_of(checks.parent.name)
         results[scenario] = [f"{c['id']}: {c['status']}" for c in json.loads(checks.read_text(encoding="utf-8"))]
     assert set(SCENARIOS) <= set(results), (sorted(results), run.stdout[-2000:])
     for scenario in SCENARIOS:
@@ -114,3 +115,26 @@ def test_the_official_conformance_scenarios_that_apply_to_our_server_pass(tmp_pa
         lines = results[scenario]
         assert any(line.endswith(": SUCCESS") for line in lines), lines
         assert all(line.endswith((": SUCCESS", ": INFO")) for line in lines), lines
+
+
+# The suite names each result folder `server-<scenario>-<ISO time with dashes>Z`.
+_RESULT_FOLDER = re.compile(r"server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z")
+
+
+def scenario_of(folder: str) -> str:
+    """The scenario a result folder holds (the time after it may itself hold '-20')."""
+    found = _RESULT_FOLDER.fullmatch(folder)
+    assert found is not None, folder
+    return found["scenario"]
+
+
+@pytest.mark.parametrize(
+    ("folder", "scenario"),
+    [
+        ("server-resources-list-2026-12-01T02-49-22-206Z", "resources-list"),  # once misread
+        ("server-server-initialize-2026-12-01T20-20-20-020Z", "server-initialize"),
+        ("server-ping-2026-12-01T02-49-21-802Z", "ping"),
+    ],
+)
+def test_a_result_folder_names_its_scenario_whatever_the_time(folder: str, scenario: str) -> None:
+    assert scenario_of(folder) == scenario
