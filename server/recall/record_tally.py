@@ -27,30 +27,37 @@ _NAME = rb"[A-Za-z_][A-Za-z0-9_-]{0,63}"
 # and paragraph separators, the BOM, U+FFFE and U+FFFF, surrogates).  The whole note is
 # decoded strictly besides.
 _LETTER = rb"(?:[\xc3-\xdf][\x80-\xbf]|[\xe3-\xec][\x80-\xbf]{2})"
-# Plain text YAML cannot read as anything but a scalar: it starts with a letter or digit,
-# holds no ':', '#', ',', quote, bracket or brace, and ends on no blank (YAML would strip it).
-# Whether it is text, a number or a keyword matters only for the four properties checked
-# below, whose rules accept plain ASCII slugs, words and dates alone.
+# Plain text YAML cannot read as anything but a scalar, in a flow list too: it starts with a
+# letter or digit, holds no ':', '#', ',', quote, bracket or brace, and ends on no blank (YAML
+# would strip it).  Whether it is text, a number or a keyword matters only for the four
+# properties checked below, whose rules accept plain ASCII slugs, words and dates alone.
 _WORD_START = rb"(?:[A-Za-z0-9]|" + _LETTER + rb")"
 _WORD_END = rb"(?:[A-Za-z0-9./_-]|" + _LETTER + rb")"
 _WORD = _WORD_START + rb"(?:(?:[A-Za-z0-9 ./_-]|" + _LETTER + rb")*" + _WORD_END + rb")?"
-# A value on the name's line: a word, a flow list of words, or printable text in double
-# quotes (no escape) or single quotes (no quote inside) — text, whatever it spells.
-_VALUE = rb"""(?:WORD|\[WORD(?:, WORD)*\]|"(?:[ !#-\[\]-~]|LETTER)*"|'(?:[ -&(-~]|LETTER)*')""".replace(
-    b"WORD", _WORD
-).replace(b"LETTER", _LETTER)
-# One property: `name: value`, or `name:` alone (null) or over a block list of words, its
-# items indented alike.
+# Plain text on a line of its own (not in a flow list): it may also hold the marks a URL has,
+# and ':' when no blank follows it (`https://…`); still no '#', quote, bracket or brace.
+_LINE_END = rb"(?:[A-Za-z0-9./_()+?=&%@~!*-]|" + _LETTER + rb")"
+_LINE_TEXT = _WORD_START + rb"(?:(?:[A-Za-z0-9 ./_()+?=&%@~!*-]|:(?![ \r\n])|" + _LETTER + rb")*" + _LINE_END + rb")?"
+# Printable text in double quotes (no escape) or single quotes (no quote inside): text,
+# whatever it spells.
+_QUOTED = rb"""(?:"(?:[ !#-\[\]-~]|LETTER)*"|'(?:[ -&(-~]|LETTER)*')""".replace(b"LETTER", _LETTER)
+# A value on the name's line: plain text, a flow list of words (or none), or quoted text.
+_VALUE = rb"(?:" + _LINE_TEXT + rb"|\[\]|\[" + _WORD + rb"(?:, " + _WORD + rb")*\]|" + _QUOTED + rb")"
+# An item of a block list: plain or quoted text, or nothing (a null item).
+_ITEM_LINE = rb"-(?: +(?:" + _LINE_TEXT + rb"|" + _QUOTED + rb"))? *\r?\n"
+# One property: `name: value`, or `name:` alone (null) or over a block list, its items
+# indented alike.  Blanks may follow a value or the colon (YAML drops them).
 _PROPERTY = (
     rb"(?P<name>" + _NAME + rb"):(?:"
-    rb" (?P<value>" + _VALUE + rb")\r?\n"
-    rb"|\r?\n(?P<items>(?P<indent> *)- " + _WORD + rb"\r?\n(?:(?P=indent)- " + _WORD + rb"\r?\n)*)?)"
+    rb" +(?P<value>" + _VALUE + rb") *\r?\n"
+    rb"| *\r?\n(?P<items>(?P<indent> *)" + _ITEM_LINE + rb"(?:(?P=indent)" + _ITEM_LINE + rb")*)?)"
 )
 # The whole block: the opening line (after at most the one BOM decoding drops), such
 # properties only, then the closing line exactly.
 _PLAIN_BLOCK = re.compile(rb"(?:\xef\xbb\xbf)?---\r?\n((?:" + _PROPERTY + rb")+)---\r?\n")
 _PLAIN_PROPERTY = re.compile(_PROPERTY)
-_ITEM = re.compile(rb" *- (" + _WORD + rb")\r?\n")
+# A `subject` list item the record rules can accept: a slug, nothing around it.
+_SLUG_ITEM = re.compile(rb" *- ([a-z0-9-]{1,64})\r?\n")
 # Names YAML 1.2 reads as a boolean or null, not as text.
 _KEYWORD_NAMES = frozenset((b"true", b"True", b"TRUE", b"false", b"False", b"FALSE", b"null", b"Null", b"NULL"))
 _STATUSES = {status.encode(): status for status in STATUSES}
@@ -112,7 +119,11 @@ def _subjects(written: tuple[bytes, bytes] | None) -> tuple[str, ...] | None:
     if value:
         items = value[1:-1].split(b", ") if value.startswith(b"[") else [value]
     elif block_items:
-        items = _ITEM.findall(block_items)
+        lines = block_items.splitlines(keepends=True)
+        found = [_SLUG_ITEM.fullmatch(line) for line in lines]
+        if not all(found):
+            return None  # an item that is no plain slug: the full reading says what it is
+        items = [match.group(1) for match in found if match]
     else:
         return None  # `subject:` alone: the record rules refuse it
     if not all(plain_slug(item) for item in items):
