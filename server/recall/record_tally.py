@@ -2,9 +2,9 @@
 properties blocks — what `list_subjects` counts — without decoding the note or building it.
 
 `list_subjects` must check every record of every subject, and parsing each one (decode, split,
-the flat reading, the record rules) was most of its time.  Most records open with a block of
-`name: value` lines whose values are plain words, lists of them, or quoted text without
-escapes: text YAML can read in one way only, with no comment, flow mapping, anchor or tag.
+the flat reading, the record rules) was most of its time.  Most records open with a block as
+Obsidian writes it: `name: value` lines of plain text (URLs too), lists, quoted text without
+escapes — text YAML can read in one way only, with no comment, flow mapping, anchor or tag.
 Such a block is matched in one step here; its `subject`, `status`, `kind` and `date` are then
 held to the record rules of records.py.  Anything else — any other shape of block, a value
 the rules would refuse, a YAML keyword as a name, a duplicate name, a note that is not UTF-8
