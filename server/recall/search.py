@@ -146,22 +146,9 @@ _ELLIPSIS_BYTES = len("…".encode())
 def _add_hits(lines: array[int], text: str, first_line: int, pattern: Phrase, path_size: int, uri_size: int) -> None:
     """Append (file line, JSON size of its hit) for the first match on each line of `text`
     (starting on file line `first_line`) — the sizes `hit` gives, worked out from positions
-    for a plain ASCII stretch (most lines), without cutting the line or its excerpt out.
-
-    One pass of the pattern over the whole text (a search per line would be a call per line,
-    tens of thousands over a vault): a match never spans lines, since the phrase holds no line
-    break, so the first match starting on a line is the one a search of that line finds.
-    """
-    number = first_line
-    counted = 0  # newlines before this position are counted in `number`
+    for a plain ASCII stretch (most lines), without cutting the line or its excerpt out."""
     plain = text.isascii()
-    for start, end in pattern.first_per_line(text):
-        number += text.count("\n", counted, start)
-        counted = start
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", start)
-        if line_end < 0:
-            line_end = len(text)
+    for number, line_start, line_end, start, end in pattern.lines_with_hits(text, first_line):
         lines.append(number)
         if plain:
             left, right = _window(line_end - line_start, start - line_start, end - line_start)
@@ -258,24 +245,11 @@ def _line_matches(note: Note, pattern: Phrase) -> list[tuple[int, str, int, int]
 
 
 def _text_matches(text: str, first_line: int, pattern: Phrase) -> list[tuple[int, str, int, int]]:
-    """_line_matches in one text starting on file line `first_line`.
-
-    One pass of the pattern over the whole text (a search per line would be a call per line,
-    tens of thousands over a vault): a match never spans lines, since the phrase holds no line
-    break, so the first match starting on a line is the one a search of that line finds.
-    """
-    matches: list[tuple[int, str, int, int]] = []
-    number = first_line
-    counted = 0  # newlines before this position are counted in `number`
-    for start, end in pattern.first_per_line(text):
-        number += text.count("\n", counted, start)
-        counted = start
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", start)
-        if line_end < 0:
-            line_end = len(text)
-        matches.append((number, text[line_start:line_end], start - line_start, end - line_start))
-    return matches
+    """_line_matches in one text starting on file line `first_line`."""
+    return [
+        (number, text[line_start:line_end], start - line_start, end - line_start)
+        for number, line_start, line_end, start, end in pattern.lines_with_hits(text, first_line)
+    ]
 
 
 def hit(path: str, line_number: int, line: str, start: int, end: int, vault: str) -> dict[str, Any]:

@@ -34,13 +34,20 @@ class Phrase:
     def of(cls, phrase: str) -> Phrase:
         return cls(phrase, re.compile(re.escape(phrase), re.IGNORECASE), phrase.lower() if phrase.isascii() else None)
 
-    def first_per_line(self, text: str) -> Iterator[tuple[int, int]]:
-        """(start, end) of the first match on each line holding one, in order.  The search goes
-        on from the end of a line once it has a match there: a phrase found a million times on
-        one long line costs one find, not a million."""
+    def lines_with_hits(self, text: str, first_line: int) -> Iterator[tuple[int, int, int, int, int]]:
+        """(file line number, line start, line end, match start, match end) for the first match
+        on each line of `text` holding one, in order; `text` starts on file line `first_line`.
+
+        One pass over the whole text (a search per line would be a call per line, tens of
+        thousands over a vault): a match never spans lines, since the phrase holds no line
+        break, so the first match starting on a line is the one a search of that line finds.
+        The search goes on from the end of a line once it has a match there: a phrase found a
+        million times on one long line costs one find, not a million."""
         ascii_lower = self.ascii_lower is not None and text.isascii()
         haystack = text.lower() if ascii_lower else text
         position = 0
+        number = first_line
+        counted = 0  # newlines before this position are counted in `number`
         while True:
             if ascii_lower:
                 assert self.ascii_lower is not None
@@ -53,10 +60,14 @@ class Phrase:
                 if found is None:
                     return
                 start, end = found.start(), found.end()
-            yield start, end
+            number += text.count("\n", counted, start)
+            counted = start
+            line_start = text.rfind("\n", 0, start) + 1
             line_end = text.find("\n", end)
             if line_end < 0:
+                yield number, line_start, len(text), start, end
                 return
+            yield number, line_start, line_end, start, end
             position = line_end + 1
 
     def found_in(self, text: str) -> bool:
