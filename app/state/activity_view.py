@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from vault_recall.server.activity.store import SCHEMA_VERSION, ActivityStoreError, connect
 
@@ -126,56 +127,39 @@ def recent_events(path: Path, limit: int = 20, client: str | None = None, after_
 
 def latest_per_client(path: Path) -> list[ClientSummary]:
     """Each client's number of calls and its latest call, most recent first."""
-    with reading(path) as connection:
-        if connection is None:
-            return []
-        try:
-            rows = connection.execute(
-                "SELECT e.client, c.calls, e.ts, e.tool, e.status FROM events e"
-                " JOIN (SELECT client, COUNT(*) AS calls, MAX(id) AS last_id FROM events GROUP BY client) c"
-                " ON e.id = c.last_id ORDER BY e.id DESC"
-            ).fetchall()
-        except sqlite3.Error:
-            return []
+    rows = _rows(
+        path,
+        "SELECT e.client, c.calls, e.ts, e.tool, e.status FROM events e"
+        " JOIN (SELECT client, COUNT(*) AS calls, MAX(id) AS last_id FROM events GROUP BY client) c"
+        " ON e.id = c.last_id ORDER BY e.id DESC",
+    )
     return [ClientSummary(client=r[0], calls=r[1], last_ts=r[2], last_tool=r[3], last_status=r[4]) for r in rows]
 
 
 def clients_who_recalled(path: Path, note_path: str) -> list[tuple[str, int, float]]:
     """(client, times, last time) for every client that was given `note_path`."""
-    with reading(path) as connection:
-        if connection is None:
-            return []
-        try:
-            return [
-                (r[0], r[1], r[2])
-                for r in connection.execute(
-                    "SELECT e.client, COUNT(*), MAX(e.ts) FROM returned r JOIN events e ON e.id = r.event_id"
-                    " WHERE r.path = ? GROUP BY e.client ORDER BY MAX(e.ts) DESC",
-                    (note_path,),
-                )
-            ]
-        except sqlite3.Error:
-            return []
+    rows = _rows(
+        path,
+        "SELECT e.client, COUNT(*), MAX(e.ts) FROM returned r JOIN events e ON e.id = r.event_id"
+        " WHERE r.path = ? GROUP BY e.client ORDER BY MAX(e.ts) DESC",
+        (note_path,),
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
 
 
 def latest_recalls(path: Path, since: float, limit: int = 200) -> list[Recall]:
     """Each client's latest recall of each whole note (one handed out with its revision) since
     `since`, newest first, at most `limit`."""
-    with reading(path) as connection:
-        if connection is None:
-            return []
-        try:
-            # SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum:
-            # the revision of each client's latest recall of the note.
-            rows = connection.execute(
-                "SELECT e.client, e.vault, r.path, r.revision, MAX(e.ts) FROM returned r"
-                " JOIN events e ON e.id = r.event_id"
-                " WHERE e.ts >= ? AND r.revision IS NOT NULL AND e.vault IS NOT NULL"
-                " GROUP BY e.client, e.vault, r.path ORDER BY MAX(e.ts) DESC LIMIT ?",
-                (since, limit),
-            ).fetchall()
-        except sqlite3.Error:
-            return []
+    # SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum: the
+    # revision of each client's latest recall of the note.
+    rows = _rows(
+        path,
+        "SELECT e.client, e.vault, r.path, r.revision, MAX(e.ts) FROM returned r"
+        " JOIN events e ON e.id = r.event_id"
+        " WHERE e.ts >= ? AND r.revision IS NOT NULL AND e.vault IS NOT NULL"
+        " GROUP BY e.client, e.vault, r.path ORDER BY MAX(e.ts) DESC LIMIT ?",
+        (since, limit),
+    )
     return [Recall(client=r[0], vault=r[1], path=r[2], revision=r[3], ts=r[4]) for r in rows]
 
 
@@ -194,13 +178,20 @@ def newest_event_id(path: Path) -> int | None:
 
 
 def count_events(path: Path) -> int:
+    rows = _rows(path, "SELECT COUNT(*) FROM events")
+    return int(rows[0][0]) if rows else 0
+
+
+def _rows(path: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+    """The rows of one query; none when there is no store yet or it cannot be read right now
+    (the views show what they can rather than fail)."""
     with reading(path) as connection:
         if connection is None:
-            return 0
+            return []
         try:
-            return int(connection.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+            return connection.execute(sql, params).fetchall()
         except sqlite3.Error:
-            return 0
+            return []
 
 
 def _row(connection: sqlite3.Connection, row: tuple[object, ...]) -> EventRow:
