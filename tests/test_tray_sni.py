@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,23 @@ def clipboard(env: dict[str, str]) -> dict[str, Any] | None:
         return None
 
 
+@contextmanager
+def tray_running(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """`vault-recall tray` with its output in `log_path`, stopped at the end; its log is
+    printed when the test fails (pytest shows it), since what went wrong is usually there."""
+    with log_path.open("wb") as log:
+        tray = subprocess.Popen([*vault_recall_command(), "tray"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            yield tray
+        except BaseException:
+            print("tray log:\n" + log_path.read_text(encoding="utf-8", errors="replace"))
+            raise
+        finally:
+            if tray.poll() is None:
+                tray.terminate()
+                tray.wait(timeout=30)
+
+
 async def test_the_tray_is_a_statusnotifieritem_whose_dbusmenu_is_the_menu_model(
     session: tuple[SessionBus, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -111,10 +129,8 @@ async def test_the_tray_is_a_statusnotifieritem_whose_dbusmenu_is_the_menu_model
     def opened_lines() -> list[str]:
         return opened.read_text(encoding="utf-8").splitlines() if opened.exists() else []
 
-    log = (tmp_path / "tray.log").open("wb")
     async with panel(bus.address) as host:
-        tray = subprocess.Popen([*vault_recall_command(), "tray"], env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
+        with tray_running(env, tmp_path / "tray.log") as tray:
             # It registers with the watcher under a name of its own, and answers as an item.
             sender, service = await host.until(lambda: host.registrations and host.registrations[-1], "registration")
             assert service.startswith("org.kde.StatusNotifierItem-")
@@ -250,16 +266,6 @@ async def test_the_tray_is_a_statusnotifieritem_whose_dbusmenu_is_the_menu_model
             _, root = await host.layout(service)
             await host.click(service, find_node(root, "Quit Vault Recall")["id"])
             assert tray.wait(timeout=30) == 0
-        except BaseException:
-            print(
-                "tray log:\n" + (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")
-            )  # shown on failure
-            raise
-        finally:
-            if tray.poll() is None:
-                tray.terminate()
-                tray.wait(timeout=30)
-            log.close()
     assert "Traceback" not in (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")
 
 
@@ -280,10 +286,8 @@ async def test_after_the_person_edits_a_recalled_note_the_tray_marks_it_and_name
         )
     )
     note = work / "Projects/Build/Build decision.md"
-    log = (tmp_path / "tray.log").open("wb")
     async with panel(bus.address) as host:
-        tray = subprocess.Popen([*vault_recall_command(), "tray"], env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
+        with tray_running(env, tmp_path / "tray.log") as tray:
             sender, service = await host.until(lambda: host.registrations and host.registrations[-1], "registration")
             await host.listen_to(sender)
             # Two real clients recall the decision through real servers.
@@ -337,14 +341,4 @@ async def test_after_the_person_edits_a_recalled_note_the_tray_marks_it_and_name
             _, root = await host.layout(service)
             await host.click(service, find_node(root, "Quit Vault Recall")["id"])
             assert tray.wait(timeout=30) == 0
-        except BaseException:
-            print(
-                "tray log:\n" + (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")
-            )  # shown on failure
-            raise
-        finally:
-            if tray.poll() is None:
-                tray.terminate()
-                tray.wait(timeout=30)
-            log.close()
     assert "Traceback" not in (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")
