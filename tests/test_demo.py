@@ -17,7 +17,7 @@ def test_the_demo_passes_every_step_without_touching_the_sample_vault() -> None:
     done = subprocess.run([*vault_recall_command(), "demo"], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert sum(line.startswith("PASS") for line in lines) == 10, done.stdout
+    assert sum(line.startswith("PASS") for line in lines) == 11, done.stdout
     assert not any(line.startswith("FAIL") for line in lines)
     assert lines[-1] == "demo: all steps passed"
     assert snapshot(SAMPLE_VAULT) == before

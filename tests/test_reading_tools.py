@@ -234,13 +234,20 @@ def test_events_from_a_date_and_with_words(vault: Path) -> None:
     assert [r["path"] for r in context.recall_activity(scope(vault), "build", on_or_after="2026-04-01")["records"]] == [
         "Journal/Later.md"
     ]
-    assert [r["path"] for r in context.recall_activity(scope(vault), "build", query="cache outage")["records"]] == [
-        "Journal/Outage.md"
-    ]
+    matched = context.recall_activity(scope(vault), "build", query="cache outage")
+    assert matched["records"][0]["path"] == "Journal/Outage.md"
+    assert (matched["records"][0]["coverage"], matched["weak_match"]) == (1.0, False)
+    assert all(r["coverage"] < 1.0 for r in matched["records"][1:])
+    # A query no event holds brings them newest first, said to be a weak match.
+    unmatched = context.recall_activity(scope(vault), "build", query="kubernetes")
+    assert [r["path"] for r in unmatched["records"]] == ["Journal/Later.md", "Journal/Outage.md"]
+    assert unmatched["weak_match"] is True
 
 
 def test_events_stay_out_of_recall_context(vault: Path) -> None:
-    assert context.recall_context(scope(vault), "build", "outage")["records"] == []
+    result = context.recall_context(scope(vault), "build", "outage", limit=20)
+    assert not any(r["path"].startswith("Journal/") for r in result["records"])
+    assert result["weak_match"] is True
 
 
 @pytest.mark.parametrize(
@@ -248,7 +255,7 @@ def test_events_stay_out_of_recall_context(vault: Path) -> None:
     [
         ({"on_or_after": "2026-02-30"}, "on_or_after must be a real date"),
         ({"on_or_after": "yesterday"}, "on_or_after must be a real date"),
-        ({"query": " "}, "query is empty"),
+        ({"query": ["cache"]}, "query must be text"),
         ({"limit": 51}, "limit must be a whole number from 1 to 50"),
         ({"budget": 70000}, "budget must be a whole number from 512 to 65536"),
     ],

@@ -56,15 +56,20 @@ def test_only_active_decisions_of_the_subject_are_recalled(vault: Path) -> None:
 
 
 def test_a_record_carries_whole_text_revision_uri_and_what_matched(vault: Path) -> None:
-    found = recalled(vault, "build", "bazel choice")["records"]
-    assert [r["path"] for r in found] == ["Build decision.md"]
+    result = recalled(vault, "build", "bazel choice")
+    found = result["records"]
+    assert found[0]["path"] == "Build decision.md"
     rec = found[0]
     assert rec["title"] == "Build decision"
     assert rec["text"] == "We use Bazel for builds.\n"
     assert len(rec["revision"]) == 64
     assert rec["uri"] == "obsidian://open?vault=My%20Vault&file=Build%20decision"
     assert rec["matched"] == {"bazel": ["aliases", "body"], "choice": ["aliases"]}
+    assert rec["coverage"] == 1.0
     assert rec["modified"].endswith("Z")
+    assert result["weak_match"] is False
+    # 'choice' only frames the question: the others, holding 'bazel', hold all that was asked.
+    assert [(r["matched"], r["coverage"]) for r in found[1:]] == [({"bazel": ["body"]}, 1.0)] * 2
 
 
 def test_title_and_alias_hits_rank_above_body_hits(tmp_path: Path) -> None:
@@ -78,7 +83,10 @@ def test_title_and_alias_hits_rank_above_body_hits(tmp_path: Path) -> None:
     )
     for name in ("A body.md", "Cache.md", "Z.md"):
         set_mtime(vault / name, 1_700_000_000)
-    assert paths(recalled(vault, "s", "cache")) == ["Cache.md", "Z.md", "A body.md"]
+    ranked = paths(recalled(vault, "s", "cache"))
+    assert sorted(ranked[:2]) == ["Cache.md", "Z.md"]
+    assert ranked[2] == "A body.md"
+    assert paths(recalled(vault, "s", "cache", match="all")) == ["Cache.md", "Z.md", "A body.md"]
 
 
 def test_ties_go_to_the_newest_then_to_the_path(tmp_path: Path) -> None:
@@ -91,22 +99,67 @@ def test_ties_go_to_the_newest_then_to_the_path(tmp_path: Path) -> None:
     assert paths(recalled(vault, "s", "word")) == first
 
 
-def test_match_all_needs_every_word_and_any_ranks_by_count(vault: Path) -> None:
-    assert paths(recalled(vault, "build", "bazel remote")) == ["Cache.md"]
-    assert paths(recalled(vault, "build", "bazel remote", match="any"))[0] == "Cache.md"
-    assert len(paths(recalled(vault, "build", "bazel remote", match="any"))) == 3
+def test_match_all_needs_every_word_and_the_default_ranks_the_rest_below(vault: Path) -> None:
+    assert paths(recalled(vault, "build", "bazel remote", match="all")) == ["Cache.md"]
+    ranked = recalled(vault, "build", "bazel remote")
+    assert paths(ranked)[0] == "Cache.md"
+    assert [r["coverage"] for r in ranked["records"]] == [1.0, 0.5, 0.5]
+    assert ranked["weak_match"] is False
+    assert paths(recalled(vault, "build", "bazel remote", match="any")) == paths(
+        recalled(vault, "build", "bazel remote")
+    )
+
+
+def test_match_all_compares_words_as_written_not_their_stems(vault: Path) -> None:
+    assert paths(recalled(vault, "release", "ship", match="all")) == ["Release.md"]
+    shipping = recalled(vault, "release", "shipping", limit=20)
+    assert paths(shipping) == ["Release.md"]
+    assert shipping["records"][0]["matched"] == {"shipping": ["body"]}
+    assert paths(recalled(vault, "release", "shipping", match="all")) == []
+
+
+def test_the_subject_s_own_words_are_answered_by_every_record_of_it(vault: Path) -> None:
+    # Asked in subject 'build', 'build' says nothing more: every record answers, those
+    # mentioning it first.
+    result = recalled(vault, "build", "what did we decide about the builds", limit=20)
+    assert result["weak_match"] is False
+    assert paths(result)[0] == "Build decision.md"
+    assert sorted(paths(result)) == ["Build decision.md", "Cache.md", "Multi.md"]
 
 
 def test_words_are_unicode_normalized_and_casefolded(tmp_path: Path) -> None:
-    vault = write_vault(tmp_path / "v", {"Café.md": record("s", "STRASSE and cafe\u0301")})
-    assert paths(recalled(vault, "s", "straße")) == ["Café.md"]
-    assert paths(recalled(vault, "s", "ＣＡＦÉ")) == ["Café.md"]
+    vault = write_vault(
+        tmp_path / "v", {"Café.md": record("s", "STRASSE and cafe\u0301"), "Other.md": record("s", "nothing")}
+    )
+    for query in ("straße", "ＣＡＦÉ", "cafe", "CAFÉ"):
+        result = recalled(vault, "s", query)
+        assert paths(result)[0] == "Café.md"
+        assert result["weak_match"] is False
+    assert paths(recalled(vault, "s", "straße", match="all")) == ["Café.md"]
+    assert paths(recalled(vault, "s", "ＣＡＦÉ", match="all")) == ["Café.md"]
 
 
-def test_no_match_is_ok_with_no_records(vault: Path) -> None:
-    result = recalled(vault, "build", "kubernetes")
-    assert (result["status"], result["records"], result["omitted"]) == ("ok", [], 0)
+def test_a_query_no_record_holds_brings_the_newest_records_marked_as_a_weak_match(vault: Path) -> None:
+    set_mtime(vault / "Cache.md", 1_800_000_000)
+    result = recalled(vault, "build", "kubernetes", limit=20)
+    assert (result["status"], result["weak_match"], result["omitted"]) == ("ok", True, 0)
+    assert paths(result)[0] == "Cache.md"
+    assert sorted(paths(result)) == ["Build decision.md", "Cache.md", "Multi.md"]
+    assert all(r["matched"] == {} and r["coverage"] == 0.0 for r in result["records"])
     assert "problems" not in result
+    strict = recalled(vault, "build", "kubernetes", match="all")
+    assert (strict["records"], strict["weak_match"]) == ([], True)
+
+
+def test_no_query_gives_the_current_records_newest_first(vault: Path) -> None:
+    set_mtime(vault / "Multi.md", 1_900_000_000)
+    set_mtime(vault / "Cache.md", 1_800_000_000)
+    set_mtime(vault / "Build decision.md", 1_700_000_000)
+    for query in (None, "", "   ", "?!"):
+        result = context.recall_context(scope(vault), "build", query)
+        assert paths(result) == ["Multi.md", "Cache.md", "Build decision.md"]
+        assert "weak_match" not in result
+        assert all(r["matched"] == {} and "coverage" not in r for r in result["records"])
 
 
 def test_limit_counts_the_rest_in_omitted(vault: Path) -> None:
@@ -176,15 +229,14 @@ def test_many_problems_are_bounded_and_counted(tmp_path: Path) -> None:
         ({"subject": "Build"}, "subject 'Build' is not a subject slug"),
         ({"subject": ""}, "is not a subject slug"),
         ({"subject": "build\n"}, "is not a subject slug"),
-        ({"query": "  "}, "query is empty"),
         ({"query": "x" * 501}, "query is 501 characters long; the limit is 500"),
-        ({"query": "?!"}, "has no words"),
+        ({"query": 7}, "query must be text"),
         ({"budget": 511}, "budget must be a whole number from 512 to 65536; got 511"),
         ({"budget": 65537}, "budget must be a whole number from 512 to 65536"),
         ({"limit": 0}, "limit must be a whole number from 1 to 20; got 0"),
         ({"limit": 21}, "limit must be a whole number from 1 to 20"),
         ({"limit": True}, "limit must be a whole number"),
-        ({"match": "most"}, "match must be 'all' or 'any'; got 'most'"),
+        ({"match": "most"}, "match must be 'any' or 'all'; got 'most'"),
     ],
 )
 def test_bad_arguments_raise_one_clear_sentence(vault: Path, kwargs: dict[str, Any], words: str) -> None:
@@ -273,3 +325,22 @@ def test_a_subject_limited_client_sees_no_broken_note_of_unknown_subject(vault: 
         "Payroll/CEO salary 2026.md",
         "Payroll/Layoffs plan.md",
     }
+
+
+def test_a_vault_s_languages_decide_how_its_words_are_stemmed(tmp_path: Path) -> None:
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            "Rechnungen.md": record("s", "Alle Rechnungen gehen über das Buchhaltungssystem."),
+            "Andere.md": record("s", "Nichts davon."),
+        },
+    )
+    english = Scope(client="t", vault=vault, exposure=Exposure())
+    german = Scope(client="t", vault=vault, exposure=Exposure(), languages=("english", "german"))
+    # 'Rechnung' and 'Rechnungen' share a German stem, not an English one.
+    assert context.recall_context(english, "s", "Rechnung")["weak_match"] is True
+    found = context.recall_context(german, "s", "Rechnung")
+    assert (paths(found)[0], found["weak_match"]) == ("Rechnungen.md", False)
+    # A question in German is recognised as German by its words, whatever the setting.
+    asked = context.recall_context(english, "s", "Wie gehen wir mit der Rechnung um?")
+    assert (paths(asked)[0], asked["weak_match"]) == ("Rechnungen.md", False)

@@ -1,5 +1,5 @@
-"""Recall finds query words in a record's fields without splitting ASCII bodies into words;
-it must find exactly what splitting every field would."""
+"""The strict match (`match="all"`) finds query words in a record's fields without splitting
+ASCII bodies into words; it must find exactly what splitting every field would."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import Note, parse_note
-from vault_recall.server.recall import context
+from vault_recall.server.recall import strict_match
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.words import words
 
@@ -74,11 +74,11 @@ def test_the_fields_holding_each_word_are_those_splitting_would_give(
     assert isinstance(note, Note)
     record = as_record(note)
     assert isinstance(record, MemoryRecord)
-    assert context._fields_holding(record, wanted) == naive_fields(note, wanted)
+    assert strict_match.fields_holding(record, wanted) == naive_fields(note, wanted)
 
 
 @settings(max_examples=600, deadline=None)
 @given(st.text(alphabet="abcx_1 -#\n.Aé", max_size=60), st.sampled_from(["a", "ab", "x1", "_", "abc", "b_c"]))
 def test_a_word_is_held_exactly_when_it_is_one_of_the_words(text: str, word: str) -> None:
     if text.isascii():
-        assert context._holds(text.lower(), word) == (word in words(text))
+        assert strict_match.holds(text.lower(), word) == (word in words(text))

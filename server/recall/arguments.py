@@ -18,16 +18,15 @@ def check_subject(subject: str) -> str:
     return subject
 
 
-def check_query(query: str) -> list[str]:
-    """Return the query's distinct words."""
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidArgument("query is empty: give one or more words to look for")
+def check_query(query: str | None) -> str | None:
+    """The query to match, or None for none: no query, or one with no words (letters or digits)."""
+    if query is None:
+        return None
+    if not isinstance(query, str):
+        raise InvalidArgument(f"query must be text (words to look for); got {show_value(query)}")
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidArgument(f"query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
-    found = query_words(query)
-    if not found:
-        raise InvalidArgument(f"query {show_value(query)} has no words to look for (letters or digits)")
-    return found
+    return query if query_words(query) else None
 
 
 def check_range(name: str, value: int, low: int, high: int) -> int:

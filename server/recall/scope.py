@@ -38,9 +38,11 @@ class Exposure:
 
 @dataclass(frozen=True)
 class Scope:
-    """Resolved for one call.  `vault` is None when no vault is configured; `why` says so."""
+    """Resolved for one call.  `vault` is None when no vault is configured; `why` says so.
+    `languages`: the languages the vault's notes are written in (stemming, stop words)."""
 
     client: str
     vault: Path | None
     exposure: Exposure
     why: str | None = None
+    languages: tuple[str, ...] = ("english",)

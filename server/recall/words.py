@@ -1,4 +1,9 @@
-"""Words as recall compares them: Unicode `\\w+` runs, NFKC-normalized and casefolded."""
+"""Words as recall compares them: Unicode `\\w+` runs of text folded to one form.
+
+Two foldings: `words` (NFKC and casefolding: 'Café', 'CAFÉ' and 'café' are one word), which
+the strict `match="all"` compares as it always has; and `fold`, which also takes accents off
+('cafe' finds 'café', 'uber' finds 'über'), which ranked recall compares before stemming.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,10 @@ import re
 import unicodedata
 
 _WORD = re.compile(r"\w+")
+
+# Combining accents (the diacritical-mark blocks), taken off after decomposing: letters of
+# scripts whose vowel signs are marks of their own (Devanagari, say) are left as they are.
+_ACCENTS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 
 
 def words(text: str) -> list[str]:
@@ -16,3 +25,23 @@ def words(text: str) -> list[str]:
 def query_words(query: str) -> list[str]:
     """The distinct words of a query, in the order given."""
     return list(dict.fromkeys(words(query)))
+
+
+def fold(text: str) -> str:
+    """`text` in the form ranked recall compares: NFKC, casefolded, accents off."""
+    if text.isascii():
+        return text.lower()
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    if folded.isascii():
+        return folded
+    return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFD", folded)))
+
+
+def folded_words(text: str) -> list[str]:
+    """The words of fold(text), in order."""
+    return _WORD.findall(fold(text))
+
+
+def is_word_character(character: str) -> bool:
+    """Would `\\w` match this one character?"""
+    return character.isalnum() or character == "_"

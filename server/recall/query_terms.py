@@ -1,0 +1,278 @@
+"""A recall query as the terms it looks for, and how each term's words are found in a text.
+
+A term is one meaningful query word, matched by its stem: 'caching' finds 'cache', 'cached'
+and 'caches', in every language of the call.  Stop words are dropped; framing words
+("decide", "use") are kept but not required (stopwords.py says why).
+
+Finding a term's words without splitting every note into words: every word whose stem is a
+term's stem starts with the stem less its last two letters (at least two kept).  Checked
+against the whole of Debian's word lists for English, French, Spanish, Italian, Portuguese and
+German (there after reading 'ae', 'oe', 'ue' as 'a', 'o', 'u', as the German stemmer does), with
+one family of exceptions, English 'die'/'dying' and the like, found by a second start.  So a
+text is searched for those starts (a C-speed substring search), and only the words found there
+are stemmed: the same matches as stemming every word (tests/test_query_terms.py).  Dutch
+stemming also takes 'ge-' off the middle of words (uit*ge*doofd), so for Dutch every word is
+looked at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from vault_recall.server.recall.abbreviations import abbreviation_pairs
+from vault_recall.server.recall.languages import Language, languages_for
+from vault_recall.server.recall.words import fold, folded_words, is_word_character
+
+Stem = tuple[str, str]  # (language, stem)
+
+# Languages whose stems may not start a word's letters (see the module docstring).
+_EVERY_WORD_LANGUAGES = frozenset({"dutch"})
+_EVERY_WORD = re.compile(r"\w+")
+_GERMAN_E = re.compile(r"(?<=[aou])e")
+_ENGLISH_YING = frozenset({"die", "lie", "tie", "vie", "hie"})  # 'dying' → 'die'
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One way of finding candidate words: `gate` must occur in a text for `pattern` to find
+    anything, and `pattern` finds words (and tails of words: callers keep those at a word start)."""
+
+    gate: str
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """Words written in a row ('pull request', 'pull-requests'): all but the last as given, the
+    last by its stem."""
+
+    words: tuple[str, ...]
+    scan: Scan
+    last: frozenset[Stem]  # the stems the last word may have
+
+
+@dataclass(frozen=True)
+class Term:
+    """One query word that is not a stop word (or a run of words an abbreviation stands for)."""
+
+    word: str  # as folded ('caching'; 'pull request')
+    stems: frozenset[Stem]  # of the word, and of a one-word abbreviation of it or meaning
+    # False for a framing word ("decide") and for a word of the subject asked about ("build"
+    # in subject build-system: every record of the subject is about it).
+    required: bool
+    scans: tuple[Scan, ...]
+    phrases: tuple[Phrase, ...] = ()
+
+
+@dataclass(frozen=True)
+class Query:
+    terms: tuple[Term, ...]
+    languages: tuple[Language, ...]
+    dropped: tuple[str, ...] = ()  # stop words, as folded
+
+    @property
+    def required(self) -> tuple[int, ...]:
+        """The terms a record must hold all of to answer the query fully: its meaningful words.
+        None at all ("what did we decide about the build system?" in build-system): any record
+        of the subject answers it."""
+        return tuple(i for i, term in enumerate(self.terms) if term.required)
+
+
+@dataclass
+class StemMemo:
+    """Stems of the words one call has looked at: made per call, never kept."""
+
+    languages: tuple[Language, ...]
+    known: dict[str, frozenset[Stem]] = field(default_factory=dict)
+
+    def stems(self, folded_word: str) -> frozenset[Stem]:
+        found = self.known.get(folded_word)
+        if found is None:
+            found = frozenset((lang.name, lang.stem(folded_word)) for lang in self.languages)
+            self.known[folded_word] = found
+        return found
+
+
+def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Query:
+    """The query's terms, in the order given, one per distinct meaning; `subject` is the subject
+    asked about, whose own words every record of it answers."""
+    tokens = folded_words(query)
+    languages = languages_for(tokens, configured)
+    memo = StemMemo(languages)
+    implied = frozenset(stem for word in folded_words(subject.replace("-", " ")) for stem in memo.stems(word))
+    table = Equivalents.of(memo)
+    terms: list[Term] = []
+    dropped: list[str] = []
+    for words, forms in table.groups(tokens):
+        if len(words) == 1 and any(words[0] in lang.stop for lang in languages):
+            dropped.append(words[0])
+            continue
+        term = _term(" ".join(words), forms, memo, implied)
+        if any((term.stems, term.phrases) == (known.stems, known.phrases) for known in terms):
+            continue  # 'cache caching': one term
+        terms.append(term)
+    return Query(terms=tuple(terms), languages=languages, dropped=tuple(dict.fromkeys(dropped)))
+
+
+def _term(shown: str, forms: list[tuple[str, ...]], memo: StemMemo, implied: frozenset[Stem]) -> Term:
+    own = forms[0]
+    single = [form[0] for form in forms if len(form) == 1]
+    stems = {stem for word in single for stem in memo.stems(word)}
+    # A framing word finds the others of its meaning: 'decide' finds 'decision'.
+    framing = set()
+    if len(own) == 1:
+        framing = {(lang.name, s) for lang in memo.languages for s in lang.framing_meaning(lang.stem(own[0]))}
+    stems |= framing
+    scans: dict[str, Scan] = {}
+    for scan in _scans(frozenset(stems)):
+        scans.setdefault(scan.pattern.pattern, scan)
+    phrases = tuple(_phrase(form, memo) for form in forms if len(form) > 1)
+    about_subject = all(not memo.stems(word).isdisjoint(implied) for word in own)
+    return Term(
+        word=shown,
+        stems=frozenset(stems),
+        required=not framing and not about_subject,
+        scans=tuple(scans.values()),
+        phrases=phrases,
+    )
+
+
+@dataclass(frozen=True)
+class Equivalents:
+    """The abbreviation table (abbreviations.py) as one call matches it: each entry a set of
+    forms (one-word or several words) that stand for one another."""
+
+    memo: StemMemo
+    entries: tuple[tuple[tuple[str, ...], ...], ...]
+
+    @classmethod
+    def of(cls, memo: StemMemo) -> Equivalents:
+        by_short: dict[str, list[tuple[str, ...]]] = {}
+        for short, meaning in abbreviation_pairs():
+            by_short.setdefault(short, [(short,)]).append(tuple(folded_words(meaning)))
+        return cls(memo=memo, entries=tuple(tuple(forms) for forms in by_short.values()))
+
+    def groups(self, tokens: list[str]) -> list[tuple[tuple[str, ...], list[tuple[str, ...]]]]:
+        """The query's words in order, a run of words that a table entry spells out taken as
+        one: (the words as written, every form they match — their own first)."""
+        found: list[tuple[tuple[str, ...], list[tuple[str, ...]]]] = []
+        at = 0
+        while at < len(tokens):
+            size, entry = self._longest_at(tokens, at)
+            words = tuple(tokens[at : at + size])
+            forms = [words] + ([form for form in entry if not self._same(form, words)] if entry else [])
+            found.append((words, forms))
+            at += size
+        return found
+
+    def _longest_at(self, tokens: list[str], at: int) -> tuple[int, tuple[tuple[str, ...], ...] | None]:
+        best: tuple[int, tuple[tuple[str, ...], ...] | None] = (1, None)
+        for entry in self.entries:
+            for form in entry:
+                size = len(form)
+                if size >= best[0] and self._same(form, tuple(tokens[at : at + size])):
+                    best = (size, entry)
+        return best
+
+    def _same(self, form: tuple[str, ...], words: tuple[str, ...]) -> bool:
+        """All but the last word as written, the last by its stem or an 's' ('pull requests',
+        'DBs': a stemmer leaves words without vowels alone)."""
+        if len(form) != len(words) or form[:-1] != words[:-1]:
+            return False
+        last, said = form[-1], words[-1]
+        return last in (said, said.removesuffix("s")) or not self.memo.stems(last).isdisjoint(self.memo.stems(said))
+
+
+def _phrase(words: tuple[str, ...], memo: StemMemo) -> Phrase:
+    last = memo.stems(words[-1])
+    start = _common_start([_start(stem) for _, stem in last] + [words[-1]])
+    pattern = r"\W+".join(re.escape(word) for word in words[:-1]) + r"\W+" + re.escape(start) + r"\w*"
+    return Phrase(words=words, scan=Scan(gate=words[0], pattern=re.compile(pattern)), last=last)
+
+
+def _common_start(texts: list[str]) -> str:
+    shortest = min(texts, key=len)
+    for at, character in enumerate(shortest):
+        if any(text[at] != character for text in texts):
+            return shortest[:at]
+    return shortest
+
+
+def _scans(stems: frozenset[Stem]) -> tuple[Scan, ...]:
+    scans: dict[str, Scan] = {}
+    for language, stem in sorted(stems):
+        for scan in _language_scans(language, stem):
+            scans.setdefault(scan.pattern.pattern, scan)
+    return tuple(scans.values())
+
+
+def _language_scans(language: str, stem: str) -> list[Scan]:
+    if language in _EVERY_WORD_LANGUAGES:
+        return [Scan(gate="", pattern=_EVERY_WORD)]
+    if language == "german":
+        start = _start(_GERMAN_E.sub("", stem))
+        # Each a, o, u of the start may be written ae, oe, ue in the note.
+        pattern = "".join(re.escape(c) + ("e?" if c in "aou" else "") for c in start)
+        literal = re.split("[aou]", start, maxsplit=1)[0]
+        gate = start[: len(literal) + 1]
+        return [Scan(gate=gate, pattern=re.compile(pattern + r"\w*"))]
+    scans = [_literal_scan(_start(stem))]
+    if language == "english" and stem in _ENGLISH_YING:
+        scans.append(_literal_scan(stem[0] + "y"))
+    return scans
+
+
+def _start(stem: str) -> str:
+    """The letters every word with this stem starts with: the stem less two, at least two."""
+    return stem[: max(min(2, len(stem)), len(stem) - 2)]
+
+
+def _literal_scan(start: str) -> Scan:
+    if not start:  # no stem at all: look at every word
+        return Scan(gate="", pattern=_EVERY_WORD)
+    return Scan(gate=start, pattern=re.compile(re.escape(start) + r"\w*"))
+
+
+def words_found(text: str, scan: Scan) -> Counter[str]:
+    """The words of `text` (folded) that `scan` finds, with how often each occurs."""
+    found: Counter[str] = Counter()
+    if scan.gate not in text:
+        return found
+    for match in scan.pattern.finditer(text):
+        start = match.start()
+        if start and is_word_character(text[start - 1]):
+            continue  # inside a word: not a word that starts so
+        found[match.group()] += 1
+    return found
+
+
+def term_counts(text: str, query: Query, memo: StemMemo) -> list[int]:
+    """How many words (or runs of words) of `text` (folded) each term of `query` matches."""
+    by_scan: dict[str, Counter[str]] = {}
+    counts = []
+    for term in query.terms:
+        words: dict[str, int] = {}
+        for scan in term.scans:
+            key = scan.pattern.pattern
+            if key not in by_scan:
+                by_scan[key] = words_found(text, scan)
+            words.update(by_scan[key])
+        found = sum(n for word, n in words.items() if not memo.stems(word).isdisjoint(term.stems))
+        for phrase in term.phrases:
+            runs = words_found(text, phrase.scan)
+            found += sum(n for run, n in runs.items() if not memo.stems(_last_word(run)).isdisjoint(phrase.last))
+        counts.append(found)
+    return counts
+
+
+def _last_word(run: str) -> str:
+    words: list[str] = _EVERY_WORD.findall(run)
+    return words[-1]
+
+
+def count_in(texts: Sequence[str], query: Query, memo: StemMemo) -> list[int]:
+    """term_counts over several short texts (a note's aliases, its tags), folded here."""
+    return term_counts("\n".join(fold(text) for text in texts), query, memo)

@@ -1,0 +1,134 @@
+"""Words that carry no meaning in a recall query, and words that only frame one, per language.
+
+Data only, written for this project (folded as words.fold folds them: lowercase, accents off).
+
+- **Stop words** (articles, pronouns, auxiliaries, question words, prepositions) are dropped
+  from a query: "what did we decide about the build system" asks about *build system*.
+- **Framing words** are how people ask about a decision ("decide", "chose", "use"): a record
+  that holds one ranks a little higher, but a record without it is not a weaker answer — a
+  note saying "We build with Bazel" answers "what did we decide about the build" in full.
+"""
+
+from __future__ import annotations
+
+STOP_WORDS: dict[str, str] = {
+    "english": """
+        a about above after again against all also am an and any are as at be because been
+        before being below between both but by can could did do does doing done down during
+        each either else etc ever every few for from further get gets got had has have having
+        he her here hers herself him himself his how i if in into is it its itself just let
+        lets me more most much must my myself neither no nor not now of off on once one only
+        or other ought our ours ourselves out over own per please really same shall she
+        should so some such than that thats the their theirs them themselves then there these
+        they this those through thus to too under until up upon us very vs versus was we were
+        what whats when where whether which while who whom whose why will with within without
+        would yet you your yours yourself yourselves s t d ll m re ve don didn doesn isn
+        aren wasn weren hasn haven hadn won wouldn shouldn couldn can cannot cant
+    """,
+    "german": """
+        aber als also am an auch auf aus bei beim bin bis bist da damit dann das dass dein
+        deine dem den denn der des dessen die dies diese diesem diesen dieser dieses doch dort
+        du durch ein eine einem einen einer eines er es etwas euch euer eure fur gegen gewesen
+        hab habe haben hat hatte hatten hier hin ich ihm ihn ihnen ihr ihre im in ins ist ja
+        jede jedem jeden jeder jedes jetzt kann kein keine konnen konnte man mein meine mich
+        mir mit muss mussen nach nicht noch nun nur ob oder ohne sehr sein seine seit sich sie
+        sind so soll sollen sollte sondern uber um und uns unser unsere unter vom von vor
+        wann war waren warum was weil welche welchem welchen welcher welches wenn wer werden
+        wie wieso wieviel wir wird wo woher wohin wurde wurden zu zum zur zwischen weshalb
+        gibt
+    """,
+    "french": """
+        a ai au aux avec avez avions avons c ce ceci cela celle celles celui ces cet cette
+        comme comment d dans de des donc dont du elle elles en est et etaient etait ete etes
+        etre eu eux fait faire il ils j je l la le les leur leurs lui m ma mais me meme mes
+        moi mon n ne ni nos notre nous on ont ou par pas pour pourquoi qu quand que quel quelle
+        quelles quels qui quoi s sa sans se ses si son sont sur t ta te tes toi ton tu un une
+        vos votre vous y quoi lequel laquelle lesquels avait avaient sera seront
+    """,
+    "spanish": """
+        a al algo como con contra cual cuales cuando de del desde donde el ella ellas ellos
+        en entre era eran es esa esas ese eso esos esta estaba estamos estan estar estas este
+        esto estos fue fueron ha habia han has hay he hemos la las le les lo los mas me mi mis
+        muy nos nosotras nosotros nuestra nuestras nuestro nuestros o os para pero por porque
+        que quien quienes se sea ser si sin sobre son su sus te tiene tienen tu tus un una
+        unas uno unos usted ustedes vosotros y ya yo
+    """,
+    "italian": """
+        a ad al alla alle allo agli ai anche avete abbiamo ha hanno ho che chi ci come con
+        cosa cui da dal dalla dei del della delle dello degli di dove e ed era erano essere
+        gli ha i il in io la le lei li lo loro lui ma mi mia mie miei mio ne nei nel nella
+        nelle noi non nostra nostre nostri nostro o per perche piu quale quali quando quanto
+        quella quelle quello questa queste questi questo se si sia siamo sono su sua sue suo
+        suoi sul sulla ti tra tu tua tuo un una uno vi voi
+    """,
+    "portuguese": """
+        a ao aos as com como da das de dela dele deles do dos e ela elas ele eles em entre
+        era eram essa esse esta estao este estamos eu foi foram ha isso isto ja la lhe mais
+        mas me meu minha muito na nas nem no nos nossa nossas nosso nossos num numa o os ou
+        para pela pelas pelo pelos por porque qual quais quando que quem se sem ser seu sua
+        sao tem temos ter um uma voce voces
+    """,
+    "dutch": """
+        aan al alles als bij daar dan dat de der deze die dit door een en er had heb hebben
+        heeft het hier hij hoe hun ik in is je kan kon maar me meer men met mij mijn moet na
+        naar niet niets nog nu of om omdat onder ons onze ook op over reeds te tegen toch toen
+        tot u uit uw van veel voor waarom wanneer wat we wel werd wie wij worden wordt zal ze
+        zei zelf zich zij zijn zo zonder zou
+    """,
+}
+
+# One line per meaning: the words on a line stand for one another ("decide" finds "decision").
+FRAMING_WORDS: dict[str, str] = {
+    "english": """
+        decide decided decides deciding decision decisions
+        choose chose chosen choosing choice choices
+        pick picked picking
+        agree agreed agreement agreements
+        settle settled
+        use used uses using usage
+        prefer preferred preference
+        opt opted option
+        go going went
+        approach approaches
+        current currently anymore still
+        team thing things way
+    """,
+    "german": """
+        entscheiden entschieden entscheidung entscheidungen
+        wahlen gewahlt wahl
+        nutzen genutzt nutzt verwenden verwendet benutzen benutzt einsetzen eingesetzt
+        festgelegt vereinbart vereinbarung
+        aktuell derzeit
+    """,
+    "french": """
+        decider decide decidee decision decisions
+        choisir choisi choisie choix
+        utiliser utilise utilisee utilisons
+        retenu adopte
+        actuellement
+    """,
+    "spanish": """
+        decidir decidimos decidido decidio decision decisiones
+        elegir elegimos elegido eleccion
+        usar usamos usado utilizar utilizamos utilizado
+        actualmente
+    """,
+    "italian": """
+        decidere deciso decisione decisioni
+        scegliere scelto scelta
+        usare usiamo usato utilizzare utilizziamo
+        attualmente
+    """,
+    "portuguese": """
+        decidir decidimos decidido decisao decisoes
+        escolher escolhemos escolhido escolha
+        usar usamos usado utilizar utilizamos
+        atualmente
+    """,
+    "dutch": """
+        besluiten besloten besluit beslissing
+        kiezen gekozen keuze
+        gebruiken gebruikt
+        momenteel
+    """,
+}
