@@ -27,6 +27,23 @@ def two_vaults(tmp_path: Path) -> tuple[Path, Path]:
     return work, home
 
 
+def test_vault_languages_shows_and_sets_a_vault_s_languages(
+    capsys: pytest.CaptureFixture[str], two_vaults: tuple[Path, Path]
+) -> None:
+    work, _ = two_vaults
+    run(capsys, "vault", "add", str(work))
+    assert run(capsys, "vault", "languages", "Work")[1] == "Work: english\n"
+    code, out, _ = run(capsys, "vault", "languages", "Work", "German", "english")
+    assert code == 0 and "Work: recall now matches words in german, english" in out
+    assert load_config().vault("Work").languages == ("german", "english")  # type: ignore[union-attr]
+    code, _, err = run(capsys, "vault", "languages", "Work", "klingon")
+    assert code == 1 and "'klingon' is not a language recall knows; use one of: english, german" in err
+    assert "\n" not in err.strip()
+    code, _, err = run(capsys, "vault", "languages", "Nope", "german")
+    assert code == 1 and "there is no vault named 'Nope'" in err
+    assert load_config().vault("Work").languages == ("german", "english")  # type: ignore[union-attr]
+
+
 def test_vault_add_use_list_remove(capsys: pytest.CaptureFixture[str], two_vaults: tuple[Path, Path]) -> None:
     work, home = two_vaults
     assert run(capsys, "vault", "add", str(work))[0] == 0

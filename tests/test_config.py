@@ -72,6 +72,13 @@ def test_the_config_is_readable_by_its_user_only() -> None:
         ('{"version": 1,\n"clients": [{"id": "c", "vault": "Gone"}]}', 2, "uses vault 'Gone'"),
         ('{"version": 1,\n"activity": {\n"retention_days": "ten"}}', 3, "'retention_days' must be a whole number"),
         ('{"version": 1,\n"activity": {\n"keep_query_text": "no"}}', 3, "'keep_query_text' must be true or false"),
+        (
+            '{"version": 1, "vaults": [{"name": "A", "path": "/a",\n"languages": ["english", "klingon"]}]}',
+            2,
+            "vault 'A' has languages ['english', 'klingon']: use a list of one or more of english, german",
+        ),
+        ('{"version": 1, "vaults": [{"name": "A", "path": "/a",\n"languages": []}]}', 2, "has languages []"),
+        ('{"version": 1, "vaults": [{"name": "A", "path": "/a",\n"languages": "german"}]}', 2, "has languages"),
     ],
 )
 def test_a_broken_config_names_the_file_the_line_and_the_problem(text: str, line: int, words: str) -> None:
@@ -146,6 +153,19 @@ def test_the_scope_follows_the_config_on_every_call(tmp_path: Path) -> None:
     assert pinned.vault == tmp_path and pinned.exposure.mode == "subjects"
     save_config(Config(vaults=GOOD.vaults, active_vault="Home", clients=GOOD.clients))
     assert current_scope(ServeOptions(client="cursor")).vault == Path("/v/home")
+
+
+def test_each_call_s_scope_carries_its_vault_s_languages(tmp_path: Path) -> None:
+    work = VaultEntry("Work", str(tmp_path / "work"), languages=("english", "german"))
+    save_config(Config(vaults=(work, VaultEntry("Home", "/v/home")), active_vault="Work"))
+    assert current_scope(ServeOptions(client="cursor")).languages == ("english", "german")
+    # A pinned folder the config names keeps its languages; any other is English.
+    assert current_scope(ServeOptions(client="x", pinned_vault=tmp_path / "work")).languages == ("english", "german")
+    assert current_scope(ServeOptions(client="x", pinned_vault=tmp_path / "other")).languages == ("english",)
+    save_config(Config(vaults=(work, VaultEntry("Home", "/v/home")), active_vault="Home"))
+    assert current_scope(ServeOptions(client="cursor")).languages == ("english",)
+    data = json.loads(config_path().read_text(encoding="utf-8"))
+    assert [v.get("languages") for v in data["vaults"]] == [["english", "german"], None]  # the default unwritten
 
 
 def test_a_broken_config_makes_the_scope_unavailable_with_its_error() -> None:

@@ -98,6 +98,31 @@ def vault_remove(args: argparse.Namespace) -> int:
     return 0
 
 
+def vault_languages(args: argparse.Namespace) -> int:
+    from vault_recall.server.recall.languages import check_languages
+
+    if not args.languages:
+        vault = load_config().vault(args.name)
+        if vault is None:
+            raise CommandError(f"there is no vault named {args.name!r} (see: vault-recall vault list)")
+        print(f"{vault.name}: {', '.join(vault.languages)}")
+        return 0
+    try:
+        chosen = check_languages(lang.lower() for lang in args.languages)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+
+    def change(config: Config) -> Config:
+        if not config.vault(args.name):
+            raise CommandError(f"there is no vault named {args.name!r} (see: vault-recall vault list)")
+        vaults = tuple(dataclasses.replace(v, languages=chosen) if v.name == args.name else v for v in config.vaults)
+        return dataclasses.replace(config, vaults=vaults)
+
+    update_config(change)
+    print(f"{args.name}: recall now matches words in {', '.join(chosen)} — from every client's next call")
+    return 0
+
+
 def vault_discover(args: argparse.Namespace) -> int:
     known = discover_vaults()
     if not known:

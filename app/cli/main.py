@@ -162,6 +162,17 @@ def _vault_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser
     actions.add_parser("discover", help="the vaults Obsidian knows on this computer").set_defaults(
         handler=config_commands.vault_discover
     )
+    languages = actions.add_parser(
+        "languages",
+        help="the languages a vault's notes are written in (recall matches words by their stems in these)",
+        description="Show or set the languages a vault's notes are written in (English by default). Recall "
+        "matches words by their stems and leaves out words such as 'the' or 'der' in these languages; a query "
+        "written in another of them is recognised by itself. Known: english, german, french, spanish, italian, "
+        "portuguese, dutch.",
+    )
+    languages.add_argument("name", metavar="NAME", help="the vault (see: vault-recall vault list)")
+    languages.add_argument("languages", metavar="LANGUAGE", nargs="*", help="one or more; none: show them")
+    languages.set_defaults(handler=config_commands.vault_languages)
 
 
 def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -32,6 +32,7 @@ def current_scope(options: ServeOptions) -> Scope:
     """
     # Imported by the first call, not when `serve` starts: the client waits for `initialize`.
     from vault_recall.server.config.config_file import ACTIVE, ClientEntry, ConfigError, load_config
+    from vault_recall.server.recall.languages import DEFAULT_LANGUAGES
 
     try:
         config = load_config()
@@ -40,13 +41,22 @@ def current_scope(options: ServeOptions) -> Scope:
     entry = config.client(options.client) or ClientEntry(id=options.client)
     exposure = exposure_of(entry)
     if options.pinned_vault is not None:
-        return Scope(client=options.client, vault=options.pinned_vault, exposure=exposure)
+        # A pinned folder the config also names keeps the languages set for it there.
+        pinned = options.pinned_vault
+        same = next((v for v in config.vaults if _same_folder(Path(v.path).expanduser(), pinned)), None)
+        languages = same.languages if same is not None else DEFAULT_LANGUAGES
+        return Scope(client=options.client, vault=pinned, exposure=exposure, languages=languages)
     name = config.active_vault if entry.vault == ACTIVE else entry.vault
     vault = config.vault(name) if name else None
     if vault is None:
         why = "no vault is configured: add one with `vault-recall vault add PATH` (or start the server with --vault)"
         return Scope(client=options.client, vault=None, exposure=exposure, why=why)
-    return Scope(client=options.client, vault=Path(vault.path).expanduser(), exposure=exposure)
+    folder = Path(vault.path).expanduser()
+    return Scope(client=options.client, vault=folder, exposure=exposure, languages=vault.languages)
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    return a.absolute() == b.absolute()
 
 
 def exposure_of(entry: ClientEntry) -> Exposure:

@@ -18,6 +18,7 @@ from typing import Any
 import platformdirs
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN as CLIENT_ID_PATTERN
+from vault_recall.server.recall.languages import DEFAULT_LANGUAGES, SUPPORTED
 from vault_recall.server.recall.records import SUBJECT_PATTERN
 
 APP_NAME = "vault-recall"
@@ -60,6 +61,8 @@ class VaultEntry:
     name: str
     path: str
     extra: Extra = field(default=(), compare=False)
+    # The languages its notes are written in: recall stems and drops stop words in these.
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,15 @@ class Config:
     def to_json(self) -> dict[str, Any]:
         return {
             "version": CONFIG_VERSION,
-            "vaults": [{"name": v.name, "path": v.path, **dict(v.extra)} for v in self.vaults],
+            "vaults": [
+                {
+                    "name": v.name,
+                    "path": v.path,
+                    **({"languages": list(v.languages)} if v.languages != DEFAULT_LANGUAGES else {}),
+                    **dict(v.extra),
+                }
+                for v in self.vaults
+            ],
             "active_vault": self.active_vault,
             "clients": [
                 {
@@ -215,7 +226,21 @@ def _validate(data: Any, text: str, path: Path) -> Config:
             raise fail(item["name"], f"vault {item['name']!r} needs an absolute folder path")
         if any(v.name == item["name"] for v in vaults):
             raise fail(item["name"], f"vault name {item['name']!r} is used twice")
-        vaults.append(VaultEntry(name=item["name"], path=item["path"], extra=_extra(item, ("name", "path"))))
+        languages = item.get("languages", list(DEFAULT_LANGUAGES))
+        if not (isinstance(languages, list) and languages and all(lang in SUPPORTED for lang in languages)):
+            raise fail(
+                "languages",
+                f"vault {item['name']!r} has languages {languages!r}: use a list of one or more of "
+                + ", ".join(SUPPORTED),
+            )
+        vaults.append(
+            VaultEntry(
+                name=item["name"],
+                path=item["path"],
+                extra=_extra(item, ("name", "path", "languages")),
+                languages=tuple(dict.fromkeys(languages)),
+            )
+        )
     active = data.get("active_vault")
     if active is not None and not any(v.name == active for v in vaults):
         raise fail("active_vault", f"active_vault {active!r} is not one of the vaults")
