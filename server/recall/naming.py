@@ -13,7 +13,7 @@ from pathlib import Path
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.obsidian.resolve import MappedNames, fold, named_among
-from vault_recall.server.recall.scan import read_one, undecodable_note, unreadable_folder
+from vault_recall.server.recall.scan import as_listed, read_one, undecodable_note, unreadable_folder
 from vault_recall.server.recall.scope import Exposure
 from vault_recall.server.recall.view import in_view, index_of
 from vault_recall.server.vault.folders import FolderChain
@@ -73,6 +73,7 @@ class ListedNames:
                 parsed = unreadable_folder(self._folders[path])
             else:
                 parsed = None
+            parsed = as_listed(self._listing.templates, parsed)
             self._judged[path] = (None, None) if parsed is None else in_view(self._exposure, parsed)
         return self._judged[path]
 

@@ -16,6 +16,8 @@ from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.vault.excluded import ExcludedFiles, read_excluded_files
 from vault_recall.server.vault.folders import open_folder, open_root
 from vault_recall.server.vault.paths import NOTE_SUFFIX, display, is_displayable
+from vault_recall.server.vault.settings import config_folders
+from vault_recall.server.vault.templates import NO_TEMPLATES, TemplateFolders, read_template_folders
 
 # A vault with more notes than this is refused as a whole rather than scanned for minutes.
 MAX_NOTES = 100_000
@@ -38,6 +40,7 @@ class VaultListing:
     unreadable_folders: tuple[str, ...]
     excluded: ExcludedFiles
     undecodable: tuple[str, ...] = ()  # note paths whose names are not valid UTF-8 (as on disk)
+    templates: TemplateFolders = NO_TEMPLATES  # never records nor problems (templates.py)
 
 
 def vault_name(root: Path) -> str:
@@ -88,7 +91,9 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
     holds more than `max_notes` notes.
     """
     check_vault_folder(root)
-    excluded = read_excluded_files(root)
+    folders = config_folders(root)
+    excluded = read_excluded_files(root, folders)
+    templates = read_template_folders(root, folders)
     excludes = bool(excluded.prefixes or excluded.patterns)
     notes: list[str] = []
     symlinks: list[str] = []
@@ -97,9 +102,11 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
     walked = 0
 
     def cannot_read(folder: str) -> None:
-        # A folder that Excluded files hides is never named, readable or not.
-        if folder not in unreadable and not (folder and excluded.hides_folder(folder)):
-            unreadable.append(folder or ".")
+        # A folder that Excluded files hides is never named, readable or not; nor is one in the
+        # template folder: what is missing from it are templates, never records.
+        if folder in unreadable or (folder and (excluded.hides_folder(folder) or templates.holds(folder + "/"))):
+            return
+        unreadable.append(folder or ".")
 
     # Depth first, by descriptor: each folder is opened relative to the one above it, without
     # following symlinks (folders.py), so a folder swapped for a symlink while we walk is not
@@ -196,6 +203,7 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
         unreadable_folders=tuple(sorted(unreadable)),
         excluded=excluded,
         undecodable=tuple(sorted(undecodable)),
+        templates=templates,
     )
 
 
