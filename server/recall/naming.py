@@ -60,6 +60,10 @@ class ListedNames:
     def root(self) -> Path:
         return self._listing.root
 
+    @property
+    def listing(self) -> VaultListing:
+        return self._listing
+
     def judge(self, path: str) -> tuple[Note | None, InvalidNote | None]:
         """The note at `path` as this client sees it now: (the note if visible, the problem if
         shown) — (None, None) for one it may not see, or that is gone."""
