@@ -14,7 +14,8 @@ Per vault it prints:
   it), for the most linked notes (`--top`) and a sample of the rest (`--sample`), with the disagreements;
 - headings: how many we list, how many markdown-it-py finds outside code, and how many are
   written with inline code.
-The note set is the listing's (hidden and Excluded files out) for both readings.
+The notes read are the listing's (hidden and Excluded files out) for both readings; links
+resolve among those and the paths of the notes Excluded files hide, as Obsidian indexes them.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from vault_recall.server.obsidian.note import decode_note_text
 from vault_recall.server.recall import backlinks
 from vault_recall.server.recall.scan import each_note
 from vault_recall.server.recall.scope import Exposure, Scope
-from vault_recall.server.vault.listing import list_notes
+from vault_recall.server.vault.listing import excluded_notes, list_notes
 
 _WIKI = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _MARKDOWN = re.compile(r"!?\[[^\[\]\n]*\]\(\s*(<[^<>\n]+>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)(?:\s+\"[^\"\n]*\")?\s*\)")
@@ -141,13 +142,14 @@ def measure(root: Path, sample: int, top: int) -> dict[str, Any]:
     heading_total = heading_code = 0
     # Every branch of the rule looks only at notes named as the link's last part: hand it those.
     by_name: dict[str, list[str]] = {}
-    for path in paths:
+    listed = set(paths)
+    for path in [*paths, *excluded_notes(listing)]:
         by_name.setdefault(_stem(path.rpartition("/")[2]), []).append(path)
     for path in paths:
         for line, target in reference_links(texts[path]):
             named = by_name.get(_stem(target.strip().rstrip("/").rpartition("/")[2]), [])
             resolved = obsidian_link_target(named, target, path)
-            if resolved is not None and resolved != path:
+            if resolved is not None and resolved != path and resolved in listed:  # no excluded target
                 linked.setdefault(resolved, set()).add((path, line))
         count, code = reference_headings(texts[path])
         heading_total += count

@@ -67,6 +67,10 @@ NOTES: dict[str, str | bytes] = {
     "Links/Encoded broken.md": "---\nsubject: build-system\nx: [\n---\n[x](Caf%C3%A9.md)\n",
     "Links/Broken no link.md": "---\nsubject: build-system\nx: [\n---\nnothing here\n",
     "Templates/Excluded.md": record("build-system", "cache [[Café]] [[Plan]] kelvin\n"),
+    # Links into an excluded folder resolve there (Obsidian hides such notes from search, not
+    # from links), so only the second line links to the visible note of the same name.
+    "Visible/Excluded.md": "# A visible note named as the excluded one\n",
+    "Links/To excluded.md": "[[Templates/Excluded]]\n[[Excluded#gone]]\n[x](Templates/Excluded.md#^gone)\n",
     ".hidden/Hidden.md": record("build-system", "cache [[Café]] [[Plan]] kelvin\n"),
 }
 
@@ -169,6 +173,9 @@ def test_the_tricky_links_are_found_at_all(vault: Path) -> None:
     assert [hit["line"] for hit in plan["records"] if hit["path"] == "Links/Plain links.md"] == [12, 13]
     assert [hit["line"] for hit in plan["records"] if hit["path"] == "Links/Encoded.md"] == [3]
     assert "Links/Encoded broken.md" in {p["path"] for p in links["problems"]}
+    excluded = get_backlinks(everything, "Excluded", 200, 65536)
+    assert excluded["note"] == "Visible/Excluded.md"
+    assert [(hit["path"], hit["line"]) for hit in excluded["records"]] == [("Links/To excluded.md", 2)]
     straße = get_backlinks(everything, "Straße", 200, 65536)
     assert [hit["line"] for hit in straße["records"] if hit["path"] == "Links/Plain links.md"] == [14]
 

@@ -85,6 +85,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pa
             ".trash/Deleted.md": record("s", SECRET),
             "Folder/.hidden note.md": record("s", SECRET),
             "Private/Private plan.md": record("s", SECRET),
+            "Private/Deeper/Plan.md": record("s", SECRET),
             "Drafts/Draft.md": record("s", SECRET),
         },
     )
@@ -174,7 +175,9 @@ def check_reads(opened: list[str], vault: Path) -> None:
         if rel in (".obsidian/app.json", ".obsidian", "."):
             continue  # the Excluded files setting (and its folder), and the vault's own folder
         assert not any(part.startswith(".") for part in rel.split("/")), f"hidden read: {rel}"
-        assert not rel.startswith(("Private/", "Drafts/")), f"excluded read: {rel}"
+        # Links resolve against the paths of excluded notes: their folders may be listed, but
+        # nothing in them is ever opened.
+        assert not rel.startswith(("Private/", "Drafts/")) or os.path.isdir(real), f"excluded read: {rel}"
 
 
 def run_case(planted: tuple[Path, Path], call: Any) -> None:
@@ -238,6 +241,14 @@ def test_the_recorder_does_see_reads(planted: tuple[Path, Path]) -> None:
         os.close(os.open(vault / ".trash/Deleted.md", os.O_RDONLY))
     with pytest.raises(AssertionError, match="hidden read"):
         check_reads(opened, vault)
+
+
+def test_backlinks_list_the_excluded_folders_and_open_nothing_in_them(planted: tuple[Path, Path]) -> None:
+    vault, _ = planted
+    with Recorder() as opened:
+        backlinks.get_backlinks(Scope(client="fuzz", vault=vault, exposure=Exposure(mode="vault")), "Visible")
+    assert os.path.realpath(vault / "Private/Deeper") in opened  # listed, for resolving links
+    check_reads(opened, vault)
 
 
 def test_at_least_ten_thousand_hostile_cases_ran() -> None:

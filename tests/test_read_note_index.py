@@ -11,7 +11,7 @@ import pytest
 from tests.synthetic_vault import generate
 from tests.test_fast_scan import TRICKY
 from tests.vaults import write_vault
-from tests.whole_vault import view_or_unavailable
+from tests.whole_vault import excluded_note_paths, view_or_unavailable
 from vault_recall.server.errors import RecallError
 from vault_recall.server.obsidian.resolve import NameIndex, resolve_argument
 from vault_recall.server.obsidian.uri import obsidian_uri
@@ -104,6 +104,7 @@ def reference_backlinks(scope: Scope, note: str, limit: int, budget: int, offset
     paths = sorted(view.visible)
     if view.exposure_mode == "vault":
         paths += [n.path for n in view.scan.invalid if n.path.endswith(".md") and n.path not in view.visible]
+        paths += excluded_note_paths(view.root)  # hidden from search, not from links
     index = NameIndex.of([(path, ()) for path in paths])  # aliases are no link targets
     hits = [
         h

@@ -3,6 +3,8 @@ vault read and held at once, then filtered.  Kept out of the server, which never
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,9 @@ from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.scan import each_note, each_record
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.view import problem, unavailable
+from vault_recall.server.vault.excluded import read_excluded_files
 from vault_recall.server.vault.listing import VaultListing, list_notes, vault_name
+from vault_recall.server.vault.paths import is_displayable
 
 
 @dataclass(frozen=True)
@@ -117,3 +121,21 @@ def scan_subject(root: Path, subject: str | None) -> VaultScan:
     return VaultScan(
         listing=listing, notes=tuple(r.note for r in records), records=tuple(records), invalid=tuple(invalid)
     )
+
+
+def excluded_note_paths(root: Path) -> list[str]:
+    """Every note Excluded files hide, found by walking the whole vault (hidden folders and
+    symlinks left out, as Obsidian indexes neither): the paths links resolve against besides
+    the listed notes."""
+    excluded = read_excluded_files(root)
+    found: list[str] = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".")]
+        for name in files:
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if name.startswith(".") or not name.endswith(".md") or not is_displayable(rel):
+                continue
+            if stat.S_ISREG(path.lstat().st_mode) and excluded.matches(rel):
+                found.append(rel)
+    return sorted(found)

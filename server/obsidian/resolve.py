@@ -3,7 +3,8 @@
 An argument (`read_note`, `get_backlinks`) resolves among the notes the client may see: exact
 vault path (with or without `.md`), else a unique note name or folder-qualified name,
 case-insensitive, else a unique alias (a convenience: Obsidian's links do not resolve aliases).
-A link inside a note resolves among all notes by Obsidian's rule (`resolve_link`).
+A link inside a note resolves among the notes Obsidian indexes by Obsidian's rule
+(`resolve_link`; which notes those are is the caller's: recall/backlinks.py `link_index`).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.search import hit
 from vault_recall.server.recall.text_prefilter import name_filter
 from vault_recall.server.recall.view import in_view, listing_or_unavailable, problem
-from vault_recall.server.vault.listing import vault_name
+from vault_recall.server.vault.listing import excluded_notes, vault_name
 
 BACKLINK_LIMIT_RANGE = (1, 200)
 BACKLINK_BUDGET_RANGE = (1024, 65536)
@@ -132,14 +132,18 @@ def link_index(names: ListedNames, target: str, whole_vault: bool) -> NameIndex:
     link resolves among the notes named as it is (`resolve_link`), so only a link naming the
     target can resolve to it, and only those notes decide whether it does.
 
-    With the whole vault shared, every such note, as in Obsidian.  Otherwise only the ones
-    this client may see: resolving against hidden ones would let the answer change with, and
-    so reveal, the existence of notes the client was not given (the price: a '[[Plan]]' meant
-    for an unshared 'Plan' may be counted as a link to a shared 'Plan' elsewhere).
+    With the whole vault shared, every such note, as in Obsidian — the ones Excluded files hide
+    too, by path only: Obsidian hides them from search, not from links, so `[[Archive/Plan]]`
+    is no link to a visible 'Plan' (hidden folders Obsidian does not index at all, so no note
+    in one is a link target).  Otherwise only the notes this client may see: resolving against
+    hidden ones would let the answer change with, and so reveal, the existence of notes the
+    client was not given (the price: a '[[Plan]]' meant for an unshared 'Plan' may be counted
+    as a link to a shared 'Plan' elsewhere).
     """
     name = path_key(target).rsplit("/", 1)[-1]
     if whole_vault:
         entries = [p for p in names.sharing_name(name) if p.endswith(".md") and names.reachable(p)]
+        entries += [p for p in excluded_notes(names.listing) if path_key(p).rsplit("/", 1)[-1] == name]
     else:
         entries = [p for p in names.sharing_name(name) if names.judge(p)[0] is not None]
     return NameIndex.of((path, ()) for path in entries)  # paths only: aliases are no link targets

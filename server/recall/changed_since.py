@@ -3,14 +3,15 @@ remembers of the notes it handed out (vault, path and revision — never text), 
 made on every later call.
 
 A model that recalled a note holds its text in its conversation; when the person corrects the
-note, the model would go on using the old text unless told.  So each call ends by reading
-again the notes this client was handed earlier (at most MAX_REMEMBERED, the most recent): one
-open, fstat and SHA-256 each, through the same folder descriptors as every read, judged as the
-client sees them now — the vault in use, Obsidian's Excluded files, and `view.in_view` on the
-freshly parsed note.  A note with other bytes is reported with its new revision; one that is
-gone, unreadable or no longer visible to the client is reported with `now: null` and nothing
-more.  Once told, the new revision is what is remembered (a gone note is forgotten), so each
-change is told once; a change that does not fit the call's budget waits for the next call.
+note, the model would go on using the old text unless told.  So each call ends by reading again
+the notes this client was handed earlier (at most MAX_REMEMBERED, the most recent): one open,
+fstat and SHA-256 each, through the same folder descriptors as every read, judged as the client
+sees them now — the vault in use, Obsidian's Excluded files and template folders, and
+`view.in_view` on the freshly parsed note.  A note with other bytes is reported with its new
+revision; one that is gone, unreadable or no longer visible to the client is reported with
+`now: null` and nothing more.  Once told, the new revision is what is remembered (a gone note
+is forgotten), so each change is told once; a change that does not fit the call's budget waits
+for the next call.
 """
 
 from __future__ import annotations
@@ -27,12 +28,15 @@ from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import parse_note
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.packing import compact_json, json_size
+from vault_recall.server.recall.scan import as_listed
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.view import in_view
 from vault_recall.server.vault.excluded import read_excluded_files
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import check_vault_folder, vault_name
 from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
+from vault_recall.server.vault.settings import config_folders
+from vault_recall.server.vault.templates import TemplateFolders, read_template_folders
 
 FIELD = "changed_since_recalled"
 OMITTED_FIELD = "changed_since_recalled_omitted"
@@ -92,7 +96,9 @@ def changed_since(scope: Scope, handed: Sequence[Handed]) -> list[Changed]:
         chain = FolderChain(root)
     except (VaultUnavailable, OSError):
         return []
-    excluded = read_excluded_files(root)
+    folders = config_folders(root)
+    excluded = read_excluded_files(root, folders)
+    templates = read_template_folders(root, folders)
     now: dict[tuple[Path, str], str | None] = {}
     with chain:
         # In path order: the chain then opens each folder once for the notes in it.
@@ -100,7 +106,7 @@ def changed_since(scope: Scope, handed: Sequence[Handed]) -> list[Changed]:
             if note.vault != root or excluded.matches(note.path) or _hidden(note.path):
                 now[(note.vault, note.path)] = None
             else:
-                now[(note.vault, note.path)] = _revision_as_seen(scope, chain, note.path)
+                now[(note.vault, note.path)] = _revision_as_seen(scope, chain, note.path, templates)
     return [
         Changed(note.vault, note.path, note.revision, now[(note.vault, note.path)])
         for note in handed
@@ -112,13 +118,16 @@ def _hidden(path: str) -> bool:
     return any(part.startswith(".") for part in path.split("/"))
 
 
-def _revision_as_seen(scope: Scope, chain: FolderChain, path: str) -> str | None:
+def _revision_as_seen(scope: Scope, chain: FolderChain, path: str, templates: TemplateFolders) -> str | None:
     """The note's revision now, if this client may see it (as a note, or as a broken one)."""
     try:
         raw = read_note_bytes(chain, path)
     except (OSError, NoteTooLarge):
         return None
-    note, trouble = in_view(scope.exposure, parse_note(path, raw.data, raw.mtime_ns))
+    parsed = as_listed(templates, parse_note(path, raw.data, raw.mtime_ns))
+    if parsed is None:
+        return None
+    note, trouble = in_view(scope.exposure, parsed)
     if note is None and trouble is None:
         return None
     return hashlib.sha256(raw.data).hexdigest()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.obsidian.resolve import MappedNames, fold, named_among
-from vault_recall.server.recall.scan import read_one, undecodable_note, unreadable_folder
+from vault_recall.server.recall.scan import as_listed, read_one, undecodable_note, unreadable_folder
 from vault_recall.server.recall.scope import Exposure
 from vault_recall.server.recall.view import in_view, index_of
 from vault_recall.server.vault.folders import FolderChain
@@ -60,6 +60,10 @@ class ListedNames:
     def root(self) -> Path:
         return self._listing.root
 
+    @property
+    def listing(self) -> VaultListing:
+        return self._listing
+
     def judge(self, path: str) -> tuple[Note | None, InvalidNote | None]:
         """The note at `path` as this client sees it now: (the note if visible, the problem if
         shown) — (None, None) for one it may not see, or that is gone."""
@@ -73,6 +77,7 @@ class ListedNames:
                 parsed = unreadable_folder(self._folders[path])
             else:
                 parsed = None
+            parsed = as_listed(self._listing.templates, parsed)
             self._judged[path] = (None, None) if parsed is None else in_view(self._exposure, parsed)
         return self._judged[path]
 

@@ -25,9 +25,10 @@ class MemoryRecord:
 
 def as_record(note: Note) -> MemoryRecord | InvalidNote | None:
     """The note as a memory record, an InvalidNote if its record properties break the rules,
-    or None when it is an ordinary note (no `subject` property)."""
+    or None when it is an ordinary note (no `subject` property) or a template (its `subject:`
+    is a placeholder for the notes made from it)."""
     props = note.properties
-    if "subject" not in props:
+    if "subject" not in props or note.template:
         return None
     subjects = _subjects(props["subject"])
     if subjects is None:

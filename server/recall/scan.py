@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from vault_recall.server.vault.note_files import (
     start_buffer,
 )
 from vault_recall.server.vault.paths import display
+from vault_recall.server.vault.templates import TemplateFolders
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,22 @@ def as_seen(parsed: Note | InvalidNote) -> tuple[Note | None, InvalidNote | None
     return parsed, record if isinstance(record, InvalidNote) else None
 
 
+def as_listed(templates: TemplateFolders, parsed: Note | InvalidNote | None) -> Note | InvalidNote | None:
+    """A note of the listing as every tool takes it.  One in a template folder is a template
+    (`Note.template`): the note as Obsidian shows it, never a record nor a problem — nothing
+    at all when none of it could be read.  Any other note is as parsed."""
+    if parsed is None or not templates.holds(parsed.path):
+        return parsed
+    note = parsed.readable if isinstance(parsed, InvalidNote) else parsed
+    return None if note is None else replace(note, template=True)
+
+
+def _not_templates(templates: TemplateFolders, paths: Sequence[str]) -> Sequence[str]:
+    """The paths outside the template folders: what a pass for records reads (a template is
+    neither a record nor a problem, whatever its properties say)."""
+    return [path for path in paths if not templates.holds(path)] if templates.prefixes else paths
+
+
 def each_parsed(
     root: Path, listing: VaultListing, worth: Callable[[bytes | bytearray], bool] | None = None
 ) -> Iterator[Note | InvalidNote]:
@@ -59,8 +77,19 @@ def each_parsed(
     skipped.  A tool may refuse only notes that could change neither its hits nor its problems
     (a byte test proven a superset of its exact one: text_prefilter.py).  What cannot be read
     — an unreadable folder, a name that is not UTF-8, a note over the size limit or one that
-    cannot be opened — is never shown to `worth` and always given.
+    cannot be opened — is never shown to `worth` and always given.  A template is given as
+    `as_listed` makes it.
     """
+    parsed = _each_parsed(root, listing, worth)
+    templates = listing.templates
+    if not templates.prefixes:
+        return parsed
+    return (kept for note in parsed if (kept := as_listed(templates, note)) is not None)
+
+
+def _each_parsed(
+    root: Path, listing: VaultListing, worth: Callable[[bytes | bytearray], bool] | None
+) -> Iterator[Note | InvalidNote]:
     yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
     yield from (undecodable_note(root, name) for name in listing.undecodable)
     if worth is None:
@@ -100,17 +129,18 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
     `subject` is skipped on those bytes, before any decoding or YAML — no properties block, no
     `subject` in it, or a `subject:` line that plainly names other subjects (see
     subject_prefilter.py).  Anything less plain is read whole and parsed, so the answer is the
-    same as from `each_note` (tests/test_fast_scan.py checks that on generated vaults).
+    same as from `each_note` (tests/test_fast_scan.py checks that on generated vaults).  The
+    template folders' notes are not even opened: a template is neither a record nor a problem.
     """
     wanted = subject.encode("ascii") if subject is not None else None
 
     skip = partial(plainly_not_about, wanted)  # called for every note: no wrapper frame
 
     yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
-    yield from (undecodable_note(root, name) for name in listing.undecodable)
+    yield from (undecodable_note(root, name) for name in _not_templates(listing.templates, listing.undecodable))
     buffer = start_buffer()
     with FolderChain(root) as chain:
-        for path in listing.paths:
+        for path in _not_templates(listing.templates, listing.paths):
             parsed: Note | InvalidNote | None
             try:
                 raw = read_note_if(chain, path, skip, buffer)
@@ -141,10 +171,10 @@ def each_tally(root: Path, listing: VaultListing) -> Iterator[Tally | InvalidNot
     note is read whole and parsed as there.
     """
     yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
-    yield from (undecodable_note(root, name) for name in listing.undecodable)
+    yield from (undecodable_note(root, name) for name in _not_templates(listing.templates, listing.undecodable))
     buffer = start_buffer()
     with FolderChain(root) as chain:
-        for path in listing.paths:
+        for path in _not_templates(listing.templates, listing.paths):
             parsed: Note | InvalidNote | None
             try:
                 read = _tally_or_read(chain, path, buffer)

@@ -6,20 +6,15 @@ A missing or broken app.json means "nothing excluded" (Obsidian itself starts th
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import re
-import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vault_recall.server.vault.folders import FolderChain
+from vault_recall.server.vault.settings import config_folders, read_settings
 
 log = logging.getLogger(__name__)
-
-# app.json is a few hundred bytes; refuse to parse something absurd placed there.
-_MAX_APP_JSON_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -68,64 +63,17 @@ def parse_excluded_files(entries: object) -> ExcludedFiles:
     return ExcludedFiles(prefixes=tuple(prefixes), patterns=tuple(patterns))
 
 
-def config_folders(root: Path) -> list[str]:
-    """The vault's config folders: `.obsidian`, or the hidden top-level folder a person renamed it
-    to (Settings → Files and links → Override config folder), recognized by the `app.json`
-    Obsidian keeps in it — most recently saved first.
-
-    Obsidian knows which one it was told to use; we cannot, so every one found counts (a
-    leftover `.obsidian/app.json` must not hide the Excluded files of the folder in use).
-    """
-    found: list[tuple[int, str]] = []
-    try:
-        with os.scandir(root) as entries:
-            for entry in entries:
-                if not entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
-                    continue
-                try:
-                    st = os.lstat(os.path.join(entry.path, "app.json"))
-                except OSError:
-                    continue
-                if stat.S_ISREG(st.st_mode):
-                    found.append((st.st_mtime_ns, entry.name))
-    except OSError:
-        return []
-    return [name for _, name in sorted(found, reverse=True)]
-
-
-def read_excluded_files(root: Path) -> ExcludedFiles:
-    """Read the vault's Excluded files setting, fresh: the union of every config folder's, so
-    that whichever one Obsidian uses, nothing it hides is shown."""
+def read_excluded_files(root: Path, folders: Sequence[str] | None = None) -> ExcludedFiles:
+    """Read the vault's Excluded files setting, fresh: the union of every config folder's
+    (`folders`, when the caller has found them already), so that whichever one Obsidian uses,
+    nothing it hides is shown."""
     prefixes: list[str] = []
     patterns: list[re.Pattern[str]] = []
-    for folder in config_folders(root):
-        found = _read_app_json(root, f"{folder}/app.json")
+    for folder in config_folders(root) if folders is None else folders:
+        settings = read_settings(root, f"{folder}/app.json")
+        if settings is None:
+            continue
+        found = parse_excluded_files(settings.get("userIgnoreFilters"))
         prefixes.extend(p for p in found.prefixes if p not in prefixes)
         patterns.extend(p for p in found.patterns if p not in patterns)
     return ExcludedFiles(prefixes=tuple(prefixes), patterns=tuple(patterns))
-
-
-def _read_app_json(root: Path, app_json: str) -> ExcludedFiles:
-    # No symlinks on the way, and nothing that is not a regular file: a FIFO here must not block.
-    try:
-        with FolderChain(root) as chain:
-            fd = chain.open_note(app_json)
-    except OSError:
-        return ExcludedFiles()
-    try:
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return ExcludedFiles()
-            raw = f.read(_MAX_APP_JSON_BYTES + 1)
-    except OSError:
-        return ExcludedFiles()
-    if len(raw) > _MAX_APP_JSON_BYTES:
-        return ExcludedFiles()
-    try:
-        settings = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        log.warning("%s does not parse; treating Excluded files as empty", app_json)
-        return ExcludedFiles()
-    if not isinstance(settings, dict):
-        return ExcludedFiles()
-    return parse_excluded_files(settings.get("userIgnoreFilters"))

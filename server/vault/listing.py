@@ -7,6 +7,7 @@ and reported, so a vault cannot be made to expose files from elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.vault.excluded import ExcludedFiles, read_excluded_files
 from vault_recall.server.vault.folders import open_folder, open_root
 from vault_recall.server.vault.paths import NOTE_SUFFIX, display, is_displayable
+from vault_recall.server.vault.settings import config_folders
+from vault_recall.server.vault.templates import NO_TEMPLATES, TemplateFolders, read_template_folders
 
 # A vault with more notes than this is refused as a whole rather than scanned for minutes.
 MAX_NOTES = 100_000
@@ -38,6 +41,12 @@ class VaultListing:
     unreadable_folders: tuple[str, ...]
     excluded: ExcludedFiles
     undecodable: tuple[str, ...] = ()  # note paths whose names are not valid UTF-8 (as on disk)
+    templates: TemplateFolders = NO_TEMPLATES  # never records nor problems (templates.py)
+    # What Excluded files hide, kept only to resolve links (excluded_notes): the notes passed
+    # over, and the folders not entered since every path in them is excluded.
+    excluded_notes: tuple[str, ...] = ()
+    excluded_folders: tuple[str, ...] = ()
+    walked: int = 0  # folders and files walked, of MAX_WALKED_ENTRIES
 
 
 def vault_name(root: Path) -> str:
@@ -83,23 +92,29 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
     """List every note of the vault: `*.md` regular files, recursively.
 
     Skipped: any path with a component starting with '.' (the config folder, `.trash/`,
-    `.git/`), paths matched by Obsidian's Excluded files, and symlinks (listed in
-    `symlinks`).  Raises VaultUnavailable when the vault folder itself cannot be read or
-    holds more than `max_notes` notes.
+    `.git/`), paths matched by Obsidian's Excluded files (kept aside for resolving links), and
+    symlinks (listed in `symlinks`).  Raises VaultUnavailable when the vault folder itself
+    cannot be read or holds more than `max_notes` notes.
     """
     check_vault_folder(root)
-    excluded = read_excluded_files(root)
+    folders = config_folders(root)
+    excluded = read_excluded_files(root, folders)
+    templates = read_template_folders(root, folders)
     excludes = bool(excluded.prefixes or excluded.patterns)
     notes: list[str] = []
     symlinks: list[str] = []
     unreadable: list[str] = []
     undecodable: list[str] = []
+    excluded_notes: list[str] = []
+    excluded_folders: list[str] = []
     walked = 0
 
     def cannot_read(folder: str) -> None:
-        # A folder that Excluded files hides is never named, readable or not.
-        if folder not in unreadable and not (folder and excluded.hides_folder(folder)):
-            unreadable.append(folder or ".")
+        # A folder that Excluded files hides is never named, readable or not; nor is one in the
+        # template folder: what is missing from it are templates, never records.
+        if folder in unreadable or (folder and (excluded.hides_folder(folder) or templates.holds(folder + "/"))):
+            return
+        unreadable.append(folder or ".")
 
     # Depth first, by descriptor: each folder is opened relative to the one above it, without
     # following symlinks (folders.py), so a folder swapped for a symlink while we walk is not
@@ -142,11 +157,17 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
                     rel = prefix + name
                     try:
                         if entry.is_file(follow_symlinks=False):
-                            if not name.endswith(NOTE_SUFFIX) or (excludes and excluded.matches(rel)):
+                            if not name.endswith(NOTE_SUFFIX):
+                                continue
+                            if excludes and excluded.matches(rel):
+                                if rel.isascii() or is_displayable(rel):
+                                    excluded_notes.append(rel)
                                 continue
                         elif entry.is_dir(follow_symlinks=False):
                             if not excluded.covers_folder(rel):
                                 frame.subfolders.append(name)
+                            else:
+                                excluded_folders.append(rel)
                             continue
                         else:
                             if entry.is_symlink():
@@ -196,7 +217,101 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
         unreadable_folders=tuple(sorted(unreadable)),
         excluded=excluded,
         undecodable=tuple(sorted(undecodable)),
+        templates=templates,
+        excluded_notes=tuple(excluded_notes),
+        excluded_folders=tuple(excluded_folders),
+        walked=walked,
     )
+
+
+def excluded_notes(listing: VaultListing) -> list[str]:
+    """The notes Excluded files hide, as paths only — Obsidian hides them from search and
+    recall, not from resolving links, so a link naming one is no link to a visible note of the
+    same name.  Those in folders the listing did not enter are listed now: only a call that
+    resolves links needs them.
+
+    As in the listing: hidden folders, symlinks and names that are not UTF-8 stay out, and
+    nothing deeper than MAX_DEPTH; a folder that cannot be read is passed over without a word
+    (excluded: never named).  When those folders hold more entries than the listing left of
+    MAX_WALKED_ENTRIES, none of their notes is given — links then resolve as though they did
+    not exist, rather than a call refusing a vault every other call answers.
+    """
+    found = list(listing.excluded_notes)
+    if not listing.excluded_folders:
+        return found
+    room = MAX_WALKED_ENTRIES - listing.walked
+    walked: list[str] = []
+    try:
+        root_fd = open_root(listing.root)
+    except OSError:
+        return found
+    try:
+        for folder in listing.excluded_folders:
+            room = _notes_under(root_fd, folder, walked, room)
+            if room < 0:
+                return found
+    finally:
+        os.close(root_fd)
+    return found + walked
+
+
+def _notes_under(root_fd: int, folder: str, found: list[str], room: int) -> int:
+    """Append the notes under the vault folder `folder` to `found`, walking at most `room`
+    entries; returns the room left (below 0: more than that)."""
+    # Depth first, each folder opened relative to the one above it and never through a symlink
+    # (folders.py), as list_notes walks: open descriptors never exceed the depth.
+    frames: list[_Frame] = []
+    try:
+        fd = root_fd
+        for name in folder.split("/"):
+            fd = open_folder(name, fd)
+            frames.append(_Frame(fd, ""))
+        while len(frames) > 1:
+            os.close(frames.pop(0).fd)
+        if not frames:
+            return room
+        frames[0].prefix = folder + "/"
+        while frames:
+            frame = frames[-1]
+            if frame.subfolders is None:
+                frame.subfolders = []
+                try:
+                    with os.scandir(frame.fd) as entries:
+                        listed = list(entries)
+                except OSError:
+                    listed = []
+                room -= len(listed)
+                if room < 0:
+                    return room
+                for entry in listed:
+                    name = entry.name
+                    if name[0] == ".":
+                        continue
+                    try:
+                        if entry.is_file(follow_symlinks=False):
+                            rel = frame.prefix + name
+                            if name.endswith(NOTE_SUFFIX) and (rel.isascii() or is_displayable(rel)):
+                                found.append(rel)
+                        elif entry.is_dir(follow_symlinks=False):
+                            frame.subfolders.append(name)
+                    except OSError:
+                        continue
+                continue
+            if frame.next < len(frame.subfolders) and frame.prefix.count("/") < MAX_DEPTH:
+                name = frame.subfolders[frame.next]
+                frame.next += 1
+                # Gone, a symlink now, or unreadable: excluded, so never named.
+                with contextlib.suppress(OSError):
+                    frames.append(_Frame(open_folder(name, frame.fd), frame.prefix + name + "/"))
+                continue
+            os.close(frame.fd)
+            frames.pop()
+    except OSError:
+        return room
+    finally:
+        for frame in frames:
+            os.close(frame.fd)
+    return room
 
 
 # Root enters any folder; Windows has no search permission.
