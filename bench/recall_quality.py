@@ -1,7 +1,6 @@
 """Recall quality: how often `recall_context` returns the record a person means, asked the way
 AI assistants ask, against plain BM25 over the same records in the same run.
 
-    .venv/bin/pip install 'snowballstemmer>=3,<4'     # the stemmed baseline (not a dependency)
     .venv/bin/python bench/recall_quality.py [--vault dev|holdout|all] [--limit-queries N]
                                              [--show-misses] [--json out.json]
 
@@ -237,10 +236,9 @@ def ours(match: str | None) -> Method:
         except Exception as error:  # reported per query; one mode failing must not end the run
             return Answer((), (), f"{type(error).__name__}: {error}")
         records = result.get("records") or []
-        return Answer(
-            tuple(str(r["path"]) for r in records),
-            tuple(bool(r.get("weak_match", False)) for r in records),
-        )
+        # `weak_match` belongs to the whole answer: no returned record holds every meaningful word.
+        weak = bool(result.get("weak_match", False))
+        return Answer(tuple(str(r["path"]) for r in records), tuple(weak for _ in records))
 
     return run
 

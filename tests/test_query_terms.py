@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault_recall.server.recall.languages import SUPPORTED, check_languages, language, languages_for
@@ -60,6 +60,7 @@ def naive_counts(text: str, query: Query) -> list[int]:
     return counts
 
 
+@settings(max_examples=1000, deadline=None)
 @given(
     st.lists(st.sampled_from(PIECES), max_size=40),
     st.lists(st.sampled_from(QUERIES), min_size=1, max_size=3),

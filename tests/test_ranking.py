@@ -11,7 +11,7 @@ TERMS = 3
 
 
 def evidence(counts: dict[str, list[int]], length: int) -> Evidence:
-    return Evidence(counts={name: counts.get(name, [0] * TERMS) for name in FIELDS}, length=length)
+    return Evidence.of({name: counts.get(name, [0] * TERMS) for name in FIELDS}, length)
 
 
 field_counts = st.lists(st.integers(0, 6), min_size=TERMS, max_size=TERMS)

@@ -344,3 +344,30 @@ def test_a_vault_s_languages_decide_how_its_words_are_stemmed(tmp_path: Path) ->
     # A question in German is recognised as German by its words, whatever the setting.
     asked = context.recall_context(english, "s", "Wie gehen wir mit der Rechnung um?")
     assert (paths(asked)[0], asked["weak_match"]) == ("Rechnungen.md", False)
+
+
+def test_words_held_only_far_apart_in_a_note_are_a_weak_match(tmp_path: Path) -> None:
+    scattered = (
+        "## Accounting\n\nWe close the books monthly.\n\n## Laptops\n\nEvery new hire gets software on day one.\n"
+    )
+    together = "## Exports\n\nInvoices go to the accounting software every night.\n"
+    vault = write_vault(tmp_path / "v", {"Scattered.md": record("s", scattered), "Other.md": record("s", "nothing")})
+    result = recalled(vault, "s", "which accounting software do we use?")
+    assert paths(result)[0] == "Scattered.md"
+    assert (result["records"][0]["coverage"], result["weak_match"]) == (0.5, True)
+    # Together in one paragraph — or one of them naming the note — they answer it.
+    (vault / "Together.md").write_text(record("s", together), encoding="utf-8")
+    (vault / "Accounting.md").write_text(record("s", "Its software is Ledgerly."), encoding="utf-8")
+    result = recalled(vault, "s", "which accounting software do we use?", limit=20)
+    held = {r["path"]: r["coverage"] for r in result["records"]}
+    assert (held["Together.md"], held["Accounting.md"], held["Scattered.md"]) == (1.0, 1.0, 0.5)
+    assert result["weak_match"] is False
+
+
+def test_an_answer_within_its_budget_whatever_the_coverage_turns_out(tmp_path: Path) -> None:
+    notes = {f"N{i}.md": record("s", f"alpha {'beta ' * i}\n\n{'gamma ' * (40 - i)}") for i in range(12)}
+    vault = write_vault(tmp_path / "v", notes)
+    for budget in range(600, 1400, 37):
+        result = recalled(vault, "s", "alpha gamma delta", budget=budget, limit=20)
+        assert json_size(result) <= budget
+        assert len(result["records"]) + result["omitted"] == 12

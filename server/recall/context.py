@@ -113,11 +113,14 @@ def _answer(
     vault = vault_name(scope.vault) if scope.vault is not None else ""
 
     def shape(found: Match, root: Path) -> dict[str, Any]:
-        return _shape(found, vault, read_again(root, found.path, found.revision).body, dated)
+        note = read_again(root, found.path, found.revision)
+        return _shape(found, vault, note.body, dated, ordering.coverage_of(found, note))
 
     def size(found: Match) -> int:
         # The text's size was measured when it matched: only returned records are read again.
-        return json_size(_shape(found, vault, "", dated)) - json_size("") + found.text_size
+        # Their coverage is worked out then too: sized here as its widest value (0.xx).
+        widest = None if found.coverage() is None else 0.99
+        return json_size(_shape(found, vault, "", dated, widest)) - json_size("") + found.text_size
 
     def find_matches(listing: VaultListing) -> tuple[Shaped, list[dict[str, str]]]:
         problems: list[dict[str, str]] = []
@@ -199,7 +202,7 @@ def _least_size(found: Match) -> int:
     return found.text_size + len(found.path)
 
 
-def _shape(found: Match, vault: str, text: str, dated: bool) -> dict[str, Any]:
+def _shape(found: Match, vault: str, text: str, dated: bool, coverage: float | None) -> dict[str, Any]:
     shaped: dict[str, Any] = {
         "path": found.path,
         "title": found.title,
@@ -207,8 +210,8 @@ def _shape(found: Match, vault: str, text: str, dated: bool) -> dict[str, Any]:
         "revision": found.revision,
         "modified": found.modified,
         "uri": obsidian_uri(vault, found.path),
-        "matched": found.matched,
+        "matched": found.matched(),
     }
-    if found.coverage is not None:
-        shaped["coverage"] = found.coverage
+    if coverage is not None:
+        shaped["coverage"] = round(coverage, 2)
     return {**shaped, "date": found.date} if dated else shaped

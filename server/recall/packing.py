@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
+from json.encoder import encode_basestring
 from typing import Any, TypeVar, overload
 
 T = TypeVar("T")
@@ -31,10 +32,12 @@ _ESCAPED = re.compile(r'[\x00-\x1f"\\]')
 
 
 def json_text_size(text: str) -> int:
-    """json_size(text) for a string, without encoding it when nothing in it needs escaping."""
+    """json_size(text) for a string: without encoding it when nothing in it needs escaping, else
+    through json's own string encoder (what json.dumps calls, without the rest of dumps)."""
     if _ESCAPED.search(text) is None:
         return (len(text) if text.isascii() else len(text.encode("utf-8"))) + 2
-    return json_size(text)
+    written = encode_basestring(text)
+    return len(written) if written.isascii() else len(written.encode("utf-8"))
 
 
 class Shaped(Sequence[dict[str, Any]]):

@@ -17,14 +17,16 @@ looked at.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from vault_recall.server.recall.abbreviations import abbreviation_pairs
 from vault_recall.server.recall.languages import Language, languages_for
-from vault_recall.server.recall.words import fold, folded_words, is_word_character
+from vault_recall.server.recall.words import fold, folded_words
 
 Stem = tuple[str, str]  # (language, stem)
 
@@ -72,6 +74,12 @@ class Query:
     terms: tuple[Term, ...]
     languages: tuple[Language, ...]
     dropped: tuple[str, ...] = ()  # stop words, as folded
+
+    @cached_property
+    def gates(self) -> tuple[str, ...]:
+        """What a text must hold somewhere for any term to be found in it."""
+        scans = [scan for term in self.terms for scan in (*term.scans, *(p.scan for p in term.phrases))]
+        return tuple(dict.fromkeys(scan.gate for scan in scans))
 
     @property
     def required(self) -> tuple[int, ...]:
@@ -150,10 +158,7 @@ class Equivalents:
 
     @classmethod
     def of(cls, memo: StemMemo) -> Equivalents:
-        by_short: dict[str, list[tuple[str, ...]]] = {}
-        for short, meaning in abbreviation_pairs():
-            by_short.setdefault(short, [(short,)]).append(tuple(folded_words(meaning)))
-        return cls(memo=memo, entries=tuple(tuple(forms) for forms in by_short.values()))
+        return cls(memo=memo, entries=_table())
 
     def groups(self, tokens: list[str]) -> list[tuple[tuple[str, ...], list[tuple[str, ...]]]]:
         """The query's words in order, a run of words that a table entry spells out taken as
@@ -183,7 +188,19 @@ class Equivalents:
         if len(form) != len(words) or form[:-1] != words[:-1]:
             return False
         last, said = form[-1], words[-1]
-        return last in (said, said.removesuffix("s")) or not self.memo.stems(last).isdisjoint(self.memo.stems(said))
+        if last in (said, said.removesuffix("s")):
+            return True
+        # Words sharing a stem start alike (query_terms' scans rely on it): stem only those.
+        return last[:2] == said[:2] and not self.memo.stems(last).isdisjoint(self.memo.stems(said))
+
+
+@functools.cache
+def _table() -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """abbreviations.py as entries of forms, each form its folded words: the abbreviation first."""
+    by_short: dict[str, list[tuple[str, ...]]] = {}
+    for short, meaning in abbreviation_pairs():
+        by_short.setdefault(short, [(short,)]).append(tuple(folded_words(meaning)))
+    return tuple(tuple(forms) for forms in by_short.values())
 
 
 def _phrase(words: tuple[str, ...], memo: StemMemo) -> Phrase:
@@ -238,19 +255,20 @@ def _literal_scan(start: str) -> Scan:
 
 def words_found(text: str, scan: Scan) -> Counter[str]:
     """The words of `text` (folded) that `scan` finds, with how often each occurs."""
-    found: Counter[str] = Counter()
     if scan.gate not in text:
-        return found
-    for match in scan.pattern.finditer(text):
-        start = match.start()
-        if start and is_word_character(text[start - 1]):
-            continue  # inside a word: not a word that starts so
-        found[match.group()] += 1
-    return found
+        return Counter()
+    # Inline, not is_word_character(): this runs once for every place a term's start is found.
+    return Counter(
+        match.group()
+        for match in scan.pattern.finditer(text)
+        if not ((start := match.start()) and ((before := text[start - 1]).isalnum() or before == "_"))
+    )
 
 
 def term_counts(text: str, query: Query, memo: StemMemo) -> list[int]:
     """How many words (or runs of words) of `text` (folded) each term of `query` matches."""
+    if not any(gate in text for gate in query.gates):
+        return [0] * len(query.terms)  # the common case for a title, an alias, a tag
     by_scan: dict[str, Counter[str]] = {}
     counts = []
     for term in query.terms:

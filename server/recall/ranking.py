@@ -29,9 +29,16 @@ class Evidence:
 
     counts: Mapping[str, Sequence[int]]
     length: int  # the record's size in characters (body and title)
+    weights: tuple[float, ...] = ()  # per term, the counts weighed by field (worked out once)
+
+    @classmethod
+    def of(cls, counts: Mapping[str, Sequence[int]], length: int) -> Evidence:
+        terms = len(next(iter(counts.values()), ()))
+        weighed = tuple(sum(FIELD_WEIGHTS[name] * found[t] for name, found in counts.items()) for t in range(terms))
+        return cls(counts=counts, length=length, weights=weighed)
 
     def weighted(self, term: int) -> float:
-        return sum(FIELD_WEIGHTS[name] * found[term] for name, found in self.counts.items())
+        return self.weights[term]
 
     def fields_holding(self, term: int) -> list[str]:
         return [name for name in FIELDS if name in self.counts and self.counts[name][term] > 0]
@@ -47,7 +54,7 @@ def scores(evidence: Sequence[Evidence], weights: Sequence[float]) -> list[float
     if not evidence:
         return []
     terms = range(len(weights))
-    weighted = [[record.weighted(t) for t in terms] for record in evidence]
+    weighted = [record.weights for record in evidence]
     holding = [sum(1 for row in weighted if row[t] > 0) for t in terms]
     term_idf = [idf(len(evidence), holding[t]) * weights[t] for t in terms]
     average = sum(record.length for record in evidence) / len(evidence) or 1.0

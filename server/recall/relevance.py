@@ -12,13 +12,14 @@ orders what it kept once the pass is over (`rank`): ranking needs every record's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
+from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
 from vault_recall.server.recall.query_terms import Query, StemMemo
 from vault_recall.server.recall.ranking import FRAMING_WEIGHT, Evidence, coverage, scores
-from vault_recall.server.recall.record_terms import evidence_of
+from vault_recall.server.recall.record_terms import evidence_of, passage_coverage
 from vault_recall.server.recall.records import MemoryRecord
 from vault_recall.server.recall.strict_match import strict_match
 
@@ -26,46 +27,64 @@ from vault_recall.server.recall.strict_match import strict_match
 @dataclass(frozen=True, slots=True)
 class Match:
     """A record picked for an answer, as numbers and names: a large vault can have thousands,
-    and the text of each would be most of a call's memory.  The few returned are read again."""
+    and the text of each would be most of a call's memory.  The few returned are read again,
+    and only they are shaped (their time written out, what matched named)."""
 
     path: str
     title: str
     text_size: int  # the text's size as a JSON string
     revision: str
-    modified: str
+    mtime_ns: int
     date: str | None
-    matched: dict[str, list[str]] = field(default_factory=dict)  # query word → fields it is in
-    coverage: float | None = None  # share of the query's meaningful words held (None: no query)
     score: float = 0.0
+    evidence: Evidence | None = None  # ranked: the record's term counts
+    query: Query | None = None  # ranked: what was asked
+    strict: dict[str, list[str]] | None = None  # match="all": query word → fields it is in
+
+    @property
+    def modified(self) -> str:
+        return iso_utc(self.mtime_ns)
+
+    @property
+    def seconds(self) -> int:
+        """The change time as `modified` shows it (whole seconds): what "newest" compares."""
+        return self.mtime_ns // 1_000_000_000
+
+    def matched(self) -> dict[str, list[str]]:
+        """Query word → the fields that hold it."""
+        if self.strict is not None:
+            return self.strict
+        if self.evidence is None or self.query is None:
+            return {}
+        held = self.evidence.fields_holding
+        return {term.word: held(i) for i, term in enumerate(self.query.terms) if self.evidence.weighted(i) > 0}
+
+    def coverage(self) -> float | None:
+        """The share of the query's meaningful words held anywhere in the record (None: no query)."""
+        if self.strict is not None:
+            return 1.0
+        if self.evidence is None or self.query is None:
+            return None
+        return coverage(self.evidence, self.query.required)
 
 
-@dataclass(frozen=True, slots=True)
-class _Seen:
-    match: Match
-    evidence: Evidence
-
-
-def slim(
-    record: MemoryRecord, matched: dict[str, list[str]] | None = None, coverage: float | None = None, score: float = 0.0
-) -> Match:
+def slim(record: MemoryRecord, **found: Any) -> Match:
     note = record.note
     return Match(
         path=note.path,
         title=note.title,
         text_size=json_text_size(note.body),
         revision=note.revision,
-        modified=note.modified,
+        mtime_ns=note.mtime_ns,
         date=record.date,
-        matched=matched or {},
-        coverage=coverage,
-        score=score,
+        **found,
     )
 
 
 def newest_first(matches: list[Match], dated: bool) -> None:
     """Newest date first (events), then newest change, then by path: stable sorts, last key first."""
     matches.sort(key=lambda m: m.path)
-    matches.sort(key=lambda m: m.modified, reverse=True)
+    matches.sort(key=lambda m: m.seconds, reverse=True)
     if dated:
         matches.sort(key=lambda m: m.date or "", reverse=True)
 
@@ -88,6 +107,9 @@ class Newest:
         newest_first(self.kept, self.dated)
         return self.kept
 
+    def coverage_of(self, found: Match, note: Note) -> float | None:
+        return None
+
 
 @dataclass
 class Strict:
@@ -104,12 +126,15 @@ class Strict:
         found = strict_match(record, self.wanted)
         if found is not None:
             matched, score = found
-            self.kept.append(slim(record, matched=matched, coverage=1.0, score=float(score)))
+            self.kept.append(slim(record, strict=matched, score=float(score)))
 
     def rank(self) -> list[Match]:
         newest_first(self.kept, dated=False)
         self.kept.sort(key=lambda m: m.score, reverse=True)
         return self.kept
+
+    def coverage_of(self, found: Match, note: Note) -> float | None:
+        return 1.0  # every word, as written
 
 
 @dataclass
@@ -119,7 +144,7 @@ class Ranked:
     query: Query
     dated: bool
     reports_weak: bool = True
-    seen: list[_Seen] = field(default_factory=list)
+    seen: list[Match] = field(default_factory=list)
     memo: StemMemo = field(init=False)
 
     def __post_init__(self) -> None:
@@ -129,17 +154,14 @@ class Ranked:
         return replace(self, seen=[])
 
     def measure(self, record: MemoryRecord) -> None:
-        self.seen.append(_Seen(slim(record), evidence_of(record.note, self.query, self.memo)))
+        self.seen.append(slim(record, evidence=evidence_of(record.note, self.query, self.memo), query=self.query))
 
     def rank(self) -> list[Match]:
-        terms = self.query.terms
-        weights = [1.0 if term.required else FRAMING_WEIGHT for term in terms]
-        found = scores([seen.evidence for seen in self.seen], weights)
-        words = [term.word for term in terms]
-        required = self.query.required
-        every = [_with_evidence(seen, score, words, required) for seen, score in zip(self.seen, found, strict=True)]
+        weights = [1.0 if term.required else FRAMING_WEIGHT for term in self.query.terms]
+        found = scores([seen.evidence for seen in self.seen if seen.evidence is not None], weights)
+        every = [replace(seen, score=score) for seen, score in zip(self.seen, found, strict=True)]
         matches = [match for match in every if match.score > 0]
-        if not required:
+        if not self.query.required:
             # Nothing asked beyond the subject itself: every record answers; those holding the
             # query's words first.
             matches += [match for match in every if match.score == 0]
@@ -150,23 +172,12 @@ class Ranked:
         matches.sort(key=lambda m: m.score, reverse=True)
         return matches
 
-
-def _with_evidence(seen: _Seen, score: float, terms_named: list[str], required: Sequence[int]) -> Match:
-    evidence = seen.evidence
-    matched = {word: evidence.fields_holding(i) for i, word in enumerate(terms_named) if evidence.weighted(i) > 0}
-    share = coverage(evidence, required)
-    base = seen.match
-    return Match(
-        path=base.path,
-        title=base.title,
-        text_size=base.text_size,
-        revision=base.revision,
-        modified=base.modified,
-        date=base.date,
-        matched=matched,
-        coverage=round(share, 2),
-        score=score,
-    )
+    def coverage_of(self, found: Match, note: Note) -> float | None:
+        """For a record an answer returns: the share of the meaningful words it holds together
+        (whole-note coverage is only an upper bound of it)."""
+        if not found.coverage():
+            return found.coverage()
+        return passage_coverage(note, self.query, self.memo)
 
 
 Ordering = Newest | Strict | Ranked

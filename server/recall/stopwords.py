@@ -4,9 +4,10 @@ Data only, written for this project (folded as words.fold folds them: lowercase,
 
 - **Stop words** (articles, pronouns, auxiliaries, question words, prepositions) are dropped
   from a query: "what did we decide about the build system" asks about *build system*.
-- **Framing words** are how people ask about a decision ("decide", "chose", "use"): a record
-  that holds one ranks a little higher, but a record without it is not a weaker answer — a
-  note saying "We build with Bazel" answers "what did we decide about the build" in full.
+- **Framing words** are how people ask about a decision ("decide", "chose", "use", "policy",
+  "tool"): a record that holds one ranks a little higher, but a record without it is not a
+  weaker answer — a note saying "We build with Bazel" answers "what did we decide about the
+  build tool" in full.
 """
 
 from __future__ import annotations
@@ -92,6 +93,19 @@ FRAMING_WORDS: dict[str, str] = {
         approach approaches
         current currently anymore still
         team thing things way
+        policy policies
+        rule rules
+        convention conventions
+        standard standards guideline guidelines
+        practice practices
+        process processes procedure procedures workflow workflows
+        strategy strategies
+        setup
+        tool tools tooling
+        provider providers vendor vendors
+        happen happens happened
+        need needs needed
+        handle handles handled handling
     """,
     "german": """
         entscheiden entschieden entscheidung entscheidungen
