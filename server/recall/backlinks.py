@@ -3,7 +3,6 @@ the lines Obsidian's Backlinks pane lists, a page at a time."""
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import quote
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
@@ -13,6 +12,7 @@ from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.arguments import check_range
 from vault_recall.server.recall.naming import ListedNames, path_key
 from vault_recall.server.recall.packing import answer, pack
+from vault_recall.server.recall.results import Backlink, BacklinksHead, BacklinksResult, Problem
 from vault_recall.server.recall.scan import as_seen, each_parsed, record_item
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.search import hit
@@ -28,7 +28,7 @@ MAX_OFFSET = 10_000_000
 
 def get_backlinks(
     scope: Scope, note: str, limit: int = 50, budget: int = BACKLINK_BUDGET, offset: int = 0
-) -> dict[str, Any]:
+) -> BacklinksResult:
     """Every line of a visible note holding a wikilink, embed or markdown link to `note`, in
     path then line order, from the `offset`-th on: as many as fit `limit` and `budget`, with
     `next_offset` to ask for the next page when more remain.
@@ -40,18 +40,20 @@ def get_backlinks(
     check_range("limit", limit, *BACKLINK_LIMIT_RANGE)
     check_range("budget", budget, *BACKLINK_BUDGET_RANGE)
     check_range("offset", offset, 0, MAX_OFFSET)
-    envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None}
+    envelope: BacklinksHead = {"status": "ok", "untrusted": True, "vault": None}
     listing = listing_or_unavailable(scope, envelope)
     if listing is None:
-        return pack(envelope, [], budget=budget, limit=limit)
+        return pack(_backlinks_result(envelope, []), [], budget=budget, limit=limit)
     vault = vault_name(listing.root)
     whole_vault = scope.exposure.mode == "vault"
     with ListedNames(scope.exposure, listing) as names:
         target, _ = resolve_names(listing.root, names, note)
         index = link_index(names, target, whole_vault)
-    envelope.update(note=target, uri=obsidian_uri(vault, target), offset=offset)
-    hits: list[dict[str, Any]] = []
-    problems: dict[str, dict[str, str]] = {}
+    envelope["note"] = target
+    envelope["uri"] = obsidian_uri(vault, target)
+    envelope["offset"] = offset
+    hits: list[Backlink] = []
+    problems: dict[str, Problem] = {}
     # Only notes whose bytes could name the target are parsed: no other can link to it, nor
     # be a broken note that could (text_prefilter.name_filter).
     for parsed in each_parsed(listing.root, listing, name_filter(target)):
@@ -69,12 +71,17 @@ def get_backlinks(
     page = hits[offset:]
     # Room for the largest next_offset there can be, so the page fits with it.
     envelope["next_offset"] = offset + len(page)
-    result = answer(envelope, page, budget=budget, limit=limit, problems=list(problems.values()), contiguous=True)
+    unpacked = _backlinks_result(envelope, [])
+    result = answer(unpacked, page, budget=budget, limit=limit, problems=list(problems.values()), contiguous=True)
     if result["omitted"] and result["records"]:
         result["next_offset"] = offset + len(result["records"])
     else:
         del result["next_offset"]
     return result
+
+
+def _backlinks_result(envelope: BacklinksHead, lines: list[Backlink]) -> BacklinksResult:
+    return {**envelope, "records": lines, "omitted": 0}
 
 
 def could_link(trouble: InvalidNote, target: str) -> bool:
@@ -89,9 +96,9 @@ def could_link(trouble: InvalidNote, target: str) -> bool:
     return name in text or fold(quote(name)) in text
 
 
-def links_to(target: str, source: Note, index: NameIndex, vault: str) -> list[dict[str, Any]]:
+def links_to(target: str, source: Note, index: NameIndex, vault: str) -> list[Backlink]:
     """The hits of one source note: each line linking to `target`, once, with its file line."""
-    hits: list[dict[str, Any]] = []
+    hits: list[Backlink] = []
     path = source.path
     seen_lines: set[int] = set()
     for line_number, line, column, length in _property_links_to(target, source, index):

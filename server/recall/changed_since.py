@@ -19,15 +19,16 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Final
 
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import parse_note
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.packing import compact_json, json_size
+from vault_recall.server.recall.results import ChangedNote, Envelope
 from vault_recall.server.recall.scan import as_listed
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.view import in_view
@@ -38,8 +39,8 @@ from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
 from vault_recall.server.vault.settings import config_folders
 from vault_recall.server.vault.templates import TemplateFolders, read_template_folders
 
-FIELD = "changed_since_recalled"
-OMITTED_FIELD = "changed_since_recalled_omitted"
+FIELD: Final = "changed_since_recalled"
+OMITTED_FIELD: Final = "changed_since_recalled_omitted"
 # Notes remembered per client: the most recently handed out.  Each later call reads these again.
 MAX_REMEMBERED = 50
 # Clients remembered per process (the HTTP endpoint serves many; one stdio process serves one).
@@ -66,21 +67,23 @@ class Changed:
     was: str
     now: str | None  # None: gone, unreadable, or no longer visible to this client
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> ChangedNote:
         uri = obsidian_uri(vault_name(self.vault), self.path)
         return {"path": self.path, "uri": uri, "was": self.was, "now": self.now}
 
 
-def handed_in(vault: Path, result: dict[str, Any]) -> list[Handed]:
+def handed_in(vault: Path, result: Mapping[str, object]) -> list[Handed]:
     """The whole notes a tool result hands out, with their revisions: the records of
     recall_context and recall_activity, and read_note's note (its text or one section).
     Search hits and backlinks are lines, not notes, and carry no revision."""
     found: list[Handed] = []
-    for item in result.get("records") or ():
+    records = result.get("records")
+    for item in records if isinstance(records, list) else ():
         if isinstance(item, dict) and isinstance(item.get("path"), str) and isinstance(item.get("revision"), str):
             found.append(Handed(vault, item["path"], item["revision"]))
-    if isinstance(result.get("path"), str) and isinstance(result.get("revision"), str) and "text" in result:
-        found.append(Handed(vault, result["path"], result["revision"]))
+    path, revision = result.get("path"), result.get("revision")
+    if isinstance(path, str) and isinstance(revision, str) and "text" in result:
+        found.append(Handed(vault, path, revision))
     return found
 
 
@@ -133,14 +136,14 @@ def _revision_as_seen(scope: Scope, chain: FolderChain, path: str, templates: Te
     return hashlib.sha256(raw.data).hexdigest()
 
 
-def attach(result: dict[str, Any], changes: Sequence[Changed], budget: int | None) -> list[Changed]:
+def attach(result: Envelope, changes: Sequence[Changed], budget: int | None) -> list[Changed]:
     """Add `changes` to the result as FIELD, as many as fit — at most MAX_TOLD, and the whole
     result's compact JSON within `budget` when the tool has one — with OMITTED_FIELD counting
     the rest.  Returns the changes told."""
     if not changes:
         return []
     base = json_size(result)
-    entries: list[dict[str, Any]] = []
+    entries: list[ChangedNote] = []
     for change in changes[:MAX_TOLD]:
         candidate = [*entries, change.as_json()]
         if budget is not None and base + _added_size(candidate, len(changes) - len(candidate)) > budget:
@@ -154,8 +157,8 @@ def attach(result: dict[str, Any], changes: Sequence[Changed], budget: int | Non
     return list(changes[: len(entries)])
 
 
-def _added_size(entries: list[dict[str, Any]], omitted: int) -> int:
-    extra: dict[str, Any] = {FIELD: entries}
+def _added_size(entries: list[ChangedNote], omitted: int) -> int:
+    extra: dict[str, object] = {FIELD: entries}
     if omitted:
         extra[OMITTED_FIELD] = omitted
     # The fields join an object that is not empty: one comma instead of the braces.
@@ -215,7 +218,7 @@ class HandedOutNotes:
             return len(self._clients)
 
 
-def follow_up(memory: HandedOutNotes, scope: Scope, result: dict[str, Any], budget: int | None) -> None:
+def follow_up(memory: HandedOutNotes, scope: Scope, result: Envelope, budget: int | None) -> None:
     """The end of every call: tell the client (in `result`) which notes it was given earlier
     have changed since, then remember what this result hands out."""
     remembered = memory.notes(scope.client)

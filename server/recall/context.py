@@ -1,8 +1,9 @@
 """Fresh, scoped, bounded recall: the logic behind `recall_context` and `list_subjects`.
 
 Every function reads the vault anew through scan.py and returns a plain dict shaped by the
-recall contract (`status` ok / degraded / unavailable, `untrusted: true`).  Bad arguments and
-requests outside the client's exposure raise; storage trouble becomes a status.
+recall contract (`status` ok / degraded / unavailable, `untrusted: true`; results.py has the
+types).  Bad arguments and requests outside the client's exposure raise; storage trouble
+becomes a status.
 """
 
 from __future__ import annotations
@@ -10,19 +11,26 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote, iso_utc
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.arguments import check_choice, check_query, check_range, check_subject
-from vault_recall.server.recall.packing import MAX_PROBLEMS, Shaped, json_size, shorten_to_bytes
+from vault_recall.server.recall.packing import MAX_PROBLEMS, Shaped, json_size
 from vault_recall.server.recall.query_terms import parse_query
 from vault_recall.server.recall.records import MemoryRecord, is_calendar_date
 from vault_recall.server.recall.relevance import Match, Newest, Ordering, Ranked, Strict
+from vault_recall.server.recall.results import (
+    ListSubjectsResult,
+    Problem,
+    RecallHead,
+    RecallResult,
+    Record,
+    SubjectCount,
+)
 from vault_recall.server.recall.scan import each_record, each_tally, read_again
 from vault_recall.server.recall.scope import Exposure, Scope
-from vault_recall.server.recall.view import answer_anew, kept, listing_or_unavailable
+from vault_recall.server.recall.view import answer_anew, kept, listing_or_unavailable, problem
 from vault_recall.server.recall.words import query_words
 from vault_recall.server.vault.listing import VaultListing, vault_name
 
@@ -30,7 +38,6 @@ BUDGET_RANGE = (512, 65536)
 LIMIT_RANGE = (1, 20)
 ACTIVITY_LIMIT_RANGE = (1, 50)
 MATCH_MODES = ("any", "all")
-_MAX_REASON_BYTES = 400
 
 
 def recall_context(
@@ -40,7 +47,7 @@ def recall_context(
     budget: int = 4096,
     limit: int = 3,
     match: str = "any",
-) -> dict[str, Any]:
+) -> RecallResult:
     """Current evidence for one subject: its active decision records, the best matches of the
     query first (no query: newest first)."""
     check_subject(subject)
@@ -64,7 +71,7 @@ def recall_activity(
     query: str | None = None,
     budget: int = 4096,
     limit: int = 5,
-) -> dict[str, Any]:
+) -> RecallResult:
     """History for one subject: active `kind: event` records, newest `date` first — with a
     query, the best matches first."""
     check_subject(subject)
@@ -103,16 +110,16 @@ def _answer(
     budget: int,
     limit: int,
     dated: bool = False,
-) -> dict[str, Any]:
+) -> RecallResult:
     """One pass over the subject's records: `ordering` measures those `keep` keeps (as numbers)
     and orders them, and the answer is packed reading again only the records it returns —
     starting over if one of those changed since it was matched."""
-    envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
+    envelope: RecallHead = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
     if ordering.reports_weak:
         envelope["weak_match"] = False  # the longer value: the answer's own is set once packed
     vault = vault_name(scope.vault) if scope.vault is not None else ""
 
-    def shape(found: Match, root: Path) -> dict[str, Any]:
+    def shape(found: Match, root: Path) -> Record:
         note = read_again(root, found.path, found.revision)
         return _shape(found, vault, note.body, dated, ordering.coverage_of(found, note))
 
@@ -122,30 +129,34 @@ def _answer(
         widest = None if found.coverage() is None else 0.99
         return json_size(_shape(found, vault, "", dated, widest)) - json_size("") + found.text_size
 
-    def find_matches(listing: VaultListing) -> tuple[Shaped, list[dict[str, str]]]:
-        problems: list[dict[str, str]] = []
+    def find_matches(listing: VaultListing) -> tuple[Shaped[Match, Record], list[Problem]]:
+        problems: list[Problem] = []
         fresh = ordering.fresh()
         for record in each_record(listing.root, listing, subject):
             if isinstance(record, InvalidNote):
                 if _could_be_about(record, [subject], scope.exposure):
-                    problems.append(_problem(record))
+                    problems.append(problem(record))
             elif subject in record.subjects and keep(record):
                 fresh.measure(record)
         return Shaped(fresh.rank(), partial(shape, root=listing.root), at_least=_least_size, size=size), problems
 
-    result = answer_anew(scope, envelope, find_matches, budget=budget, limit=limit)
+    result = answer_anew(scope, envelope, _recall_result, find_matches, budget=budget, limit=limit)
     if ordering.reports_weak:
         result["weak_match"] = not any(record.get("coverage") == 1.0 for record in result["records"])
     return result
 
 
-def list_subjects(scope: Scope) -> dict[str, Any]:
+def _recall_result(envelope: RecallHead, records: list[Record]) -> RecallResult:
+    return {**envelope, "records": records, "omitted": 0}
+
+
+def list_subjects(scope: Scope) -> ListSubjectsResult:
     """The subjects this client may ask about, with record counts per subject."""
-    result: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "subjects": [], "problems": []}
+    result: ListSubjectsResult = {"status": "ok", "untrusted": True, "vault": None, "subjects": [], "problems": []}
     listing = listing_or_unavailable(scope, result)
     if listing is None:
         return result
-    counts: dict[str, dict[str, Any]] = {}
+    counts: dict[str, SubjectCount] = {}
     newest: dict[str, int] = {}
     invalid: list[InvalidNote] = []
     # Counted as the records go by: nothing of a note is kept once it is counted.
@@ -156,7 +167,10 @@ def list_subjects(scope: Scope) -> dict[str, Any]:
         for subject in record.subjects:
             if not scope.exposure.allows_subject(subject):
                 continue
-            entry = counts.setdefault(subject, {"subject": subject, "active": 0, "archived": 0, "events": 0})
+            # `modified` is written once every record is counted.
+            entry = counts.setdefault(
+                subject, {"subject": subject, "active": 0, "archived": 0, "events": 0, "modified": ""}
+            )
             if record.status == "archived":
                 entry["archived"] += 1
             elif record.kind == "event":
@@ -164,9 +178,11 @@ def list_subjects(scope: Scope) -> dict[str, Any]:
             else:
                 entry["active"] += 1
             newest[subject] = max(newest.get(subject, record.mtime_ns), record.mtime_ns)
-    result["subjects"] = [{**counts[s], "modified": iso_utc(newest[s])} for s in sorted(counts)]
+    for subject, entry in counts.items():
+        entry["modified"] = iso_utc(newest[subject])
+    result["subjects"] = [counts[s] for s in sorted(counts)]
     exposed = sorted(scope.exposure.subjects) if scope.exposure.mode == "subjects" else None
-    problems = [_problem(p) for p in invalid if _could_be_about(p, exposed, scope.exposure)]
+    problems = [problem(p) for p in invalid if _could_be_about(p, exposed, scope.exposure)]
     result["problems"] = problems[:MAX_PROBLEMS]
     if len(problems) > MAX_PROBLEMS:
         result["problems_omitted"] = len(problems) - MAX_PROBLEMS
@@ -193,17 +209,13 @@ def _could_be_about(note: InvalidNote, subjects: Sequence[str] | None, exposure:
     return any(s in note.subjects for s in subjects)
 
 
-def _problem(note: InvalidNote) -> dict[str, str]:
-    return {"path": note.path, "reason": shorten_to_bytes(note.reason, _MAX_REASON_BYTES)}
-
-
 def _least_size(found: Match) -> int:
     # The text and path are written whole (JSON escaping only adds), each character a byte at least.
     return found.text_size + len(found.path)
 
 
-def _shape(found: Match, vault: str, text: str, dated: bool, coverage: float | None) -> dict[str, Any]:
-    shaped: dict[str, Any] = {
+def _shape(found: Match, vault: str, text: str, dated: bool, coverage: float | None) -> Record:
+    shaped: Record = {
         "path": found.path,
         "title": found.title,
         "text": text,
@@ -214,4 +226,6 @@ def _shape(found: Match, vault: str, text: str, dated: bool, coverage: float | N
     }
     if coverage is not None:
         shaped["coverage"] = round(coverage, 2)
-    return {**shaped, "date": found.date} if dated else shaped
+    if dated and found.date is not None:  # an event's date: always there (records.as_record)
+        shaped["date"] = found.date
+    return shaped

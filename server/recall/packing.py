@@ -10,20 +10,24 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from json.encoder import encode_basestring
-from typing import Any, TypeVar, overload
+from typing import Generic, TypeVar, overload
 
-T = TypeVar("T")
+from vault_recall.server.recall.results import Packed, Problem
+
+T = TypeVar("T")  # what a record is shaped from
+R = TypeVar("R")  # a record as a result holds it
+P = TypeVar("P", bound=Packed)  # a tool's result: an envelope with records to pack
 
 MAX_PROBLEMS = 10
 _ELLIPSIS = "…"
 
 
-def compact_json(value: Any) -> str:
+def compact_json(value: object) -> str:
     # allow_nan=False: a NaN would make the text invalid JSON; normalization prevents it.
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def json_size(value: Any) -> int:
+def json_size(value: object) -> int:
     return len(compact_json(value).encode("utf-8"))
 
 
@@ -40,7 +44,7 @@ def json_text_size(text: str) -> int:
     return len(written) if written.isascii() else len(written.encode("utf-8"))
 
 
-class Shaped(Sequence[dict[str, Any]]):
+class Shaped(Sequence[R], Generic[T, R]):
     """Ranked items shaped into answer records only when packing reaches them.
 
     Packing stops once `limit` records are in, and shaping a record (its URI, revision hash,
@@ -50,16 +54,16 @@ class Shaped(Sequence[dict[str, Any]]):
     def __init__(
         self,
         items: Sequence[T],
-        shape: Callable[[T], dict[str, Any]],
+        shape: Callable[[T], R],
         *,
         at_least: Callable[[T], int] | None = None,
         size: Callable[[T], int] | None = None,
     ) -> None:
-        self._items: Sequence[Any] = items
-        self._shape: Callable[[Any], dict[str, Any]] = shape
-        self._at_least: Callable[[Any], int] | None = at_least
-        self._size: Callable[[Any], int] | None = size
-        self._last: tuple[int, dict[str, Any]] | None = None  # packing sizes a record, then takes it
+        self._items = items
+        self._shape = shape
+        self._at_least = at_least
+        self._size = size
+        self._last: tuple[int, R] | None = None  # packing sizes a record, then takes it
 
     def at_least(self, index: int) -> int:
         """A size the shaped record's JSON cannot be smaller than (0 when unknown): a record
@@ -74,10 +78,10 @@ class Shaped(Sequence[dict[str, Any]]):
         return len(self._items)
 
     @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    def __getitem__(self, index: int) -> R: ...
     @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+    def __getitem__(self, index: slice) -> list[R]: ...
+    def __getitem__(self, index: int | slice) -> R | list[R]:
         if isinstance(index, slice):
             return [self._shape(item) for item in self._items[index]]
         if self._last is None or self._last[0] != index:
@@ -86,15 +90,18 @@ class Shaped(Sequence[dict[str, Any]]):
 
 
 def pack(
-    envelope: dict[str, Any],
-    candidates: Sequence[dict[str, Any]],
+    envelope: P,
+    candidates: Sequence[object],
     *,
     budget: int,
     limit: int,
-    problems: Sequence[dict[str, Any]] | None = None,
+    problems: Sequence[Problem] | None = None,
     contiguous: bool = False,
-) -> dict[str, Any]:
-    """Return `envelope` plus `records` (whole candidates, in the given order) and `omitted`.
+) -> P:
+    """Return a copy of `envelope` with `records` (whole candidates, in the given order) and
+    `omitted` — the keys a tool's result holds last, so they go where the envelope has them
+    (a tool makes its result from its envelope with `records: []` and `omitted: 0`: its own
+    type says what the records are).
 
     Candidates are taken greedily in rank order; one that would push the result over
     `budget` or past `limit` is left out whole and counted in `omitted`, and smaller later
@@ -103,18 +110,19 @@ def pack(
     given, up to MAX_PROBLEMS of them are kept within half the budget and the rest counted in
     `problems_omitted`.
     """
-    result = dict(envelope)
-    result["records"] = []
+    result = envelope.copy()
+    records: list[object] = []
+    result["records"] = records
     # Placeholders with the largest value each count can take: the final numbers have no
     # more digits, so a result that fits with the placeholders fits for real.
     result["omitted"] = len(candidates)
+    kept_problems: list[Problem] = []
     if problems is not None:
-        result["problems"] = []
+        result["problems"] = kept_problems
         result["problems_omitted"] = len(problems)
     _fit_envelope(result, budget)
 
     if problems:
-        kept_problems: list[dict[str, Any]] = result["problems"]
         size = json_size(result)
         for problem in problems[:MAX_PROBLEMS]:
             extra = json_size(problem) + (1 if kept_problems else 0)
@@ -124,7 +132,6 @@ def pack(
             size += extra
         result["problems_omitted"] = len(problems) - len(kept_problems)
 
-    records: list[dict[str, Any]] = result["records"]
     size = json_size(result)
     for index in range(len(candidates)):
         if len(records) >= limit:
@@ -148,37 +155,41 @@ def pack(
 
 
 def answer(
-    envelope: dict[str, Any],
-    candidates: Sequence[dict[str, Any]],
+    envelope: P,
+    candidates: Sequence[object],
     *,
     budget: int,
     limit: int,
-    problems: Sequence[dict[str, Any]],
+    problems: Sequence[Problem],
     contiguous: bool = False,
-) -> dict[str, Any]:
+) -> P:
     """A tool's packed answer: `degraded` with its (bounded) problems when there are any."""
     if problems:
-        return pack(
-            {**envelope, "status": "degraded"},
-            candidates,
-            budget=budget,
-            limit=limit,
-            problems=problems,
-            contiguous=contiguous,
-        )
+        degraded = envelope.copy()
+        degraded["status"] = "degraded"
+        return pack(degraded, candidates, budget=budget, limit=limit, problems=problems, contiguous=contiguous)
     return pack(envelope, candidates, budget=budget, limit=limit, contiguous=contiguous)
 
 
-def _fit_envelope(result: dict[str, Any], budget: int) -> None:
-    """Shorten the envelope's free-text fields (never records) if they alone exceed the budget."""
-    for key in ("reason", "vault", "query"):
+def _fit_envelope(result: Packed, budget: int) -> None:
+    """Shorten the envelope's own text (never records) if it alone exceeds the budget: the
+    `reason`, then the `vault` name (then a search's `query`: search.py)."""
+    for key in ("reason", "vault"):
         while (over := json_size(result) - budget) > 0:
-            value = result.get(key)
-            if not isinstance(value, str) or not value.rstrip(_ELLIPSIS):
+            shorter = shortened_by(result.get(key), over)
+            if shorter is None:
                 break
-            plain = value.removesuffix(_ELLIPSIS)
-            keep = max(0, len(plain.encode("utf-8")) - max(over, 1) - 3)
-            result[key] = shorten_to_bytes(plain, keep) if keep else _ELLIPSIS
+            result[key] = shorter
+
+
+def shortened_by(value: object, over: int) -> str | None:
+    """A text `over` bytes too long shortened by that much at least (down to '…'), or None
+    when it is no text or nothing but '…' already."""
+    if not isinstance(value, str) or not value.rstrip(_ELLIPSIS):
+        return None
+    plain = value.removesuffix(_ELLIPSIS)
+    keep = max(0, len(plain.encode("utf-8")) - max(over, 1) - 3)
+    return shorten_to_bytes(plain, keep) if keep else _ELLIPSIS
 
 
 def shorten_to_bytes(text: str, max_bytes: int) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.resolve import fold, not_found, resolve_names
@@ -12,6 +10,7 @@ from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.arguments import check_range
 from vault_recall.server.recall.naming import ListedNames
 from vault_recall.server.recall.packing import compact_json, json_size, shorten_to_bytes
+from vault_recall.server.recall.results import Problem, ReadNoteResult, Section
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.view import listing_or_unavailable, problem
 from vault_recall.server.vault.listing import vault_name
@@ -21,12 +20,12 @@ MAX_SECTION_ARGUMENT = 500
 MAX_HEADINGS_NAMED = 20
 
 
-def read_note(scope: Scope, note: str, section: str | None = None, budget: int = 16384) -> dict[str, Any]:
+def read_note(scope: Scope, note: str, section: str | None = None, budget: int = 16384) -> ReadNoteResult:
     """The note's whole text (or one section's), or, when that is over budget, its section list."""
     check_range("budget", budget, *READ_BUDGET_RANGE)
     if section is not None and (not isinstance(section, str) or len(section) > MAX_SECTION_ARGUMENT):
         raise InvalidArgument(f"section must be a heading of at most {MAX_SECTION_ARGUMENT} characters")
-    result: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None}
+    result: ReadNoteResult = {"status": "ok", "untrusted": True, "vault": None}
     listing = listing_or_unavailable(scope, result)
     if listing is None:
         return result
@@ -44,17 +43,16 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
         return _broken_note(vault, path, problem(trouble), budget)
     if trouble is not None:
         # Shown as Obsidian shows it, and the problem named: a broken block does not hide a note.
-        result.update(status="degraded", problems=[problem(trouble)])
-    result.update(
-        path=found.path,
-        title=found.title,
-        properties=dict(found.properties),
-        text=found.body,
-        revision=found.revision,
-        modified=found.modified,
-        uri=obsidian_uri(vault, found.path),
-        sections=section_list(found),
-    )
+        result["status"] = "degraded"
+        result["problems"] = [problem(trouble)]
+    result["path"] = found.path
+    result["title"] = found.title
+    result["properties"] = dict(found.properties)
+    result["text"] = found.body
+    result["revision"] = found.revision
+    result["modified"] = found.modified
+    result["uri"] = obsidian_uri(vault, found.path)
+    result["sections"] = section_list(found)
     if wanted:
         span = find_section(found, wanted)
         result["section"] = wanted
@@ -67,8 +65,8 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
     return result
 
 
-def _broken_note(vault: str, path: str, broken: dict[str, str], budget: int) -> dict[str, Any]:
-    result: dict[str, Any] = {
+def _broken_note(vault: str, path: str, broken: Problem, budget: int) -> ReadNoteResult:
+    result: ReadNoteResult = {
         "status": "degraded",
         "untrusted": True,
         "vault": vault,
@@ -85,13 +83,13 @@ def _broken_note(vault: str, path: str, broken: dict[str, str], budget: int) -> 
     return result
 
 
-def section_list(note: Note) -> list[dict[str, Any]]:
+def section_list(note: Note) -> list[Section]:
     """Every heading with its level, file line and the size of its whole section in bytes."""
     # Byte offsets of each line's start, so every section's size is one subtraction.
     offsets = [0]
     for line in note.lines:
         offsets.append(offsets[-1] + len(line.encode("utf-8")) + 1)
-    listed = []
+    listed: list[Section] = []
     for index, heading in enumerate(note.headings):
         first, last = section_span(len(note.lines), note.headings, index)
         listed.append(
@@ -157,19 +155,20 @@ def _named(headings: tuple[Heading, ...]) -> str:
     return shown + (f" and {len(headings) - MAX_HEADINGS_NAMED} more" if len(headings) > MAX_HEADINGS_NAMED else "")
 
 
-def _fit_sections(result: dict[str, Any], budget: int) -> None:
+def _fit_sections(result: ReadNoteResult, budget: int) -> None:
     """Keep whole section entries while the result fits; count the rest."""
-    sections: list[dict[str, Any]] = result["sections"]
-    result["sections"] = []
+    sections = result["sections"]
+    kept: list[Section] = []
+    result["sections"] = kept
     result["sections_omitted"] = len(sections)
     size = json_size(result)
     for entry in sections:
-        extra = len(compact_json(entry).encode("utf-8")) + (1 if result["sections"] else 0)
+        extra = len(compact_json(entry).encode("utf-8")) + (1 if kept else 0)
         if size + extra > budget:
             break
-        result["sections"].append(entry)
+        kept.append(entry)
         size += extra
-    result["sections_omitted"] = len(sections) - len(result["sections"])
+    result["sections_omitted"] = len(sections) - len(kept)
     if json_size(result) > budget:
         # Properties alone can be larger than a small budget: they go the way of the text.
         del result["properties"]

@@ -9,13 +9,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, overload
+from typing import overload
 
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.arguments import check_range, check_subject
-from vault_recall.server.recall.packing import Shaped, json_text_size
+from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, shortened_by
+from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchResult
 from vault_recall.server.recall.scan import NoteChanged, as_seen, each_parsed, read_again, record_item
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.text_prefilter import Phrase, phrase_filter
@@ -43,7 +44,7 @@ class _NoteHits:
 
 def search_notes(
     scope: Scope, query: str, limit: int = 20, budget: int = 8192, subject: str | None = None
-) -> dict[str, Any]:
+) -> SearchResult:
     """Lines containing `query` (case-insensitive), newest notes first, then by line."""
     phrase = _check_phrase(query)
     check_range("limit", limit, *SEARCH_LIMIT_RANGE)
@@ -51,24 +52,34 @@ def search_notes(
     if subject is not None:
         check_subject(subject)
         scope.exposure.require_subject(subject, scope.client)
-    envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "query": query}
+    envelope: SearchHead = {"status": "ok", "untrusted": True, "vault": None, "query": query}
     if subject is not None:
         envelope["subject"] = subject
     pattern = Phrase.of(phrase)
 
-    def find(listing: VaultListing) -> tuple[Shaped, list[dict[str, str]]]:
+    def find(listing: VaultListing) -> tuple[Shaped[tuple[_NoteHits, int, int], Hit], list[Problem]]:
         found, problems = _find_hits(scope, listing, pattern, subject)
         found.sort(key=lambda note: note.path)
         found.sort(key=lambda note: note.modified, reverse=True)  # stable: by path within a time
         reread = _Reread(listing.root, pattern, vault_name(listing.root))
         return Shaped(_HitRefs(found), reread.hit, size=lambda ref: ref[2]), problems
 
-    return answer_anew(scope, envelope, find, budget=budget, limit=limit)
+    result = answer_anew(scope, envelope, _search_result, find, budget=budget, limit=limit)
+    # The query is echoed whole unless the envelope alone is over budget (a long vault name
+    # and query in a small budget): shortened after the reason and the vault name (packing.pack),
+    # then no record nor problem fits anyway.
+    while (over := json_size(result) - budget) > 0 and (shorter := shortened_by(result["query"], over)) is not None:
+        result["query"] = shorter
+    return result
+
+
+def _search_result(envelope: SearchHead, hits: list[Hit]) -> SearchResult:
+    return {**envelope, "records": hits, "omitted": 0}
 
 
 def _find_hits(
     scope: Scope, listing: VaultListing, pattern: Phrase, subject: str | None
-) -> tuple[list[_NoteHits], list[dict[str, str]]]:
+) -> tuple[list[_NoteHits], list[Problem]]:
     """One pass over the notes this client may see: the hits of each (as numbers) and the
     problems that could have changed this answer, by the rules of `view.in_view`.  Only notes
     whose bytes could hold the phrase are parsed (text_prefilter.phrase_filter): no other can
@@ -77,7 +88,7 @@ def _find_hits(
     found: list[_NoteHits] = []
     # By path, as the whole-vault view keeps them: two names that show alike (bytes that are
     # not UTF-8) are one problem to report.
-    broken: dict[str, dict[str, str]] = {}
+    broken: dict[str, Problem] = {}
     vault = vault_name(listing.root)
     whole_vault = exposure.mode == "vault" and subject is None
     for parsed in each_parsed(listing.root, listing, phrase_filter(pattern)):
@@ -206,9 +217,9 @@ class _Reread:
         self._root = root
         self._pattern = pattern
         self._vault = vault
-        self._hits: dict[str, dict[int, dict[str, Any]]] = {}  # for this answer only
+        self._hits: dict[str, dict[int, Hit]] = {}  # for this answer only
 
-    def hit(self, ref: tuple[_NoteHits, int, int]) -> dict[str, Any]:
+    def hit(self, ref: tuple[_NoteHits, int, int]) -> Hit:
         note_hits, line_number, _ = ref
         if note_hits.path not in self._hits:
             self._hits[note_hits.path] = self._read(note_hits)
@@ -217,7 +228,7 @@ class _Reread:
         except KeyError:
             raise NoteChanged(note_hits.path) from None
 
-    def _read(self, note_hits: _NoteHits) -> dict[int, dict[str, Any]]:
+    def _read(self, note_hits: _NoteHits) -> dict[int, Hit]:
         note = read_again(self._root, note_hits.path, note_hits.digest.hex())
         return {entry["line"]: entry for entry in line_hits(note, self._pattern, self._vault)}
 
@@ -232,7 +243,7 @@ def _check_phrase(query: str) -> str:
     return query.strip()
 
 
-def line_hits(note: Note, pattern: Phrase, vault: str) -> list[dict[str, Any]]:
+def line_hits(note: Note, pattern: Phrase, vault: str) -> list[Hit]:
     return [
         hit(note.path, number, line, start, end, vault) for number, line, start, end in _line_matches(note, pattern)
     ]
@@ -252,9 +263,9 @@ def _text_matches(text: str, first_line: int, pattern: Phrase) -> list[tuple[int
     ]
 
 
-def hit(path: str, line_number: int, line: str, start: int, end: int, vault: str) -> dict[str, Any]:
+def hit(path: str, line_number: int, line: str, start: int, end: int, vault: str) -> Hit:
     text, shortened = excerpt(line, start, end)
-    entry: dict[str, Any] = {"path": path, "line": line_number, "text": text, "uri": obsidian_uri(vault, path)}
+    entry: Hit = {"path": path, "line": line_number, "text": text, "uri": obsidian_uri(vault, path)}
     if shortened:
         entry["shortened"] = True
     return entry

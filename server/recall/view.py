@@ -10,17 +10,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.recall.packing import answer, pack, shorten_to_bytes
 from vault_recall.server.recall.records import MemoryRecord, as_record
+from vault_recall.server.recall.results import Envelope, Packed, Problem
 from vault_recall.server.recall.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_note, each_record
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.listing import VaultListing, list_notes, vault_name
 
 MAX_REASON_BYTES = 400
+
+E = TypeVar("E", bound=Envelope)  # any tool's result, or its envelope before packing
+H = TypeVar("H", bound=Envelope)  # a tool's envelope before packing
+R = TypeVar("R")  # a record of the tool's result
+P = TypeVar("P", bound=Packed)  # the tool's result
 
 
 def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tuple[Note | None, InvalidNote | None]:
@@ -63,7 +69,7 @@ class VaultIndex:
         return {**{path: () for path in self.broken}, **self.aliases}
 
 
-def index_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultIndex | None:
+def index_or_unavailable(scope: Scope, result: Envelope) -> VaultIndex | None:
     """Index the vault as this client sees it, in one pass that keeps no text, or turn
     `result` into an `unavailable` answer and return None."""
     listing = listing_or_unavailable(scope, result)
@@ -118,16 +124,18 @@ def visible_notes(exposure: Exposure, listing: VaultListing) -> Iterator[Note]:
             yield note
 
 
-def problem(note: InvalidNote) -> dict[str, str]:
+def problem(note: InvalidNote) -> Problem:
     return {"path": note.path, "reason": shorten_to_bytes(note.reason, MAX_REASON_BYTES)}
 
 
-def unavailable(result: dict[str, Any], reason: str) -> dict[str, Any]:
-    result.update(status="unavailable", reason=shorten_to_bytes(reason, MAX_REASON_BYTES))
+def unavailable(result: E, reason: str) -> E:
+    """`result` made an `unavailable` answer: the vault could not be read, `reason` says why."""
+    result["status"] = "unavailable"
+    result["reason"] = shorten_to_bytes(reason, MAX_REASON_BYTES)
     return result
 
 
-def listing_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultListing | None:
+def listing_or_unavailable(scope: Scope, result: Envelope) -> VaultListing | None:
     """List the scope's vault, or turn `result` into an `unavailable` answer and return None."""
     if scope.vault is None:
         unavailable(result, scope.why or "no vault is configured")
@@ -143,22 +151,28 @@ def listing_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultListing
 
 def answer_anew(
     scope: Scope,
-    envelope: dict[str, Any],
-    find: Callable[[VaultListing], tuple[Sequence[dict[str, Any]], list[dict[str, str]]]],
+    envelope: H,
+    result_of: Callable[[H, list[R]], P],
+    find: Callable[[VaultListing], tuple[Sequence[R], list[Problem]]],
     *,
     budget: int,
     limit: int,
-) -> dict[str, Any]:
+) -> P:
     """The packed answer of one pass — `find` gives the ranked candidates (shaped by reading
     notes again) and the problems — starting over when a note read again has changed since
-    the pass found it, and `unavailable` when that keeps happening."""
+    the pass found it, and `unavailable` when that keeps happening.
+
+    `result_of(envelope, records)` is the tool's result, `{**envelope, "records": records,
+    "omitted": 0}` typed as the tool's own: made once the vault is read or found unavailable,
+    so that a `reason` goes before the records.
+    """
     for _ in range(ATTEMPTS):
         listing = listing_or_unavailable(scope, envelope)
         if listing is None:
-            return pack(envelope, [], budget=budget, limit=limit)
+            return pack(result_of(envelope, []), [], budget=budget, limit=limit)
         candidates, problems = find(listing)
         try:
-            return answer(envelope, candidates, budget=budget, limit=limit, problems=problems)
+            return answer(result_of(envelope, []), candidates, budget=budget, limit=limit, problems=problems)
         except NoteChanged:
             continue
-    return pack(unavailable(envelope, CHANGING_REASON), [], budget=budget, limit=limit)
+    return pack(result_of(unavailable(envelope, CHANGING_REASON), []), [], budget=budget, limit=limit)

@@ -1,0 +1,189 @@
+"""What every tool returns, as types: the envelope all results share and what each tool adds.
+
+A result is a plain dict (the MCP layer sends it as structured content and as the compact JSON
+the budget is measured on), so these are `TypedDict`s: mypy checks that the builders in
+context.py, reading.py, search.py and backlinks.py — and the packing, view and changed_since
+code they go through — make exactly these shapes.  A key marked `NotRequired` is present only
+when it says something (`reason` only when unavailable, `problems` only when degraded, …).
+
+Key order is part of the wire format too (budgets count compact JSON byte for byte), and a
+TypedDict does not fix it: the builders do, by adding keys in the order each docstring lists.
+
+Only the tools' logic imports this module, on the first call: `serve` answers `initialize`
+without it.  It is written without `from __future__ import annotations` so that each type's
+`__required_keys__` and `__optional_keys__` are right at run time too (tests/test_result_types.py).
+"""
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+from vault_recall.server.obsidian.values import PropertyValue
+
+Status = Literal["ok", "degraded", "unavailable"]
+
+
+class Problem(TypedDict):
+    """A broken note that could have changed the answer, and why it cannot be read."""
+
+    path: str
+    reason: str  # at most 400 bytes
+
+
+class ChangedNote(TypedDict):
+    """A note this client was given earlier that has changed since (changed_since.py)."""
+
+    path: str
+    uri: str
+    was: str  # the revision handed out
+    now: str | None  # its revision now; None: gone, unreadable or no longer shared
+
+
+class Envelope(TypedDict):
+    """What every result carries: {status, untrusted, vault, …, [reason]} and, added at the
+    end of any call, [changed_since_recalled, changed_since_recalled_omitted]."""
+
+    status: Status
+    untrusted: Literal[True]  # the text is the person's notes: evidence, not instructions
+    vault: str | None  # the vault's name; None when no vault is configured
+    reason: NotRequired[str]  # why the vault could not be read: status `unavailable`
+    changed_since_recalled: NotRequired[list[ChangedNote]]
+    changed_since_recalled_omitted: NotRequired[int]  # changes told on a later call
+
+
+class Degradable(Envelope):
+    """A result that names the broken notes that could have changed it: `problems` (at most
+    10) and `problems_omitted` when there are any, with status `degraded`."""
+
+    problems: NotRequired[list[Problem]]
+    problems_omitted: NotRequired[int]
+
+
+class Packed(Degradable):
+    """Any result packing whole items under a budget (packing.pack): the items in `records`,
+    the ones left out counted in `omitted`.  Only a bound for the packing code, which serves
+    every such result: each tool's own type below says what its records are."""
+
+    records: list[Any]
+    omitted: int
+
+
+class Record(TypedDict):
+    """One memory record, whole: what recall_context and recall_activity return."""
+
+    path: str
+    title: str
+    text: str  # the note's body, never cut
+    revision: str  # SHA-256 of the note's bytes
+    modified: str  # the note's change time, ISO 8601 UTC
+    uri: str  # obsidian:// link that opens the note
+    matched: dict[str, list[str]]  # query word → the fields holding it
+    coverage: NotRequired[float]  # with a query: the share of its meaningful words held (1.0: all)
+    date: NotRequired[str]  # recall_activity's records only: the event's YYYY-MM-DD
+
+
+class Hit(TypedDict):
+    """One line holding what was looked for: a search hit, or a line linking to a note."""
+
+    path: str
+    line: int  # the file line, from 1
+    text: str  # the line, or 240 characters around the hit when it is longer
+    uri: str
+    shortened: NotRequired[Literal[True]]  # `text` is part of the line
+
+
+Backlink = Hit  # a line linking to the note: the line as a search shows it
+
+
+class Section(TypedDict):
+    """A heading of a note, with the size of its whole section."""
+
+    heading: str
+    level: int
+    line: int
+    bytes: int
+
+
+class SubjectCount(TypedDict):
+    subject: str
+    active: int  # current decision records
+    archived: int
+    events: int  # active event records
+    modified: str  # when one of its records last changed, ISO 8601 UTC
+
+
+class RecallHead(Degradable):
+    """recall_context's and recall_activity's result before packing."""
+
+    subject: str
+    weak_match: NotRequired[bool]  # with a query: no record returned holds every meaningful word
+
+
+class RecallResult(RecallHead):
+    """recall_context and recall_activity: {status, untrusted, vault, subject, [weak_match],
+    [reason], records, omitted, [problems, problems_omitted]}."""
+
+    records: list[Record]
+    omitted: int
+
+
+class SearchHead(Degradable):
+    """search_notes' result before packing."""
+
+    query: str
+    subject: NotRequired[str]
+
+
+class SearchResult(SearchHead):
+    """search_notes: {status, untrusted, vault, query, [subject], [reason], records, omitted,
+    [problems, problems_omitted]}, the hits in `records`."""
+
+    records: list[Hit]
+    omitted: int
+
+
+class BacklinksHead(Degradable):
+    """get_backlinks' result before packing (the note's keys only once the vault was read)."""
+
+    note: NotRequired[str]  # the note linked to, as a vault path
+    uri: NotRequired[str]
+    offset: NotRequired[int]  # the page's first line among all linking lines
+    next_offset: NotRequired[int]  # where the next page starts, when more remain
+
+
+class BacklinksResult(BacklinksHead):
+    """get_backlinks: {status, untrusted, vault, note, uri, offset, [next_offset], records,
+    omitted, [problems, problems_omitted]}, or {status, untrusted, vault, reason, records,
+    omitted} when unavailable."""
+
+    records: list[Backlink]
+    omitted: int
+
+
+class ReadNoteResult(Degradable):
+    """read_note, one of three shapes:
+
+    - the note: {status, untrusted, vault, [problems], path, title, properties, text, revision,
+      modified, uri, sections, [section]} — over budget, `text` is left out for `hint` and
+      `sections_omitted` (and `properties` too when they alone do not fit);
+    - a note shown broken: {status, untrusted, vault, path, problems, hint};
+    - unavailable: {status, untrusted, vault, reason}.
+    """
+
+    path: NotRequired[str]
+    title: NotRequired[str]
+    properties: NotRequired[dict[str, PropertyValue]]
+    text: NotRequired[str]  # the whole note's body, or the whole section's lines
+    revision: NotRequired[str]
+    modified: NotRequired[str]
+    uri: NotRequired[str]
+    sections: NotRequired[list[Section]]
+    section: NotRequired[str]  # the section asked for
+    hint: NotRequired[str]
+    sections_omitted: NotRequired[int]
+
+
+class ListSubjectsResult(Envelope):
+    """list_subjects: {status, untrusted, vault, subjects, problems, [reason], [problems_omitted]}."""
+
+    subjects: list[SubjectCount]
+    problems: list[Problem]  # always there, empty when nothing is broken
+    problems_omitted: NotRequired[int]
