@@ -9,8 +9,9 @@ from __future__ import annotations
 import inspect
 import threading
 import time
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -22,6 +23,10 @@ from vault_recall.server.activity.store import ActivityWriter, Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.errors import RecallError
 from vault_recall.server.mcp.argument_errors import describe_validation_error, unknown_arguments
+
+if TYPE_CHECKING:  # the recall layer is imported on the first call, not to answer `initialize`
+    from vault_recall.server.recall.changed_since import HandedOutNotes
+    from vault_recall.server.recall.results import Envelope
 
 INSTRUCTIONS = """\
 Vault Recall gives you the decisions a person keeps as notes in their Obsidian vault, read \
@@ -119,11 +124,11 @@ class RecallServer(MCPServer):
         super().__init__(**kwargs)
         self.options = options
         self.activity = ActivityWriter()
-        self._handed_out: Any = None
+        self._handed_out: HandedOutNotes | None = None
         self._handed_out_lock = threading.Lock()
 
     @property
-    def handed_out(self) -> Any:
+    def handed_out(self) -> HandedOutNotes:
         """Paths and revisions of the notes each client was given, never text (changed_since.py).
         Made on the first call, so that answering `initialize` imports none of the recall layer."""
         with self._handed_out_lock:
@@ -209,8 +214,9 @@ def as_paragraphs(docstring: str) -> str:
     return "\n\n".join(" ".join(line.strip() for line in p.splitlines() if line.strip()) for p in paragraphs)
 
 
-def as_result(payload: dict[str, Any]) -> CallToolResult:
-    """The result both as structured content and as the compact JSON the budget measures."""
+def as_result(payload: Mapping[str, object]) -> CallToolResult:
+    """The result both as structured content and as the compact JSON the budget measures: any
+    tool's result (recall/results.py) as JSON, where its type ends."""
     from vault_recall.server.recall.packing import compact_json
 
     return CallToolResult(content=[TextContent(type="text", text=compact_json(payload))], structured_content=payload)
@@ -227,7 +233,7 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
         server.add_tool(fn, description=description, annotations=READ_ONLY, structured_output=False)
         return fn
 
-    def call(fn: Any, *args: Any, budget: int | None = None) -> CallToolResult:
+    def call(fn: Callable[..., Envelope], *args: Any, budget: int | None = None) -> CallToolResult:
         from vault_recall.server.config.call_scope import current_scope
         from vault_recall.server.recall.changed_since import follow_up
 
