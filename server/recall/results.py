@@ -158,7 +158,7 @@ class BacklinksResult(BacklinksHead):
     omitted: int
 
 
-class ReadNoteResult(Degradable):
+class ReadNoteResult(Envelope):
     """read_note, one of three shapes:
 
     - the note: {status, untrusted, vault, [problems], path, title, properties, text, revision,
@@ -168,6 +168,7 @@ class ReadNoteResult(Degradable):
     - unavailable: {status, untrusted, vault, reason}.
     """
 
+    problems: NotRequired[list[Problem]]  # the note's own problem: status `degraded`
     path: NotRequired[str]
     title: NotRequired[str]
     properties: NotRequired[dict[str, PropertyValue]]
