@@ -23,6 +23,7 @@ NOT_BEFORE_A_CALL = (
     "vault_recall.server.recall.search",
     "vault_recall.server.recall.reading",
     "vault_recall.server.recall.backlinks",
+    "vault_recall.server.recall.results",
     "vault_recall.server.config.config_file",
     "vault_recall.server.activity.recorder",
     "vault_recall.server.obsidian.note",
