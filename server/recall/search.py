@@ -65,10 +65,13 @@ def search_notes(
         return Shaped(_HitRefs(found), reread.hit, size=lambda ref: ref[2]), problems
 
     result = answer_anew(scope, envelope, _search_result, find, budget=budget, limit=limit)
-    # The query is echoed whole unless the envelope alone is over budget (a long vault name
-    # and query in a small budget): shortened after the reason and the vault name (packing.pack),
-    # then no record nor problem fits anyway.
-    while (over := json_size(result) - budget) > 0 and (shorter := shortened_by(result["query"], over)) is not None:
+    # The query is echoed whole unless the envelope alone is over budget (a long vault name and
+    # query in a small budget): then it is shortened last, after the reason and the vault name
+    # (packing.pack), and no hit nor problem fits either way.
+    while not result["records"] and (over := json_size(result) - budget) > 0:
+        shorter = shortened_by(result["query"], over)
+        if shorter is None:
+            break
         result["query"] = shorter
     return result
 
