@@ -2,6 +2,6 @@
 packing whole records under a budget, and the argument checks behind them.
 
 Every function takes a `Scope` (which vault, what this client may see) and its arguments and
-returns a plain dict shaped by the recall contract.  May import `vault`, `obsidian` and
+returns a plain dict shaped as docs/tools.md describes.  May import `vault`, `obsidian` and
 `errors`; never the config file, the activity store or the MCP layer.
 """
