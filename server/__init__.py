@@ -8,4 +8,6 @@ files) ← `obsidian` (notes, properties, links) ← `recall` (records and the t
 `vault_recall.app`, `pystray` or `PIL` (tests/test_layers.py checks all of this).
 """
 
+# The one place the version is written: pyproject.toml reads it from here for the wheel's metadata
+# ([tool.setuptools.dynamic]), and nothing reads the installed metadata at run time.
 __version__ = "0.1.0"

@@ -1,8 +1,9 @@
 """The MCP clients Vault Recall can configure: where each keeps its config, in which format,
 under which key, and what our entry looks like there.
 
-Facts from `shared/design/clients.md`; the entry for each client is the smallest one the
-client documents for a stdio server.
+The entry for each client is the smallest one the client documents for a stdio server.
+docs/clients.md gives each fact here with its source (the client's docs or source, or our
+tests with the real clients): change the two together.
 """
 
 from __future__ import annotations
@@ -70,14 +71,14 @@ def _typed_stdio(argv: list[str], env: Env) -> Entry:
 def _claude_code(argv: list[str], env: Env) -> Entry:
     # Claude Code 2.1 connects servers in the background and may send the first prompt before
     # ours is up (then our tools are simply missing); `alwaysLoad` (its stdio entry schema)
-    # makes it wait for ours and offer our tools at once.  See README, "Waiting for the server".
+    # makes it wait for ours and offer our tools at once.  See docs/clients.md, "Waiting for the server".
     return _with_env({"type": "stdio", "command": argv[0], "args": argv[1:], "alwaysLoad": True}, env)
 
 
 def _codex(argv: list[str], env: Env) -> Entry:
     # Codex sends its first request without any optional server that has not answered yet
     # (ours takes about a second to start): `required` makes it wait for ours, at most
-    # `startup_timeout_sec` (its default: 10 s).  See README, "Waiting for the server".
+    # `startup_timeout_sec` (its default: 10 s).  See docs/clients.md, "Waiting for the server".
     entry = {"command": argv[0], "args": argv[1:], "required": True, "startup_timeout_sec": CODEX_STARTUP_SECONDS}
     return _with_env(entry, env)
 
@@ -111,7 +112,7 @@ def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-# Each client's own keys for a Streamable HTTP server with a header (see shared/design/clients.md).
+# Each client's own keys for a Streamable HTTP server with a header (docs/clients.md, "Connecting by URL").
 _HTTP: dict[str, Callable[[str, str], Entry]] = {
     "claude-code": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token)},
     "cursor": lambda url, token: {"url": url, "headers": _bearer(token)},

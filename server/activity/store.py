@@ -1,9 +1,10 @@
 """The activity store: one SQLite file that every server process appends one event per call to.
 
-WAL mode lets many writers (one per client) and the tray's reads run side by side.  A
-connection is opened per event, so a store deleted or replaced while servers run is simply
-created again on the next call.  Nothing here may fail a tool call: every problem is logged
-to stderr and the call answers as if the store were not there.
+WAL mode lets many writers (one per client) and the tray's reads run side by side.  A writer
+keeps its connection while the store file is the same one, and opens it again when the file
+was deleted or replaced, so a store removed while servers run is simply created again.
+Nothing here may fail a tool call: every problem is logged to stderr and the call answers as
+if the store were not there.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ CREATE INDEX IF NOT EXISTS returned_by_event ON returned (event_id);
 
 @dataclass(frozen=True)
 class ActivityEvent:
-    """One tool call, as the activity store keeps it (the contract's event fields)."""
+    """One tool call, as the activity store keeps it (docs/activity.md lists the fields)."""
 
     client: str
     tool: str

@@ -1,6 +1,6 @@
 """The configuration file: where it lives, its schema, and reading it strictly.
 
-`config.json` is written only by the CLI and the tray (app/config_store.py) and read by
+`config.json` is written only by the CLI and the tray (app/state/config_store.py) and read by
 everyone, on every call.  A file that does not parse or validate is reported with its file,
 line and problem; the server then answers `unavailable` rather than guessing.
 """

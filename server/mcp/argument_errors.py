@@ -4,7 +4,7 @@ The SDK validates arguments against each tool's input schema before the tool run
 report pydantic's multi-line text (with a web link).  These sentences say the same as
 arguments.py does for the checks it makes itself.
 
-Arguments a tool does not take follow one rule (README, "The tools"): a name that looks like
+Arguments a tool does not take follow one rule (docs/tools.md): a name that looks like
 one of our own parameters — a misspelling (`budjet`), another spelling (`onOrAfter`,
 `Budget`), a name holding one of ours (`budget_bytes`), or a parameter of another of our tools
 — is refused by name, because ignoring it would silently answer a different question.  Any

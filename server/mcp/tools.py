@@ -1,4 +1,4 @@
-"""The MCP layer: thin tool wrappers over recall.py, with tool docs written for the model.
+"""The MCP layer: thin tool wrappers over the recall layer, with tool docs written for the model.
 
 Each tool resolves the scope for this call, calls one pure function, and returns its dict as
 both structured content and the compact JSON text the budget is measured on.

@@ -1,8 +1,8 @@
 """Fresh, scoped, bounded recall: the logic behind `recall_context` and `list_subjects`.
 
-Every function reads the vault anew through scan.py and returns a plain dict shaped by the
-recall contract (`status` ok / degraded / unavailable, `untrusted: true`; results.py has the
-types).  Bad arguments and requests outside the client's exposure raise; storage trouble
+Every function reads the vault anew through scan.py and returns a result shaped as
+docs/tools.md describes (`status` ok / degraded / unavailable, `untrusted: true`; results.py has
+the types).  Bad arguments and requests outside the client's exposure raise; storage trouble
 becomes a status.
 """
 

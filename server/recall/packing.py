@@ -1,6 +1,6 @@
 """Packing whole records under a byte budget: never cut, every leftover counted.
 
-Size is measured the way the contract defines it: the compact JSON of the whole result
+Size is measured as docs/tools.md states it: the compact JSON of the whole result
 (`separators=(",", ":")`, `ensure_ascii=False`), UTF-8 encoded.
 """
 

@@ -1,4 +1,5 @@
-"""Memory records: valid notes with a `subject` property, checked against the contract's rules."""
+"""Memory records: valid notes with a `subject` property, checked against the record rules
+(docs/vault.md)."""
 
 from __future__ import annotations
 
