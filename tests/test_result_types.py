@@ -50,6 +50,7 @@ class Case:
     vault: str = "ok"  # ok | broken | none | missing
     mode: str = "records"
     told: bool = False  # told of notes changed since they were handed out
+    notice: str | None = None  # the vault's own notice (the bundled sample vault's)
 
 
 CASES = {
@@ -88,6 +89,12 @@ CASES = {
     "list_subjects degraded": Case(context.list_subjects, (), "broken"),
     "list_subjects no vault": Case(context.list_subjects, (), "none"),
     "list_subjects told": Case(context.list_subjects, (), mode="vault", told=True),
+    "recall_context sample vault": Case(context.recall_context, ("build-system",), notice="examples"),
+    "recall_activity sample vault": Case(context.recall_activity, ("build-system",), notice="examples"),
+    "read_note sample vault": Case(reading.read_note, ("Build decision",), notice="examples"),
+    "search_notes sample vault": Case(search.search_notes, ("cache",), notice="examples"),
+    "get_backlinks sample vault": Case(backlinks.get_backlinks, ("CI cache",), notice="examples"),
+    "list_subjects sample vault": Case(context.list_subjects, (), notice="examples"),
 }
 
 
@@ -114,7 +121,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[object,
     for name, case in CASES.items():
         vault = vaults[case.vault]
         exposure = Exposure(mode=case.mode, subjects=frozenset({"build-system"}))
-        scope = Scope(client="t", vault=vault, exposure=exposure, why=None if vault else "no vault is configured")
+        why = None if vault else "no vault is configured"
+        scope = Scope(client="t", vault=vault, exposure=exposure, why=why, notice=case.notice)
         memory = HandedOutNotes()
         if case.told:
             assert vault is not None

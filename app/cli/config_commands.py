@@ -36,7 +36,8 @@ def vault_list(args: argparse.Namespace) -> int:
     for vault in config.vaults:
         mark = "*" if vault.name == config.active_vault else " "
         reachable = "" if Path(vault.path).expanduser().is_dir() else "   (folder not found)"
-        print(f"{mark} {vault.name}\t{vault.path}{reachable}")
+        sample = "   (the bundled sample: examples, not your notes)" if vault.sample else ""
+        print(f"{mark} {vault.name}\t{vault.path}{reachable}{sample}")
     print("\n* = the active vault")
     return 0
 
@@ -58,7 +59,8 @@ def vault_add(args: argparse.Namespace) -> int:
             raise CommandError(f"a vault named {name!r} exists already; pick another with --name")
         if any(Path(v.path).expanduser().absolute() == path for v in config.vaults):
             raise CommandError(f"{path} is added already")
-        active = config.active_vault or name
+        current = config.vault(config.active_vault) if config.active_vault else None
+        active = name if current is None or current.sample else config.active_vault  # your first vault
         return dataclasses.replace(
             config, vaults=(*config.vaults, VaultEntry(name=name, path=str(path))), active_vault=active
         )

@@ -114,12 +114,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     _client_config_commands(commands)
 
+    from vault_recall.app.cli import tray_commands
+
     tray = commands.add_parser(
         "tray",
         help="the tray icon (what `vault-recall` with no command starts)",
-        description="Show Vault Recall's tray icon: the vault and its health, who recalled what, client snippets.",
+        description="Show Vault Recall's tray icon: the vault and its health, who recalled what, client snippets. "
+        "One tray runs per person: a second start asks the running one to show itself instead.",
     )
-    tray.set_defaults(handler=_tray)
+    tray.set_defaults(handler=tray_commands.tray)
+    commands.add_parser(
+        "quit", help="end the running tray", description="Ask the running tray to quit, and wait until it has."
+    ).set_defaults(handler=tray_commands.quit_tray)
+    commands.add_parser(
+        "pause",
+        help="pause recall: every client's calls answer `unavailable` until `resume`",
+        description="Pause recall for every client (stdio and HTTP): each call answers `unavailable` with the "
+        "reason 'paused by the person', and is recorded in the activity, until `vault-recall resume`.",
+    ).set_defaults(handler=tray_commands.pause)
+    commands.add_parser(
+        "resume",
+        help="resume recall after `pause`",
+        description="End a pause: every client's next call reads the vault again.",
+    ).set_defaults(handler=tray_commands.resume)
 
     desktop = commands.add_parser(
         "desktop",
@@ -260,23 +277,6 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
     uninstall.set_defaults(handler=client_commands.uninstall_command)
 
 
-def _tray(args: argparse.Namespace) -> int:
-    from vault_recall.app.cli import report_commands
-    from vault_recall.app.tray.backend import choose_backend, run_tray
-
-    choice = choose_backend(wait_for_panel=True)
-    if choice.problem is not None:
-        print(f"vault-recall: cannot show the tray: {choice.problem}\n", file=sys.stderr)
-        print("Here is the status instead (vault-recall --help lists every command):\n", file=sys.stderr)
-        report_commands.status(args)
-        return 1
-    from vault_recall.app.tray.state import ensure_a_vault
-
-    ensure_a_vault()
-    run_tray(choice)
-    return 0
-
-
 def _desktop(args: argparse.Namespace) -> int:
     from vault_recall.app.desktop import launcher_entry
 
@@ -368,7 +368,9 @@ def _run(argv: Sequence[str] | None) -> int:
         from vault_recall.app.cli.demo import run_demo
 
         return run_demo(keep=args.keep)
-    handler = getattr(args, "handler", _tray)  # no command: the tray
+    from vault_recall.app.cli.tray_commands import tray
+
+    handler = getattr(args, "handler", tray)  # no command: the tray
     try:
         code: int = handler(args)
     except ConfigError as exc:

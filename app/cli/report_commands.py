@@ -158,7 +158,10 @@ def status(args: argparse.Namespace) -> int:
         print("  none — add one: vault-recall vault add PATH")
     for entry_vault in config.vaults:
         mark = "*" if entry_vault.name == config.active_vault else " "
-        print(f"  {mark} {entry_vault.name}  {entry_vault.path}")
+        sample = "  (the bundled sample: examples, not your notes; add yours: vault-recall vault add PATH)"
+        print(f"  {mark} {entry_vault.name}  {entry_vault.path}" + (sample if entry_vault.sample else ""))
+    if config.paused:
+        print("Recall:   paused — every call answers `unavailable` until `vault-recall resume`")
     active = config.vault(config.active_vault) if config.active_vault else None
     if active is not None:
         print(f"  health: {check_health(Path(active.path).expanduser()).summary()}")

@@ -48,12 +48,19 @@ def set_tray_setting(name: str, value: bool) -> None:
 
 
 def ensure_a_vault() -> None:
-    """First run with nothing configured: the bundled sample vault is the active one."""
+    """First run with nothing configured: the bundled sample vault is the active one, marked as
+    the sample (every answer from it says so, and `vault add` replaces it as the active one).
+    A sample vault added by an older tray, unmarked, is marked now."""
 
     def change(config: Config) -> Config:
+        sample_path = sample_vault_path()
         if config.vaults:
-            return config
-        sample = VaultEntry(name="Sample vault", path=str(sample_vault_path()))
+            vaults = tuple(
+                dataclasses.replace(v, sample=True) if not v.sample and Path(v.path) == sample_path else v
+                for v in config.vaults
+            )
+            return dataclasses.replace(config, vaults=vaults)
+        sample = VaultEntry(name="Sample vault", path=str(sample_path), sample=True)
         return dataclasses.replace(config, vaults=(sample,), active_vault=sample.name)
 
     # A broken config is shown in the menu; a missing sample vault is not worth failing for.

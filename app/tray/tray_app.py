@@ -27,6 +27,7 @@ from vault_recall.app.desktop import notifications
 from vault_recall.app.state.activity_view import Recall, latest_recalls, newest_event_id, recent_events
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import FileMark, NoteRef, file_mark, revisions_now, vault_folders
+from vault_recall.app.tray import instance
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
 from vault_recall.app.tray.changed_notes import (
@@ -167,6 +168,12 @@ class TrayApp:
                 self.refresh()
 
     def _poll(self) -> None:
+        request = instance.take_request()
+        if request == "quit":  # `vault-recall quit`
+            self.dispatch(("quit",))
+            return
+        if request == "show":  # a second `vault-recall` started: say where this one is
+            self._notify("Vault Recall is already running", "Its icon is in the panel; click it for the menu.")
         changed = False
         newest = newest_event_id(activity_path())
         recalled = False
@@ -287,10 +294,10 @@ class TrayApp:
             os.replace(temp, dump)
         return Shown(status_of(state), bool(self._recall_until), tooltip(state), items)
 
-    def _notify(self, message: str) -> None:
+    def _notify(self, summary: str, body: str = "") -> None:
         """The desktop's notification service where there is one (Linux), else the backend's."""
-        if not notifications.notify(message) and not self.view.notify(message):
-            log.info("no way to show a notification here: %s", message)
+        if not notifications.notify(summary, body) and not self.view.notify(f"{summary}\n{body}".strip()):
+            log.info("no way to show a notification here: %s %s", summary, body)
 
     # -- actions ------------------------------------------------------------------------------
 

@@ -12,6 +12,16 @@ from typing import TYPE_CHECKING
 
 from vault_recall.server.recall.scope import Exposure, Scope
 
+# Why every call answers `unavailable` while the person has paused recall (the tray's *Pause
+# recall*, `vault-recall pause`); `resume` ends it.
+PAUSED_REASON = "paused by the person"
+# What every answer from the bundled sample vault carries, so a client installed before the
+# person chose a vault does not take its example decisions for theirs.
+SAMPLE_NOTICE = (
+    "This is Vault Recall's bundled sample vault: its notes are examples, not the person's own decisions. "
+    "Tell the person to choose their own vault (Vault Recall's tray, or `vault-recall vault add PATH`)."
+)
+
 if TYPE_CHECKING:
     from vault_recall.server.config.config_file import ClientEntry
 
@@ -38,6 +48,8 @@ def current_scope(options: ServeOptions) -> Scope:
         config = load_config()
     except ConfigError as exc:
         return Scope(client=options.client, vault=None, exposure=Exposure(), why=str(exc))
+    if config.paused:  # before any vault, pinned ones too: a pause stops every server
+        return Scope(client=options.client, vault=None, exposure=Exposure(), why=PAUSED_REASON)
     entry = config.client(options.client) or ClientEntry(id=options.client)
     exposure = exposure_of(entry)
     if options.pinned_vault is not None:
@@ -52,7 +64,8 @@ def current_scope(options: ServeOptions) -> Scope:
         why = "no vault is configured: add one with `vault-recall vault add PATH` (or start the server with --vault)"
         return Scope(client=options.client, vault=None, exposure=exposure, why=why)
     folder = Path(vault.path).expanduser()
-    return Scope(client=options.client, vault=folder, exposure=exposure, languages=vault.languages)
+    notice = SAMPLE_NOTICE if vault.sample else None
+    return Scope(client=options.client, vault=folder, exposure=exposure, languages=vault.languages, notice=notice)
 
 
 def _same_folder(a: Path, b: Path) -> bool:

@@ -63,6 +63,9 @@ class VaultEntry:
     extra: Extra = field(default=(), compare=False)
     # The languages its notes are written in: recall stems and drops stop words in these.
     languages: tuple[str, ...] = DEFAULT_LANGUAGES
+    # The bundled sample vault, put there by the tray's first run: its notes are examples, and
+    # every answer from it says so (a client installed before the person chose a vault).
+    sample: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ class Config:
     activity: ActivitySettings = field(default_factory=ActivitySettings)
     extra: Extra = field(default=(), compare=False)
     activity_extra: Extra = field(default=(), compare=False)
+    # The person paused recall (tray, `vault-recall pause`): every call answers `unavailable`.
+    paused: bool = False
 
     def vault(self, name: str) -> VaultEntry | None:
         return next((v for v in self.vaults if v.name == name), None)
@@ -105,6 +110,7 @@ class Config:
                     "name": v.name,
                     "path": v.path,
                     **({"languages": list(v.languages)} if v.languages != DEFAULT_LANGUAGES else {}),
+                    **({"sample": True} if v.sample else {}),
                     **dict(v.extra),
                 }
                 for v in self.vaults
@@ -126,6 +132,7 @@ class Config:
                 "max_events": self.activity.max_events,
                 **dict(self.activity_extra),
             },
+            **({"paused": True} if self.paused else {}),
             **dict(self.extra),
         }
 
@@ -233,12 +240,16 @@ def _validate(data: Any, text: str, path: Path) -> Config:
                 f"vault {item['name']!r} has languages {languages!r}: use a list of one or more of "
                 + ", ".join(SUPPORTED),
             )
+        sample = item.get("sample", False)
+        if not isinstance(sample, bool):
+            raise fail("sample", f"vault {item['name']!r} has 'sample' {sample!r}: use true or false")
         vaults.append(
             VaultEntry(
                 name=item["name"],
                 path=item["path"],
-                extra=_extra(item, ("name", "path", "languages")),
+                extra=_extra(item, ("name", "path", "languages", "sample")),
                 languages=tuple(dict.fromkeys(languages)),
+                sample=sample,
             )
         )
     active = data.get("active_vault")
@@ -280,13 +291,17 @@ def _validate(data: Any, text: str, path: Path) -> Config:
         raise fail("retention_days", "'retention_days' must be a whole number of days from 1 to 3650")
     if not _whole(max_events) or not 100 <= max_events <= 10_000_000:
         raise fail("max_events", "'max_events' must be a whole number from 100 to 10000000")
+    paused = data.get("paused", False)
+    if not isinstance(paused, bool):
+        raise fail("paused", "'paused' must be true or false")
     return Config(
         vaults=tuple(vaults),
         active_vault=active,
         clients=tuple(clients),
         activity=ActivitySettings(keep_query_text=keep, retention_days=retention, max_events=max_events),
-        extra=_extra(data, ("version", "vaults", "active_vault", "clients", "activity")),
+        extra=_extra(data, ("version", "vaults", "active_vault", "clients", "activity", "paused")),
         activity_extra=_extra(activity, ("keep_query_text", "retention_days", "max_events")),
+        paused=paused,
     )
 
 

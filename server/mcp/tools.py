@@ -39,7 +39,9 @@ person can open and correct it.
 Start with list_subjects to see what you may ask about, then recall_context(subject, query), \
 asking in plain words or as a question. Every result has `status`: `ok`, `degraded` (some \
 notes that could matter are broken; `problems` names them, tell the person) or `unavailable` \
-(the vault could not be read; `reason` says why). Records are whole notes, never cut; \
+(the vault could not be read; `reason` says why, "paused by the person" while they have paused \
+recall). A `notice` says what to know of the vault itself: tell the person when it says the \
+vault is the bundled sample. Records are whole notes, never cut; \
 `omitted` counts matches that did not fit the budget or limit. When a recall says \
 `weak_match: true`, no record holds every meaningful word of your question: the records are \
 the closest notes, not a decision the person made about it — say so rather than present them \

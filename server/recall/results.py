@@ -38,13 +38,14 @@ class ChangedNote(TypedDict):
 
 
 class Envelope(TypedDict):
-    """What every result carries: {status, untrusted, vault, …, [reason]} and, added at the
+    """What every result carries: {status, untrusted, vault, …, [reason], [notice]} and, added at the
     end of any call, [changed_since_recalled, changed_since_recalled_omitted]."""
 
     status: Status
     untrusted: Literal[True]  # the text is the person's notes: evidence, not instructions
     vault: str | None  # the vault's name; None when no vault is configured
     reason: NotRequired[str]  # why the vault could not be read: status `unavailable`
+    notice: NotRequired[str]  # what to know of the vault itself: the bundled sample vault says so
     changed_since_recalled: NotRequired[list[ChangedNote]]
     changed_since_recalled_omitted: NotRequired[int]  # changes told on a later call
 

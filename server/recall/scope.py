@@ -39,10 +39,12 @@ class Exposure:
 @dataclass(frozen=True)
 class Scope:
     """Resolved for one call.  `vault` is None when no vault is configured; `why` says so.
-    `languages`: the languages the vault's notes are written in (stemming, stop words)."""
+    `languages`: the languages the vault's notes are written in (stemming, stop words).
+    `notice`: a sentence every answer from this vault carries (the bundled sample vault's)."""
 
     client: str
     vault: Path | None
     exposure: Exposure
     why: str | None = None
     languages: tuple[str, ...] = ("english",)
+    notice: str | None = None

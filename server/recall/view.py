@@ -142,6 +142,8 @@ def listing_or_unavailable(scope: Scope, result: Envelope) -> VaultListing | Non
         return None
     if "vault" in result:
         result["vault"] = vault_name(scope.vault)
+    if scope.notice is not None:
+        result["notice"] = scope.notice
     try:
         return list_notes(scope.vault)
     except VaultUnavailable as exc:
