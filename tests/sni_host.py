@@ -100,17 +100,30 @@ class Panel:
 
     # -- the watcher ----------------------------------------------------------------------------
 
-    async def start_watcher(self) -> None:
+    async def start_watcher(self, refuse: int = 0) -> None:
+        """Own the watcher's name; with `refuse`, answer the first so many registrations
+        `UnknownObject`, as a panel does that takes the name before its object is there."""
         bus = await MessageBus(bus_address=self.address).connect()
+        refusals = [refuse]
 
         def handle(message: Message) -> Message | None:
             if message.message_type == MessageType.METHOD_CALL and message.interface == WATCHER:
+                if message.member == "RegisterStatusNotifierItem" and refusals[0] > 0:
+                    refusals[0] -= 1
+                    return Message.new_error(
+                        message,
+                        "org.freedesktop.DBus.Error.UnknownObject",
+                        "no such object path '/StatusNotifierWatcher'",
+                    )
                 if message.member == "RegisterStatusNotifierItem":
                     self.registrations.append((message.sender or "", message.body[0]))
                     self._poke()
                     return Message.new_method_return(message)
                 if message.member == "RegisterStatusNotifierHost":
                     return Message.new_method_return(message)
+            asks_host = message.member == "Get" and message.body == [WATCHER, "IsStatusNotifierHostRegistered"]
+            if message.message_type == MessageType.METHOD_CALL and message.interface == PROPERTIES and asks_host:
+                return Message.new_method_return(message, "v", [Variant("b", True)])
             return None
 
         bus.add_message_handler(handle)
@@ -136,6 +149,8 @@ class Panel:
                 self.notifications.append(list(message.body))
                 self._poke()
                 return Message.new_method_return(message, "u", [len(self.notifications)])
+            if message.interface == NOTIFICATIONS and message.member == "CloseNotification":
+                return Message.new_method_return(message)
             asks_version = message.interface == PROPERTIES and message.body == [FILE_CHOOSER, "version"]
             if message.path == PORTAL_PATH and asks_version and message.member == "Get":
                 return Message.new_method_return(message, "v", [Variant("u", 4)])

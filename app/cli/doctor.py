@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,10 +17,11 @@ from typing import Any
 from vault_recall.app.clients.catalogue import CLIENTS, ClientSpec
 from vault_recall.app.clients.install import InstallError, current_entry, read_existing
 from vault_recall.app.clients.probe import entry_argv, probe
-from vault_recall.app.desktop import clipboard
+from vault_recall.app.desktop import clipboard, folder_picker, tray_hosts
 from vault_recall.app.state.activity_view import store_problem
 from vault_recall.app.state.health import check_health
 from vault_recall.app.tray.backend import tray_problem
+from vault_recall.app.tray.panels import gtk_available, missing_host
 from vault_recall.server.activity.store import ActivityStoreError, connect
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path, load_config
@@ -38,7 +40,7 @@ def run_checks() -> list[Check]:
     checks = [_config()]
     if checks[0].ok:
         checks.append(_vault())
-    checks += [_activity(), _tray(), _clipboard(), *_clients()]
+    checks += [_activity(), _tray(), _folder_dialog(), _clipboard(), *_clients()]
     return checks
 
 
@@ -49,6 +51,10 @@ def _config() -> Check:
     except ConfigError as exc:
         return Check("config", False, str(exc), "fix that line (Vault Recall never overwrites a broken config)")
     where = str(path) if path.exists() else f"{path} (not created yet: defaults)"
+    if config.paused:
+        return Check(
+            "config", False, f"{where}: recall is paused (every call answers `unavailable`)", "vault-recall resume"
+        )
     return Check("config", True, f"{where}; {len(config.vaults)} vault(s), {len(config.clients)} client(s)")
 
 
@@ -59,6 +65,17 @@ def _vault() -> Check:
         return Check("vault", False, report.summary(), "vault-recall vault add PATH, or fix the folder named above")
     if report.status == "degraded":
         return Check("vault", True, report.summary() + " (see vault-recall health)")
+    if scope.notice is not None:
+        return Check(
+            "vault", False, report.summary() + ": the bundled sample vault, not yours", "vault-recall vault add PATH"
+        )
+    if report.records == 0:
+        return Check(
+            "vault",
+            False,
+            report.summary() + ": no note names a `subject` in its properties yet, so there is nothing to recall",
+            "see README: Memory records (a note with `subject: some-topic` in its properties is one)",
+        )
     return Check("vault", True, report.summary())
 
 
@@ -83,9 +100,27 @@ def _activity() -> Check:
 
 def _tray() -> Check:
     problem = tray_problem()
-    if problem is None:
+    if problem is not None:
+        return Check("tray", False, problem.splitlines()[0], "see README: The tray (Linux desktop requirements)")
+    if not sys.platform.startswith("linux"):
         return Check("tray", True, "a tray with a menu can run here")
-    return Check("tray", False, problem.splitlines()[0], "see README: The tray (Linux desktop requirements)")
+    hosts = tray_hosts.present_now()
+    missing = missing_host(hosts, gtk_available)
+    if missing is not None:
+        return Check("tray", False, missing, "start your desktop's panel, or add its tray (status notifier) plugin")
+    which = "a panel hosting StatusNotifierItems" if hosts.sni else "an XEmbed tray (GTK's icon is used)"
+    return Check("tray", True, f"{which} shows the icon here")
+
+
+def _folder_dialog() -> Check:
+    if folder_picker.can_pick_folder():
+        return Check("folder dialog", True, "the tray's Choose folder… can show one")
+    return Check(
+        "folder dialog",
+        False,
+        "no folder dialog here (no desktop portal, zenity or kdialog): the tray's Choose folder… shows the command",
+        "install xdg-desktop-portal-gtk or zenity, or add the vault with: vault-recall vault add PATH",
+    )
 
 
 def _clipboard() -> Check:

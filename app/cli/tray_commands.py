@@ -24,7 +24,7 @@ def tray(args: argparse.Namespace) -> int:
     if pid is not None:
         print(_running(pid), file=sys.stderr)
         return 0
-    choice = choose_backend(wait_for_panel=True)
+    choice = choose_backend()
     if choice.problem is not None:
         print(f"vault-recall: cannot show the tray: {choice.problem}\n", file=sys.stderr)
         print("Here is the status instead (vault-recall --help lists every command):\n", file=sys.stderr)

@@ -4,25 +4,28 @@ clear message instead of a traceback.
 - macOS, Windows: pystray's native backends.
 - Linux: our StatusNotifierItem over the session D-Bus when a panel hosts such items (KDE,
   GNOME with AppIndicator, XFCE, MATE, Cinnamon, LXQt, waybar, …; X11 and Wayland); else GTK's
-  XEmbed status icon through pystray, when PyGObject can be imported (the `gtk` extra, or the
-  system's python3-gi); else, if a session bus exists, the StatusNotifierItem anyway, waiting
-  a moment for a panel that is still starting (login).
-- `VAULT_RECALL_TRAY=sni|gtk|appindicator|xorg` overrides the choice; `PYSTRAY_BACKEND` alone
-  still picks a pystray backend, as before.
+  XEmbed status icon through pystray when an XEmbed tray is there and PyGObject can be
+  imported (the `gtk` extra, or the system's python3-gi); with no panel at all yet, the
+  StatusNotifierItem if a session bus exists (it registers when a panel starts), else GTK's.
+  While it runs, the tray follows the panels that come and go (panels.py;
+  tray_app.py switches the view), so starting before the panel is never a reason to stay hidden.
+- `VAULT_RECALL_TRAY=sni|gtk|appindicator|xorg` overrides the choice, and the tray then stays
+  with it; `PYSTRAY_BACKEND` alone still picks a pystray backend, as before.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import sys
-import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vault_recall.app.desktop import session_bus
+from vault_recall.app.desktop import session_bus, tray_hosts
+from vault_recall.app.tray.panels import GTK_PACKAGES, SNI, SYSTEM_SITE_DIRS, preferred
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -31,23 +34,15 @@ if TYPE_CHECKING:
     from vault_recall.app.tray.tray_app import TrayView
 
 TRAY_ENV = "VAULT_RECALL_TRAY"
-SNI = "sni"
 PYSTRAY_BACKENDS = ("gtk", "appindicator", "xorg")
-WATCHER = "org.kde.StatusNotifierWatcher"
-WATCHER_WAIT_SECONDS = 3.0
-GTK_PACKAGES = "python3-gi gir1.2-gtk-3.0 (Debian, Ubuntu), python3-gobject gtk3 (Fedora) or python-gobject gtk3 (Arch)"
-# Where distributions put PyGObject for their own Python, tried when this environment has none.
-SYSTEM_SITE_DIRS = (
-    "/usr/lib/python3/dist-packages",
-    f"/usr/lib/python3.{sys.version_info.minor}/site-packages",
-    f"/usr/lib64/python3.{sys.version_info.minor}/site-packages",
-)
+WATCHER = tray_hosts.WATCHER
 
 
 @dataclass(frozen=True)
 class Choice:
     backend: str | None  # sni | gtk | appindicator | xorg | native; None when no tray can run
     problem: str | None = None  # why not, and what to install
+    follow: bool = False  # chosen for the panels there now: follow them as they come and go
 
 
 def _system_gi() -> bool:
@@ -74,8 +69,10 @@ def _system_gi() -> bool:
     return False
 
 
+@functools.cache
 def has_gtk() -> bool:
-    """Can GTK 3 be used through PyGObject here (this environment's, or the system's)?"""
+    """Can GTK 3 be used through PyGObject here (this environment's, or the system's)?  Asked
+    once per process: the answer is what is installed."""
     try:
         import gi
     except ImportError:
@@ -93,19 +90,8 @@ def has_gtk() -> bool:
     return True
 
 
-def _watcher(wait: float) -> bool:
-    deadline = time.monotonic() + wait
-    while True:
-        if session_bus.has_owner(WATCHER):
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.25)
-
-
-def choose_backend(wait_for_panel: bool = False) -> Choice:
-    """The backend for this desktop.  With `wait_for_panel`, a desktop whose panel may still
-    be starting (a login) gets a few seconds before GTK-less machines are told what to install."""
+def choose_backend() -> Choice:
+    """The backend for this desktop, for the panels there now (the tray then follows them)."""
     if not sys.platform.startswith("linux"):
         return Choice("native")  # pystray's macOS and Windows backends need nothing more
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
@@ -118,19 +104,13 @@ def choose_backend(wait_for_panel: bool = False) -> Choice:
     bus = session_bus.address() is not None
     if wanted:
         return _override(wanted, bus)
-    if bus and _watcher(0.0):
-        return Choice(SNI)
-    if has_gtk():
-        return Choice("gtk")
-    if bus and _watcher(WATCHER_WAIT_SECONDS if wait_for_panel else 0.0):
-        return Choice(SNI)
+    chosen = preferred(tray_hosts.present_now(), has_gtk)
+    if chosen is not None:
+        return Choice(chosen, follow=True)
     if bus:
-        return Choice(
-            None,
-            "no panel on this desktop shows StatusNotifierItem icons (nothing owns org.kde.StatusNotifierWatcher "
-            f"on the session bus) and GTK's XEmbed tray needs PyGObject: install {GTK_PACKAGES}, "
-            "or `pip install 'vault-recall[gtk]'` in Vault Recall's environment",
-        )
+        return Choice(SNI, follow=True)  # registers with the first panel that starts
+    if has_gtk():
+        return Choice("gtk", follow=True)  # GTK's icon docks into the first XEmbed tray that starts
     return Choice(
         None,
         "there is no D-Bus session bus here (DBUS_SESSION_BUS_ADDRESS is not set) for a StatusNotifierItem "
@@ -155,14 +135,16 @@ def tray_problem() -> str | None:
     return choose_backend().problem
 
 
-def open_view(choice: Choice, dispatch: Callable[[Action], None]) -> TrayView:
-    """The view for `choice`; pystray's backend is fixed before pystray is first imported."""
-    if choice.backend == SNI:
+def open_view(backend: str, dispatch: Callable[[Action], None]) -> TrayView:
+    """The view for `backend`; pystray's backend is fixed before pystray is first imported."""
+    if backend == SNI:
         from vault_recall.app.tray.sni_view import SniView
 
         return SniView(dispatch)
-    if choice.backend in PYSTRAY_BACKENDS:
-        os.environ["PYSTRAY_BACKEND"] = str(choice.backend)
+    if backend in PYSTRAY_BACKENDS:
+        if backend != "xorg" and not has_gtk():  # loads the system's PyGObject into a bare venv
+            raise RuntimeError(f"the {backend} tray needs PyGObject with GTK 3: install {GTK_PACKAGES}")
+        os.environ["PYSTRAY_BACKEND"] = backend
     from vault_recall.app.tray.pystray_view import PystrayView
 
     return PystrayView(dispatch)
@@ -172,7 +154,8 @@ def run_tray(choice: Choice) -> None:
     """Show the tray with the chosen backend until Quit."""
     from vault_recall.app.tray.tray_app import TrayApp
 
-    app = TrayApp(lambda dispatch: open_view(choice, dispatch))
+    assert choice.backend is not None
+    app = TrayApp(open_view, choice.backend, follow=choice.follow)
     try:
         app.run()
     finally:

@@ -7,6 +7,7 @@ The backend is chosen before this module is imported (`backend.py` sets PYSTRAY_
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -54,7 +55,16 @@ class PystrayView:
         self.icon.run(setup=setup)
 
     def stop(self) -> None:
-        self.icon.stop()
+        """Take the icon off the panel and end `run`: off first, since the tray may go on with
+        another view (a StatusNotifierItem panel came) and GTK's icon would stay docked."""
+        self.icon.visible = False
+        if os.environ.get("PYSTRAY_BACKEND") == "gtk":
+            from gi.repository import GLib
+
+            # The hide is queued on GTK's loop: stop after it, not before it has run.
+            GLib.idle_add(lambda: bool(self.icon.stop()))
+        else:
+            self.icon.stop()
 
     def _item(self, item: Item) -> Any:
         pystray = self._pystray

@@ -3,12 +3,16 @@
 One asyncio loop on the main thread owns the connection and both exported objects; other
 threads hand it new looks with `show` (thread-safe).  The item registers with the panel's
 StatusNotifierWatcher, and again whenever a watcher appears (the panel restarted, or it
-started after us), so the icon comes back by itself.
+started after us), so the icon comes back by itself.  A panel takes the watcher's name a
+moment before it can take registrations (it answers `UnknownObject` or `ServiceUnknown` until
+its object is exported), so a refused registration is tried again, sooner first, until the
+watcher takes it or goes away.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import os
 import signal
@@ -27,18 +31,29 @@ log = logging.getLogger(__name__)
 
 WATCHER = "org.kde.StatusNotifierWatcher"
 WATCHER_PATH = "/StatusNotifierWatcher"
+# Pauses between registrations a new watcher refused: short first (its object is usually there
+# within milliseconds), then once a second, for as long as that watcher owns the name.
+RETRY_SECONDS = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
+# After a refusal, a registration waits (this long at most) for the panel's host to be set up
+# with its watcher: a host that lists the items while one registers may show that one twice.
+HOST_WAIT_SECONDS = 1.5
+# … and a moment more once it is: a host's own widgets may still be reading the list then.
+HOST_SETTLE_SECONDS = 0.3
 
 
 class SniView:
+    instances = 0
+
     def __init__(self, dispatch: Callable[[Action], None]) -> None:
         self._dispatch = dispatch
         self.menu = DBusMenu(dispatch)
         self.item = StatusNotifierItem(self._activate)
-        self.name = f"org.kde.StatusNotifierItem-{os.getpid()}-1"
+        SniView.instances += 1  # a view made again (back from GTK's) takes a name of its own
+        self.name = f"org.kde.StatusNotifierItem-{os.getpid()}-{SniView.instances}"
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped: asyncio.Event | None = None
         self._pending: Shown | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._registering: asyncio.Task[None] | None = None
         self.registrations = 0
 
     # -- TrayView -------------------------------------------------------------------------------
@@ -85,7 +100,9 @@ class SniView:
         await session_bus.add_match(bus, rule)
         for number in (signal.SIGINT, signal.SIGTERM):
             self._loop.add_signal_handler(number, self._stopped.set)
-        await self._register(bus)
+        owner = await self._owner(bus)
+        if owner is not None:
+            self._register_soon(bus, owner)
         started()
         disconnected = asyncio.ensure_future(bus.wait_for_disconnect())  # type: ignore[no-untyped-call]
         stopped = asyncio.ensure_future(self._stopped.wait())
@@ -102,21 +119,65 @@ class SniView:
                 message.message_type == MessageType.SIGNAL
                 and message.member == "NameOwnerChanged"
                 and message.body[0] == WATCHER
-                and message.body[2]
             ):
-                # A (new) panel took the watcher's name: register with it.
-                task = asyncio.ensure_future(self._register(bus))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                # A (new) panel took the watcher's name: register with it.  Or the name is free:
+                # stop asking the one that left (the next owner starts its own round).
+                self._register_soon(bus, message.body[2] or None)
 
         return handle
 
-    async def _register(self, bus: MessageBus) -> None:
+    def _register_soon(self, bus: MessageBus, owner: str | None) -> None:
+        if self._registering is not None:
+            self._registering.cancel()
+        self._registering = asyncio.ensure_future(self._register(bus, owner)) if owner else None
+
+    async def _owner(self, bus: MessageBus) -> str | None:
         try:
-            await session_bus.call_on(
-                bus, WATCHER, WATCHER_PATH, WATCHER, "RegisterStatusNotifierItem", "s", [self.name]
+            reply = await session_bus.call_on(
+                bus, session_bus.BUS, session_bus.BUS_PATH, session_bus.BUS, "GetNameOwner", "s", [WATCHER]
             )
-        except session_bus.SessionBusError as exc:
-            log.warning("no panel shows tray icons yet (%s); the icon appears when one starts", exc)
+        except session_bus.SessionBusError:
+            return None  # nobody owns it
+        return str(reply[0])
+
+    async def _host_ready(self, bus: MessageBus, owner: str) -> bool:
+        try:
+            reply = await session_bus.call_on(
+                bus,
+                owner,
+                WATCHER_PATH,
+                session_bus.PROPERTIES,
+                "Get",
+                "ss",
+                [WATCHER, "IsStatusNotifierHostRegistered"],
+            )
+        except session_bus.SessionBusError:
+            return False
+        return reply[0].value is True
+
+    async def _register(self, bus: MessageBus, owner: str) -> None:
+        """Register with the watcher `owner` (a unique bus name), again and again while it refuses."""
+        loop = asyncio.get_running_loop()
+        refused_at: float | None = None
+        ready_at: float | None = None
+        for attempt in itertools.count():
+            if refused_at is not None:
+                await asyncio.sleep(RETRY_SECONDS[min(attempt, len(RETRY_SECONDS) - 1)])
+                if await self._owner(bus) != owner:
+                    return  # that watcher is gone; its successor's NameOwnerChanged starts anew
+                if ready_at is None and await self._host_ready(bus, owner):
+                    ready_at = loop.time()
+                settled = ready_at is not None and loop.time() - ready_at >= HOST_SETTLE_SECONDS
+                if loop.time() - refused_at < HOST_WAIT_SECONDS and not settled:
+                    continue
+            try:
+                await session_bus.call_on(
+                    bus, owner, WATCHER_PATH, WATCHER, "RegisterStatusNotifierItem", "s", [self.name]
+                )
+            except session_bus.SessionBusError as exc:
+                if refused_at is None:
+                    refused_at = loop.time()
+                    log.info("the panel did not take the icon yet (%s); asking again", exc)
+                continue
+            self.registrations += 1
             return
-        self.registrations += 1

@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from typing import Any, Protocol
 
 from vault_recall.app.clients.install import InstallError
 from vault_recall.app.desktop import notifications
+from vault_recall.app.desktop.tray_hosts import Hosts, HostWatch
 from vault_recall.app.state.activity_view import Recall, latest_recalls, newest_event_id, recent_events
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import FileMark, NoteRef, file_mark, revisions_now, vault_folders
@@ -49,6 +51,7 @@ from vault_recall.app.tray.menu import (
     status_of,
     tooltip,
 )
+from vault_recall.app.tray.panels import HostFollower, gtk_available
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path
 
 log = logging.getLogger(__name__)
@@ -90,7 +93,8 @@ class TrayView(Protocol):
         """End `run`; called from any thread."""
 
 
-ViewFactory = Callable[[Callable[[Action], None]], TrayView]
+# backend, dispatch → the view drawing the tray with that backend (backend.open_view)
+ViewFactory = Callable[[str, Callable[[Action], None]], TrayView]
 
 
 def menu_as_data(items: tuple[Item, ...]) -> list[dict[str, Any]]:
@@ -112,8 +116,17 @@ class TrayApp:
     actions.  Gathering state reads files and happens outside the lock; only handing the
     result to the view is locked, so views see refreshes in order."""
 
-    def __init__(self, make_view: ViewFactory) -> None:
+    def __init__(self, make_view: ViewFactory, backend: str, *, follow: bool = False) -> None:
         self._lock = threading.Lock()
+        self._make_view = make_view
+        # Following the panels (Linux, backend chosen by us): which hosts there are, from
+        # HostWatch's thread, and the backend to move to once the view has stopped.
+        self._follower = HostFollower(backend, gtk_available) if follow else None
+        self._hosts = HostWatch(self._on_hosts) if follow else None
+        self._backend = backend
+        self._next_backend: str | None = None
+        self._view_up = False  # the view running now has shown the icon
+        self._threads_started = False
         self._health: HealthReport | None = None
         self._checking = False
         self._stop = threading.Event()
@@ -131,17 +144,94 @@ class TrayApp:
         self._notices = ChangeNotices()
         self.endpoint = EndpointProcess()  # the HTTP endpoint, when the person starts it here
         self.state = self._gather(None)
-        self.view = make_view(self.dispatch)
+        self.view = make_view(backend, self.dispatch)
         self.view.show(self._shown(self.state))
 
     # -- running ------------------------------------------------------------------------------
 
     def run(self) -> None:
-        self.view.run(self._started)
+        """Run the view until Quit; when the panels call for another backend, the view stops
+        and the next one takes over, in this process (the endpoint, the health and the
+        notices carry on).  A backend that cannot run here after all sends the tray back to
+        the one it left, for good."""
+        untried_from: str | None = None  # the backend left, while the one moved to is untried
+        error = self._run_view()
+        while True:
+            if error is not None:
+                if untried_from is None or self._follower is None:
+                    raise error
+                log.error(
+                    "the tray could not use the %s backend (%s); it stays with %s", self._backend, error, untried_from
+                )
+                self._follower.gtk = lambda: False
+                self._follower.moved(untried_from)
+                self._next_backend, untried_from = untried_from, None
+            backend, self._next_backend = self._next_backend, None
+            if backend is None or self._stop.is_set():
+                break
+            if error is None:
+                untried_from = self._backend
+            self._backend = backend
+            error = self._open(backend) or self._run_view()
+        if self._hosts is not None:
+            self._hosts.stop()
+
+    def _open(self, backend: str) -> Exception | None:
+        try:
+            view = self._make_view(backend, self.dispatch)
+        except Exception as exc:  # pystray's GTK backend without PyGObject, say
+            return exc
+        with self._lock:
+            self.view = view
+            view.show(self._shown(self.state))
+        log.info("the tray moved to the %s backend for the panels here now", backend)
+        return None
+
+    def _run_view(self) -> Exception | None:
+        """Run the view until it stops; what kept it from showing the icon, if anything."""
+        self._view_up = False
+        try:
+            self.view.run(self._started)
+        except Exception as exc:
+            if not (self._view_up and self._next_backend is not None):
+                return exc
+            # It ran, and failed only as it stopped for a move (pystray's GTK backend closes
+            # its last notification then): the move goes on.
+            log.warning("the %s view did not stop cleanly", self._backend, exc_info=True)
+        return None
 
     def _started(self) -> None:
+        self._view_up = True
+        if self._threads_started:
+            return
+        self._threads_started = True
         threading.Thread(target=self._watch, name="tray-watch", daemon=True).start()
         threading.Thread(target=self._work, name="tray-actions", daemon=True).start()
+        if self._hosts is not None:
+            self._hosts.start()
+
+    def _on_hosts(self, hosts: Hosts) -> None:
+        """On HostWatch's thread: the panels changed (the watcher decides what to do)."""
+        if self._follower is not None:
+            with self._lock:
+                self._follower.seen(hosts, time.monotonic())
+
+    def _follow_panels(self) -> None:
+        """Move to the backend the panels call for, or say that none shows the icon."""
+        if self._follower is None or self._next_backend is not None:
+            return
+        now = time.monotonic()
+        with self._lock:
+            backend = self._follower.switch_to(now)
+            missing = self._follower.missing(now)
+            if backend is not None:
+                self._follower.moved(backend)
+                self._next_backend = backend
+        if backend is not None:
+            self.view.stop()
+        if missing is not None:
+            print(f"vault-recall: {missing}", file=sys.stderr, flush=True)
+            self._notify("Vault Recall's icon has no panel to show in", missing[0].upper() + missing[1:] + ".")
 
     def _watch(self) -> None:
         while not self._stop.wait(POLL_SECONDS):
@@ -168,6 +258,7 @@ class TrayApp:
                 self.refresh()
 
     def _poll(self) -> None:
+        self._follow_panels()
         request = instance.take_request()
         if request == "quit":  # `vault-recall quit`
             self.dispatch(("quit",))

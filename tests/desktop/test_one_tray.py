@@ -7,7 +7,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from tests.desktop.conftest import Desktop, tray
+from tests.desktop.headless import Desktop, tray
 from tests.sni_host import panel
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]

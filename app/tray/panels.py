@@ -1,0 +1,122 @@
+"""Which backend the panels there call for, and following them while the tray runs — as data
+and time, without the bus or X.
+
+`preferred` is the choice for the panels there (backend.py makes it at start); `gtk_available`
+says whether GTK's icon could run without importing GTK.  While the tray
+runs, `HostWatch` (desktop/tray_hosts.py) reports which tray hosts there are whenever that
+changes, and the tray's watcher asks `HostFollower` once a second whether to move to another
+backend (a StatusNotifierItem panel came, or only an XEmbed tray is left) and whether to tell
+the person that no panel shows the icon.  A panel that restarts drops its host for a moment, so a
+change must last before it counts: leaving the StatusNotifierItem (which every panel
+restarting as SNI comes back to) takes longer than moving to it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_recall.app.desktop.tray_hosts import Hosts
+
+SNI = "sni"
+GTK_PACKAGES = "python3-gi gir1.2-gtk-3.0 (Debian, Ubuntu), python3-gobject gtk3 (Fedora) or python-gobject gtk3 (Arch)"
+# Where distributions put PyGObject for their own Python, tried when this environment has none.
+SYSTEM_SITE_DIRS = (
+    "/usr/lib/python3/dist-packages",
+    f"/usr/lib/python3.{sys.version_info.minor}/site-packages",
+    f"/usr/lib64/python3.{sys.version_info.minor}/site-packages",
+)
+# Where GObject introspection finds GTK's typelib, besides GI_TYPELIB_PATH.
+TYPELIB_DIRS = (
+    f"{sys.prefix}/lib/girepository-1.0",
+    "/usr/lib/girepository-1.0",
+    "/usr/lib64/girepository-1.0",
+    f"/usr/lib/{sys.implementation._multiarch}/girepository-1.0" if hasattr(sys.implementation, "_multiarch") else "",
+)
+
+
+@functools.cache
+def gtk_available() -> bool:
+    """Could GTK's XEmbed icon run here — PyGObject for this Python and GTK 3's typelib are
+    installed — without importing GTK: a StatusNotifierItem tray asks whenever an XEmbed tray
+    shows up, and importing GTK would cost it some 20 MB for nothing."""
+    tag = f"cpython-{sys.version_info.major}{sys.version_info.minor}"
+    own = importlib.util.find_spec("gi") is not None
+    system = any(any((Path(site) / "gi").glob(f"_gi.{tag}*.so")) for site in SYSTEM_SITE_DIRS)
+    if not (own or system):
+        return False
+    folders = [*os.environ.get("GI_TYPELIB_PATH", "").split(os.pathsep), *TYPELIB_DIRS]
+    return any(folder and (Path(folder) / "Gtk-3.0.typelib").is_file() for folder in folders)
+
+
+TO_SNI_SECONDS = 1.0
+LEAVE_SNI_SECONDS = 5.0
+# No panel for this long (a panel restarting takes a second or two): say what is missing.
+MISSING_SECONDS = 5.0
+
+
+def preferred(hosts: Hosts, gtk: Callable[[], bool]) -> str | None:
+    """The backend these panels show, or None when no panel is there for any backend we have.
+    `gtk` is asked only when an XEmbed tray alone is there (importing GTK costs memory)."""
+    if hosts.sni:
+        return SNI
+    if hosts.xembed and gtk():
+        return "gtk"
+    return None
+
+
+def missing_host(hosts: Hosts, gtk: Callable[[], bool]) -> str | None:
+    """What keeps the icon from showing anywhere, in one sentence; None when a panel shows it."""
+    if preferred(hosts, gtk) is not None:
+        return None
+    if hosts.xembed:
+        return (
+            "the panel here is an XEmbed tray with no StatusNotifierItem host, and GTK's XEmbed icon cannot be "
+            f"used here (it needs PyGObject: install {GTK_PACKAGES}), or use a panel that hosts StatusNotifierItems"
+        )
+    return (
+        "no panel shows tray icons right now: nothing owns org.kde.StatusNotifierWatcher on the session bus "
+        "and no XEmbed tray holds the screen's tray selection; the icon appears as soon as a panel starts"
+    )
+
+
+@dataclass
+class HostFollower:
+    backend: str  # the view's backend now
+    gtk: Callable[[], bool]  # can GTK's XEmbed icon be used here (asked only when it matters)
+    hosts: Hosts | None = None
+    since: float = 0.0  # when `hosts` became what it is
+    told: bool = False  # the person was told no panel shows the icon, this time round
+
+    def seen(self, hosts: Hosts, now: float) -> None:
+        if hosts != self.hosts:
+            self.hosts, self.since = hosts, now
+            if preferred(hosts, self.gtk) is not None:
+                self.told = False  # shown again: a later absence is news again
+
+    def switch_to(self, now: float) -> str | None:
+        """The backend to move to now, or None to stay."""
+        if self.hosts is None:
+            return None
+        wanted = preferred(self.hosts, self.gtk)
+        if wanted is None or wanted == self.backend:
+            return None
+        wait = TO_SNI_SECONDS if wanted == SNI else LEAVE_SNI_SECONDS
+        return wanted if now - self.since >= wait else None
+
+    def moved(self, backend: str) -> None:
+        self.backend = backend
+
+    def missing(self, now: float) -> str | None:
+        """What to tell the person, once, when no panel has shown the icon for a while."""
+        if self.told or self.hosts is None or now - self.since < MISSING_SECONDS:
+            return None
+        problem = missing_host(self.hosts, self.gtk)
+        if problem is not None:
+            self.told = True
+        return problem

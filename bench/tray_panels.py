@@ -1,0 +1,124 @@
+"""The tray under real panels: how soon the icon is back after a panel restarts, and what the
+tray costs at rest.
+
+In a headless session of its own (Xvfb, a private session bus; tests/desktop/headless.py), the
+real `vault-recall tray` on the sample vault, then for each StatusNotifierItem host Debian has
+here (XFCE's panel, LXQt's panel, gtk-sni-tray-standalone): the host started and stopped
+`--restarts` times, and each time the time from its watcher's name appearing on the bus to the
+tray being in the watcher's list.  Then, under XFCE's panel, the tray left alone for
+`--idle` seconds: its CPU time over that (utime + stime from /proc) as a share of one core, and
+its resident memory (VmRSS).  Nothing is asserted.
+
+    .venv/bin/python -m bench.tray_panels [--restarts 20] [--idle 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from tests.bench import memory_mb, percentile  # noqa: E402
+from tests.desktop.headless import SNI_PANELS, XFCE, BusLook, Desktop, headless_desktop, listed, stop_panel, tray  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+async def until(check: object, timeout: float = 60.0) -> object:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = await check()  # type: ignore[operator]
+        if value:
+            return value
+        if loop.time() > deadline:
+            raise TimeoutError
+        await asyncio.sleep(0.01)
+
+
+async def restarts(desktop: Desktop, look: BusLook, count: int) -> dict[str, list[float]]:
+    found: dict[str, list[float]] = {}
+    for kind in SNI_PANELS:
+        if not kind.installed:
+            print(f"{kind.name}: not installed, skipped")
+            continue
+        kind.configure(Path(desktop.env["XDG_CONFIG_HOME"]))
+        waits = found.setdefault(kind.name, [])
+        for _ in range(count):
+            process = desktop.start(list(kind.command), kind.name)
+
+            async def owner() -> str | None:
+                return look.owner
+
+            async def ours() -> list[str]:
+                return listed(await look.items())
+
+            await until(owner)
+            await until(ours)
+            waits.append(asyncio.get_running_loop().time() - look.appeared_at)
+            stop_panel(process)
+            desktop.processes.remove(process)
+            await until(lambda: asyncio.sleep(0, look.owner is None))
+    return found
+
+
+async def measure(desktop: Desktop, count: int, idle: float) -> None:
+    look = await BusLook.connect(desktop.bus_address)
+    try:
+        with tray(desktop) as running:
+            found = await restarts(desktop, look, count)
+            print(f"\nBack in the watcher's list after the watcher appeared ({count} restarts per host):")
+            print(f"{'host':<14} {'back':>7} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'within 2 s':>11}")
+            for name, waits in found.items():
+                within = sum(1 for wait in waits if wait <= 2.0)
+                print(
+                    f"{name:<14} {len(waits):>3}/{count:<3} {percentile(waits, 0.5) * 1000:>8.0f} "
+                    f"{percentile(waits, 0.95) * 1000:>8.0f} {max(waits) * 1000:>8.0f} {within:>7}/{count}"
+                )
+            if idle > 0 and XFCE.installed:
+                XFCE.configure(Path(desktop.env["XDG_CONFIG_HOME"]))
+                desktop.start(list(XFCE.command), XFCE.name)
+
+                async def ours() -> list[str]:
+                    return listed(await look.items())
+
+                await until(ours)
+                await asyncio.sleep(10)  # the first health check and the first menu are over
+                before, started = cpu_seconds(running.pid), time.monotonic()
+                await asyncio.sleep(idle)
+                used, spent = cpu_seconds(running.pid) - before, time.monotonic() - started
+                print(
+                    f"\nIdle under XFCE's panel for {spent:.0f} s: {100 * used / spent:.2f} % of a core, "
+                    f"RSS {memory_mb(running.pid, 'VmRSS')} MB (peak {memory_mb(running.pid, 'VmHWM')} MB)"
+                )
+    finally:
+        look.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--restarts", type=int, default=20)
+    parser.add_argument("--idle", type=float, default=60.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="vault-recall-bench-tray-") as folder:
+        root = Path(folder)
+        (root / "home").mkdir()
+        os.environ["VAULT_RECALL_HOME"] = str(root / "home")
+        with headless_desktop(root, root / "home") as desktop:
+            asyncio.run(measure(desktop, args.restarts, args.idle))
+
+
+if __name__ == "__main__":
+    main()
