@@ -59,9 +59,51 @@ async def connect() -> MessageBus:
     if where is None:
         raise SessionBusError("there is no D-Bus session bus here")
     try:
-        return await asyncio.wait_for(MessageBus(bus_address=where).connect(), CALL_SECONDS)
+        bus = await asyncio.wait_for(MessageBus(bus_address=where).connect(), CALL_SECONDS)
     except (OSError, TimeoutError, DBusFastError) as exc:
         raise SessionBusError(f"cannot connect to the D-Bus session bus at {where}: {exc}") from exc
+    survive_full_buffers(bus)
+    return bus
+
+
+class _SendsWhatFits:
+    """The bus's socket as dbus-fast's writer sees it: a send buffer that is full ("try again",
+    EAGAIN) has taken nothing yet, instead of an error.
+
+    dbus-fast's writer takes that error for a broken connection and drops it — the tray's item
+    and menu vanish from the panel — when the panel is slow to read what it asked for (the
+    icon's pixmaps, some 140 kB, on every change of colour).  Told "nothing sent", the writer
+    does what it does for any partial write: it waits until the socket can take more.  (No
+    file descriptors are ever sent here, the one thing a retried `sendmsg` would lose.)"""
+
+    __slots__ = ("_socket",)
+
+    def __init__(self, sock: Any) -> None:
+        self._socket = sock
+
+    def send(self, data: Any) -> int:
+        try:
+            return int(self._socket.send(data))
+        except BlockingIOError:
+            return 0
+
+    def sendmsg(self, buffers: Any, ancdata: Any) -> int:
+        try:
+            return int(self._socket.sendmsg(buffers, ancdata))
+        except BlockingIOError:
+            return 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._socket, name)
+
+
+def survive_full_buffers(bus: MessageBus) -> None:
+    """Let `bus` (dbus-fast's asyncio bus) wait out a full send buffer instead of dropping the
+    connection; a version of dbus-fast without that writer is left as it is."""
+    writer = getattr(bus, "_writer", None)
+    sock = getattr(writer, "sock", None)
+    if sock is not None and not isinstance(sock, _SendsWhatFits):
+        writer.sock = _SendsWhatFits(sock)  # type: ignore[union-attr]
 
 
 async def call_on(
