@@ -7,15 +7,18 @@ here (XFCE's panel, LXQt's panel, gtk-sni-tray-standalone): the host started and
 `--restarts` times, and each time the time from its watcher's name appearing on the bus to the
 tray being in the watcher's list.  Then, under XFCE's panel, the tray left alone for
 `--idle` seconds: its CPU time over that (utime + stime from /proc) as a share of one core, and
-its resident memory (VmRSS).  Nothing is asserted.
+its resident memory (VmRSS).  Last, `--health` times each: a broken note written at the vault's
+root, and one four folders down, until the tray's menu counts it (and until it counts it fixed
+again).  Nothing is asserted.
 
-    .venv/bin/python -m bench.tray_panels [--restarts 20] [--idle 60]
+    .venv/bin/python -m bench.tray_panels [--restarts 20] [--idle 60] [--health 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -27,6 +30,9 @@ sys.path.insert(0, str(HERE.parent))
 
 from tests.bench import memory_mb, percentile  # noqa: E402
 from tests.desktop.headless import SNI_PANELS, XFCE, BusLook, Desktop, headless_desktop, listed, stop_panel, tray  # noqa: E402
+from tests.e2e import copy_sample_vault  # noqa: E402
+from vault_recall.app.state.config_store import save_config  # noqa: E402
+from vault_recall.server.config.config_file import Config, VaultEntry  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -44,7 +50,7 @@ async def until(check: object, timeout: float = 60.0) -> object:
         if value:
             return value
         if loop.time() > deadline:
-            raise TimeoutError
+            raise TimeoutError(getattr(check, "__doc__", ""))
         await asyncio.sleep(0.01)
 
 
@@ -74,7 +80,7 @@ async def restarts(desktop: Desktop, look: BusLook, count: int) -> dict[str, lis
     return found
 
 
-async def measure(desktop: Desktop, count: int, idle: float) -> None:
+async def measure(desktop: Desktop, count: int, idle: float, vault: Path, health: int) -> None:
     look = await BusLook.connect(desktop.bus_address)
     try:
         with tray(desktop) as running:
@@ -103,21 +109,60 @@ async def measure(desktop: Desktop, count: int, idle: float) -> None:
                     f"\nIdle under XFCE's panel for {spent:.0f} s: {100 * used / spent:.2f} % of a core, "
                     f"RSS {memory_mb(running.pid, 'VmRSS')} MB (peak {memory_mb(running.pid, 'VmHWM')} MB)"
                 )
+            if health > 0:
+                await health_latency(vault, Path(desktop.env["VAULT_RECALL_TRAY_MENU_DUMP"]), health)
     finally:
         look.close()
+
+
+def first_line(dump: Path) -> str:
+    try:
+        return str(json.loads(dump.read_text(encoding="utf-8"))[0]["text"])
+    except (OSError, ValueError, IndexError, KeyError):
+        return ""
+
+
+async def health_latency(vault: Path, dump: Path, rounds: int) -> None:
+    """Seconds from a broken note written (then fixed) to the menu counting it."""
+    await until(lambda: asyncio.sleep(0, first_line(dump).endswith("no problems")))
+    found: dict[str, list[float]] = {"at the root": [], "four folders down": []}
+    for _ in range(rounds):
+        for where, folder in (("at the root", vault), ("four folders down", vault / "Projects/Build/Old/2025")):
+            folder.mkdir(parents=True, exist_ok=True)
+            note = folder / "Broken.md"
+            started = time.monotonic()
+            note.write_text("---\nsubject: build-system\nsubject: twice\n---\n", encoding="utf-8")
+            try:
+                await until(lambda: asyncio.sleep(0, first_line(dump).endswith("1 problem")))
+            except TimeoutError:
+                raise TimeoutError(f"{where}: the menu says {first_line(dump)!r}") from None
+            found[where].append(time.monotonic() - started)
+            note.unlink()
+            await until(lambda: asyncio.sleep(0, first_line(dump).endswith("no problems")))
+    print(f"\nA broken note until the menu counts it ({rounds} times each):")
+    for where, times in found.items():
+        print(f"  {where:<18} p50 {percentile(times, 0.5):.2f} s, max {max(times):.2f} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--restarts", type=int, default=20)
     parser.add_argument("--idle", type=float, default=60.0)
+    parser.add_argument("--health", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="vault-recall-bench-tray-") as folder:
         root = Path(folder)
         (root / "home").mkdir()
         os.environ["VAULT_RECALL_HOME"] = str(root / "home")
+        vault = copy_sample_vault(root / "Work")
+        save_config(Config(vaults=(VaultEntry("Work", str(vault)),), active_vault="Work"))
         with headless_desktop(root, root / "home") as desktop:
-            asyncio.run(measure(desktop, args.restarts, args.idle))
+            desktop.env["VAULT_RECALL_TRAY_MENU_DUMP"] = str(root / "menu.json")
+            try:
+                asyncio.run(measure(desktop, args.restarts, args.idle, vault, args.health))
+            except BaseException:
+                print("tray log:\n" + desktop.log("tray"), file=sys.stderr)
+                raise
 
 
 if __name__ == "__main__":

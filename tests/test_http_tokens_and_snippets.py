@@ -20,6 +20,7 @@ from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, TOKEN_ENV, client_spec
 from vault_recall.app.state.config_store import issue_token, revoke_token
 from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
+from vault_recall.app.tray.url_snippet import copy_url_snippet
 from vault_recall.server.config.config_file import ConfigError, config_path, load_config, parse_config
 from vault_recall.server.config.tokens import client_of_token, token_hash
 
@@ -180,22 +181,28 @@ def test_the_trays_endpoint_starts_serves_copies_a_url_snippet_and_stops() -> No
     endpoint = EndpointProcess(listen="127.0.0.1:0", command=vault_recall_command())
     notes: list[str] = []
     copied: list[str] = []
+
+    def notify(summary: str, body: str = "") -> None:
+        notes.append(f"{summary}: {body}")
+
     try:
-        assert endpoint_action(("endpoint", "start"), endpoint, notes.append, copied.append) is True
+        assert endpoint_action(("endpoint", "start"), endpoint, notify, copied.append) is True
         url = endpoint.url
         assert url is not None and url.startswith("http://127.0.0.1:") and url in notes[-1]
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         assert post(port, INITIALIZE, JSON_HEADERS)[0] == 401  # really serving, and guarded
-        endpoint_action(("copy_http_snippet", "cursor"), endpoint, notes.append, lambda t: copied.append(t) or True)
+        cursor = client_spec("cursor")
+        assert cursor is not None
+        copy_url_snippet(cursor, None, None, url, lambda t: copied.append(t) or True, notify)
         entry = our_entry("cursor", copied[-1])
         assert entry["url"] == url and client_of_token(load_config(), token_of(entry, "")) == "cursor"
-        assert "with a new token" in notes[-1]
-        endpoint_action(("copy_text", url), endpoint, notes.append, lambda t: copied.append(t) or True)
+        assert "With a new token" in notes[-1]
+        endpoint_action(("copy_text", url), endpoint, notify, lambda t: copied.append(t) or True)
         assert copied[-1] == url
-        assert endpoint_action(("open_vault",), endpoint, notes.append) is False  # not the endpoint's
+        assert endpoint_action(("open_vault",), endpoint, notify) is False  # not the endpoint's
     finally:
-        endpoint_action(("endpoint", "stop"), endpoint, notes.append)
-    assert endpoint.url is None and notes[-1] == "The HTTP endpoint is stopped"
+        endpoint_action(("endpoint", "stop"), endpoint, notify)
+    assert endpoint.url is None and notes[-1].startswith("The HTTP endpoint is stopped")
 
 
 def test_the_trays_endpoint_says_why_it_could_not_start() -> None:

@@ -74,11 +74,13 @@ def test_a_healthy_vault() -> None:
         "Clients",
         "HTTP endpoint",
         "-",
+        "Pause recall",
         "Notify on recall",
         "Notify on health change",
         "Notify when a recalled note changes",
         "Start at login",
         "-",
+        "Help",
         "Quit Vault Recall",
     ]
     assert status_of(state()) == "ok"
@@ -119,8 +121,9 @@ def test_no_vault_yet_invites_picking_one_obsidians_first() -> None:
         KnownVault("Diary", Path("/o/Diary"), 1, False, Path("/x")),
     )
     menu = build_menu(state(config=Config(), health=None, known_vaults=known))
-    assert menu[0].text == "No vault yet — pick one below"
-    pick = find(menu, "Pick your own vault…").submenu or ()
+    assert texts(menu)[:2] == ["No vault yet", "Choose your vault under Vault, or: vault-recall vault add PATH"]
+    assert texts(menu).count("Vault") == 1  # one vault menu, not two
+    pick = find(menu, "Vault").submenu or ()
     assert texts(pick)[:3] == ["Obsidian's vaults", "Research", "Diary"]
     assert pick[1].action == ("use_path", "/o/Research", "Research") and pick[1].radio and not pick[1].checked
     assert status_of(state(config=Config(), health=None)) == "unavailable"
@@ -128,11 +131,13 @@ def test_no_vault_yet_invites_picking_one_obsidians_first() -> None:
 
 def test_the_sample_vault_on_first_run_invites_a_real_one() -> None:
     sample = Path("/repo/assets/sample-vault")
-    config = Config(vaults=(VaultEntry("Sample vault", str(sample)),), active_vault="Sample vault")
+    config = Config(vaults=(VaultEntry("Sample vault", str(sample), sample=True),), active_vault="Sample vault")
     menu = build_menu(state(config=config, sample_vault=sample))
-    assert "Pick your own vault…" in texts(menu)
+    assert menu[1].text == "This is the sample vault, not yours: choose yours…" and menu[1].action == ("help", "vault")
+    assert texts(menu).count("Vault") == 1
     vaults = find(menu, "Vault").submenu or ()
-    assert find(vaults, "Sample vault (bundled)").checked is True
+    assert texts(vaults)[:2] == ["Bundled with Vault Recall", "Sample vault (examples, not your notes)"]
+    assert find(vaults, "Sample vault (examples, not your notes)").checked is True
 
 
 def test_vault_choices_are_radio_items_with_the_active_one_checked() -> None:
@@ -153,7 +158,12 @@ def test_recent_recalls_name_the_client_the_note_and_when() -> None:
     recent = (event("cursor", "Projects/Build decision.md", 120, 1), event("zed", "Team/Review.md", 10, 2))
     menu = build_menu(state(recent=recent))
     recalls = find(menu, "Recent recalls").submenu or ()
-    assert texts(recalls) == ["Zed · Review · just now", "Cursor · Build decision · 2 min ago"]
+    assert texts(recalls) == [
+        "Zed · Review · just now · recall “q”",
+        "Cursor · Build decision · 2 min ago · recall “q”",
+        "-",
+        "Show all activity",
+    ]
     assert recalls[1].action == ("open_note", "Projects/Build decision.md", "work")  # the vault it came from
     assert tooltip(state(recent=recent)) == "Vault Recall — Work: healthy; last recall just now"
 
@@ -161,7 +171,7 @@ def test_recent_recalls_name_the_client_the_note_and_when() -> None:
 def test_hundreds_of_recalls_show_the_ten_newest() -> None:
     recent = tuple(event("cursor", f"N{i}.md", 1000 - i, i) for i in range(500))
     recalls = find(build_menu(state(recent=recent)), "Recent recalls").submenu or ()
-    assert len(recalls) == 10 and recalls[0].text.startswith("Cursor · N499 ·")
+    assert len(recalls) == 10 + 2 and recalls[0].text.startswith("Cursor · N499 ·")
 
 
 def test_each_client_has_its_notes_snippet_install_and_exposure() -> None:
@@ -181,6 +191,7 @@ def test_each_client_has_its_notes_snippet_install_and_exposure() -> None:
     cursor = find(listed, "Cursor").submenu or ()
     assert texts(cursor) == [
         "Last seen 3 min ago · 2 calls",
+        "Not installed",
         "Recalled: B",
         "Recalled: A",
         "-",
@@ -270,7 +281,8 @@ def test_a_vault_written_with_a_tilde_is_the_same_as_obsidians() -> None:
 def test_actions_this_desktop_cannot_do_are_greyed_out() -> None:
     config = Config(vaults=WORK.vaults, active_vault="Work", clients=(ClientEntry("cursor"),))
     menu = build_menu(state(config=config, can_copy=False, can_pick_folder=False))
-    assert find(menu, "Vault", "Choose folder…").enabled is False
+    no_dialog = find(menu, "Vault", "Add a folder: vault-recall vault add PATH (copy)")
+    assert no_dialog.action == ("copy_add_vault",) and no_dialog.enabled is False  # nothing to copy with either
     assert find(menu, "Clients", "Cursor", "Copy config snippet").enabled is False
     menu = build_menu(state(config=config))
     assert (
@@ -314,15 +326,15 @@ def test_recalls_of_a_note_changed_or_gone_since_are_marked_in_recent_recalls_an
     )
     now = {("work", "Projects/Build decision.md"): "r2", ("work", "Team/Review.md"): "r1", ("work", "Old.md"): None}
     menu = build_menu(state(config=WITH_CLIENTS, recent=recent, revisions_now=now))
-    assert texts(find(menu, "Recent recalls").submenu or ()) == [
-        "Zed · Unknown vault · 2 min ago",  # its revision now is not known: no mark
-        "Cursor · Old · 3 min ago · gone since",
-        "Zed · Review · 5 min ago",
-        "Claude Code · Build decision · 10 min ago",  # it was given the note as it is now
-        "Cursor · Build decision · 2 h ago · changed since",
+    assert texts(find(menu, "Recent recalls").submenu or ())[:5] == [
+        "Zed · Unknown vault · 2 min ago · recall “q”",  # its revision now is not known: no mark
+        "Cursor · Old · 3 min ago · recall “q” · gone since",
+        "Zed · Review · 5 min ago · recall “q”",
+        "Claude Code · Build decision · 10 min ago · recall “q”",  # it was given the note as it is now
+        "Cursor · Build decision · 2 h ago · recall “q” · changed since",
     ]
     cursor = find(menu, "Clients", "Cursor").submenu or ()
-    assert texts(cursor)[1:3] == ["Recalled: Old · gone since", "Recalled: Build decision · changed since"]
+    assert texts(cursor)[2:4] == ["Recalled: Old · gone since", "Recalled: Build decision · changed since"]
     assert find(cursor, "Recalled: Build decision · changed since").action == (
         "open_note",
         "Projects/Build decision.md",
@@ -341,14 +353,17 @@ def test_a_client_recalling_the_new_version_is_no_longer_marked() -> None:
     menu = build_menu(state(config=WITH_CLIENTS, recent=recent, revisions_now={("work", "Build.md"): "r2"}))
     assert "Recalled: Build" in texts(find(menu, "Clients", "Cursor").submenu or ())
     recalls = texts(find(menu, "Recent recalls").submenu or ())
-    assert recalls == ["Cursor · Build · 1 min ago", "Cursor · Build · 10 min ago · changed since"]
+    assert recalls[:2] == [
+        "Cursor · Build · 1 min ago · recall “q”",
+        "Cursor · Build · 10 min ago · recall “q” · changed since",
+    ]
 
 
 def test_a_long_note_name_is_shortened_and_keeps_its_mark_whole() -> None:
     path = "Deep/" + "A very long decision name " * 6 + ".md"
     recent = (event("cursor", path, 30, 1, revision="r1"),)
     menu = build_menu(state(config=WITH_CLIENTS, recent=recent, revisions_now={("work", path): "r2"}))
-    (label,) = texts(find(menu, "Recent recalls").submenu or ())
+    label = texts(find(menu, "Recent recalls").submenu or ())[0]
     assert label.endswith("… · changed since") and len(label) <= 70
     listed = texts(find(menu, "Clients", "Cursor").submenu or ())
-    assert listed[1].endswith("… · changed since") and len(listed[1]) <= 70
+    assert listed[2].endswith("… · changed since") and len(listed[2]) <= 70

@@ -270,7 +270,8 @@ async def test_the_tray_is_a_statusnotifieritem_whose_dbusmenu_is_the_menu_model
 
 
 def recent_labels(root: dict[str, Any]) -> list[str]:
-    return [child["label"].replace("__", "_") for child in find_node(root, "Recent recalls")["children"]]
+    recalls = find_node(root, "Recent recalls")["children"]
+    return [c["label"].replace("__", "_") for c in recalls if c.get("label") not in (None, "Show all activity")]
 
 
 async def test_after_the_person_edits_a_recalled_note_the_tray_marks_it_and_names_who_read_the_old_version(

@@ -1,15 +1,22 @@
 """The tray icon, drawn with Pillow: its colour says the vault's state at a glance.
 
 A rounded badge with a white 'V' (a vault door's hinge line under it), outlined so it reads on
-light and dark panels alike; green when healthy, amber when some notes are broken, grey when
-the vault cannot be read; a blue dot for a moment after a client recalls.
+light and dark panels alike; green when healthy, amber when some notes are broken or there are
+no memory records yet, grey when the vault cannot be read; grey with two bars instead of the
+'V' while recall is paused; a blue dot for a moment after a client recalls.
 """
 
 from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-COLOURS = {"ok": (46, 158, 91), "degraded": (224, 161, 0), "unavailable": (128, 134, 143)}
+COLOURS = {
+    "ok": (46, 158, 91),
+    "degraded": (224, 161, 0),
+    "empty": (224, 161, 0),
+    "unavailable": (128, 134, 143),
+    "paused": (128, 134, 143),
+}
 RECALL_DOT = (47, 128, 237)
 # Sizes panels ask for: 16-24 on Windows and GNOME, 22-32 on macOS and KDE, x2 for HiDPI.
 SIZES = (16, 20, 22, 24, 32, 44, 48, 64, 128, 256)
@@ -25,7 +32,11 @@ def render_icon(status: str, recalling: bool = False, size: int = 64) -> Image.I
     draw.rounded_rectangle((8, 8, 248, 248), radius=56, fill=(20, 24, 28, 255))
     draw.rounded_rectangle((18, 18, 238, 238), radius=48, fill=(255, 255, 255, 255))
     draw.rounded_rectangle((28, 28, 228, 228), radius=40, fill=(*fill, 255))
-    draw.polygon([(70, 62), (104, 62), (128, 150), (152, 62), (186, 62), (144, 190), (112, 190)], fill="white")
+    if status == "paused":  # the pause sign: recall answers nothing until resumed
+        draw.rounded_rectangle((76, 62, 112, 194), radius=8, fill="white")
+        draw.rounded_rectangle((144, 62, 180, 194), radius=8, fill="white")
+    else:
+        draw.polygon([(70, 62), (104, 62), (128, 150), (152, 62), (186, 62), (144, 190), (112, 190)], fill="white")
     draw.rectangle((72, 204, 184, 214), fill=(255, 255, 255, 220))
     if recalling:
         draw.ellipse((160, 0, 256, 96), fill=(255, 255, 255, 255))

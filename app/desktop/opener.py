@@ -1,4 +1,9 @@
-"""Opening an obsidian:// link or a folder the way the desktop does, without waiting on it."""
+"""Opening an obsidian:// link, a page or a folder the way the desktop does, without waiting on it.
+
+Whether anything handles the link is the desktop's business, but a failure is the person's:
+xdg-open exits non-zero (3 on Linux when nothing handles the link) within moments, so the exit
+is awaited on a thread of its own, and `failed` is told when it says so.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,14 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 
 # A command to use instead of the desktop's opener (tests, unusual desktops): it gets the
 # link or folder as its last argument.
 OPEN_COMMAND_ENV = "VAULT_RECALL_OPEN_COMMAND"
+# How long an opener may take to say it failed; one still running then opened something.
+FAIL_SECONDS = 20.0
 
 
 def opener() -> list[str]:
@@ -23,12 +32,27 @@ def opener() -> list[str]:
     return ["xdg-open"]
 
 
-def open_target(target: str) -> bool:
-    """True when the opener started; whether a handler exists is the desktop's business."""
+def open_target(target: str, failed: Callable[[], None] | None = None) -> bool:
+    """Start the opener; False when it cannot even start.  `failed` is called (on another
+    thread) if it then exits with an error.  Windows' explorer exits 1 even when it opened the
+    target, so its exit code says nothing."""
     try:
-        subprocess.Popen(
+        process = subprocess.Popen(
             [*opener(), target], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
     except OSError:
+        if failed is not None:
+            failed()
         return False
+    if failed is not None and opener()[0] != "explorer":
+
+        def wait() -> None:
+            try:
+                code = process.wait(FAIL_SECONDS)
+            except subprocess.TimeoutExpired:
+                return  # still running: a handler that stays (a browser started in the foreground)
+            if code != 0:
+                failed()
+
+        threading.Thread(target=wait, name="opener", daemon=True).start()
     return True

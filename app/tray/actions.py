@@ -1,34 +1,59 @@
 """What each menu action does, whichever backend shows the menu.
 
 `perform` runs on the tray's action worker (never on a backend's UI thread): it may read and
-write the config, start the opener or a dialog, and tell the person through `notify`.
+write the config, start the opener or a dialog, and tell the person through `notify` — a short
+summary and, where there is more to say (where a token went, which file changed), a body.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import shlex
+import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote
 
-from vault_recall.app.clients.catalogue import client_spec
-from vault_recall.app.clients.install import apply, plan_install
-from vault_recall.app.clients.launch import serve_argv
+from vault_recall.app.clients.catalogue import ClientSpec, client_spec
+from vault_recall.app.clients.install import apply, plan_install, plan_uninstall
+from vault_recall.app.clients.launch import launcher, serve_argv
 from vault_recall.app.clients.snippets import file_snippet
 from vault_recall.app.desktop import autostart, clipboard, folder_picker, opener
+from vault_recall.app.state.activity_view import count_events, recent_events
 from vault_recall.app.state.config_store import register, update_config
+from vault_recall.app.state.note_revisions import revisions_now, vault_folders
+from vault_recall.app.state.pause import set_paused
+from vault_recall.app.tray import pages, url_snippet
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.menu import Action, TrayState
-from vault_recall.server.config.config_file import ClientEntry, Config, ConfigError, VaultEntry, config_path
+from vault_recall.server import __version__
+from vault_recall.server.config.config_file import (
+    ClientEntry,
+    Config,
+    ConfigError,
+    VaultEntry,
+    activity_path,
+    config_path,
+)
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.vault.listing import vault_name
+
+# The whole activity page holds at most this many calls (the newest); the store keeps up to
+# 100,000 and a browser would choke on a page of them all.
+ACTIVITY_PAGE_EVENTS = 10_000
+DOCTOR_SECONDS = 180.0
+
+
+class Notify(Protocol):
+    def __call__(self, summary: str, body: str = "") -> None: ...
 
 
 @dataclasses.dataclass(frozen=True)
 class ActionContext:
     state: TrayState  # what the menu showed when the item was clicked
-    notify: Callable[[str], None]
+    notify: Notify
     dispatch: Callable[[Action], None]  # for actions that finish later (a folder dialog)
 
 
@@ -36,7 +61,8 @@ def perform(action: Action, context: ActionContext) -> None:
     """Run one menu action.  Raises ConfigError, InstallError or OSError with a sentence the
     person can act on; the worker shows it as a notification."""
     name, *args = action
-    config = context.state.config
+    state, notify = context.state, context.notify
+    config = state.config
     vault = tray_state.active_vault_path(config)
     folder_name = vault_name(vault) if vault else ""  # how Obsidian knows the vault
     if name == "use":
@@ -44,35 +70,138 @@ def perform(action: Action, context: ActionContext) -> None:
     elif name == "use_path":
         update_config(lambda c: _use_path(c, Path(args[0]), args[1]))
     elif name == "choose_folder":
-        folder_picker.choose_folder(lambda folder: _chosen(folder, context.dispatch))
+        if not folder_picker.choose_folder(lambda folder: _chosen(folder, context.dispatch)):
+            _copy_add_vault(notify)  # the dialog went away since the menu was built
+    elif name == "copy_add_vault":
+        _copy_add_vault(notify)
     elif name == "open_vault" and vault is not None:
-        opener.open_target(f"obsidian://open?vault={quote(folder_name, safe='')}")
+        _open(f"obsidian://open?vault={quote(folder_name, safe='')}", notify, "Obsidian links", vault)
     elif name == "show_folder" and vault is not None:
-        opener.open_target(str(vault))
+        _open(str(vault), notify, "folders", vault)
     elif name == "open_note":
-        opener.open_target(obsidian_uri(args[1] if len(args) > 1 and args[1] else folder_name, args[0]))
+        where = args[1] if len(args) > 1 and args[1] else folder_name
+        folder = vault_folders(config, state.known_vaults).get(where)
+        _open(obsidian_uri(where, args[0]), notify, "Obsidian links", folder / args[0] if folder else Path(args[0]))
     elif name == "show_config":
-        opener.open_target(str(config_path().parent))
+        _open(str(config_path().parent), notify, "folders", config_path().parent)
     elif name == "toggle":
-        _toggle(args[0], context.state)
+        _toggle(args[0], state, notify)
     elif name == "add_client":
         register(args[0])
     elif name == "copy_snippet":
         spec = client_spec(args[0])
         if spec is not None and clipboard.copy_text(file_snippet(spec, serve_argv(spec.id))):
-            context.notify(f"{spec.name} config snippet copied")
-    elif name == "install":
+            where = spec.paste_only or (url_snippet.shown_path(path) if (path := spec.config_file()) else "")
+            notify(f"{spec.name} config snippet copied", f"Paste it into {where}." if where else "")
+    elif name == "copy_http_snippet":
         spec = client_spec(args[0])
-        path = spec.config_file() if spec else None
-        if spec is not None and path is not None:
-            backup = apply(plan_install(spec, serve_argv(spec.id), path))
-            register(spec.id)
-            kept = f" (old file kept as {backup.name})" if backup else ""
-            context.notify(f"Vault Recall added to {path}{kept}; restart {spec.name}")
+        if spec is not None and spec.http is not None:
+            installed = state.installed.get(spec.id)
+            client = config.client(spec.id)
+            url_snippet.copy_url_snippet(spec, installed, client, state.endpoint_url, clipboard.copy_text, notify)
+    elif name == "install":
+        _install(client_spec(args[0]), notify)
+    elif name == "uninstall":
+        _uninstall(client_spec(args[0]), notify)
     elif name == "expose":
         update_config(lambda c: _expose(c, args[0], args[1]))
     elif name == "expose_toggle":
         update_config(lambda c: _expose_toggle(c, args[0], args[1]))
+    elif name == "help":
+        _open_page("help", _help(), notify, args[0] if args else "")
+    elif name == "show_activity":
+        _open_page("activity", _activity(config), notify)
+    elif name == "doctor":
+        threading.Thread(target=_doctor, args=(notify,), name="tray-doctor", daemon=True).start()
+
+
+def _open(target: str, notify: Notify, what: str, shown: Path) -> None:
+    """Open `target`; when nothing here opens it, say so and where the thing is."""
+
+    def failed() -> None:
+        hint = " (is Obsidian installed?)" if what == "Obsidian links" else ""
+        notify(f"Nothing here opens {what}{hint}", f"It is {shown}")
+
+    opener.open_target(target, failed)
+
+
+def _open_page(name: str, html: str, notify: Notify, anchor: str = "") -> None:
+    path = pages.write_page(name, html)
+    target = path.as_uri() + (f"#{anchor}" if anchor else "")
+    opener.open_target(target, lambda: notify("Nothing here opens web pages", f"The page is {path}"))
+
+
+def _help() -> str:
+    command = shlex.join(launcher())
+    return pages.help_page(__version__, command, config_path(), activity_path())
+
+
+def _activity(config: Config) -> str:
+    store = activity_path()
+    events = list(reversed(recent_events(store, limit=ACTIVITY_PAGE_EVENTS)))
+    notes = [(e.vault or "", path) for e in events for path, given in e.given() if given]
+    now = revisions_now(notes, vault_folders(config), limit=1000)
+    return pages.activity_page(events, count_events(store), now, config.activity.keep_query_text)
+
+
+def _doctor(notify: Notify) -> None:
+    """`vault-recall doctor` as a process of its own (it starts each installed client's entry),
+    its report opened as a page."""
+    try:
+        done = subprocess.run(
+            [*launcher(), "doctor"], capture_output=True, text=True, timeout=DOCTOR_SECONDS, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        notify("The doctor could not run", str(exc))
+        return
+    report = done.stdout + (f"\n{done.stderr}" if done.stderr.strip() else "")
+    failing = sum(1 for line in done.stdout.splitlines() if line.startswith("FAIL"))
+    _open_page("doctor", pages.doctor_page(report, done.returncode), notify)
+    if failing:
+        notify(f"Doctor: {failing} thing{'s' if failing != 1 else ''} to fix", "Its report is open in your browser.")
+    else:
+        notify("Doctor: nothing to fix", "Its report is open in your browser.")
+
+
+def _copy_add_vault(notify: Notify) -> None:
+    command = shlex.join([*launcher(), "vault", "add"]) + " "
+    if clipboard.copy_text(command):
+        notify(
+            "No folder dialog here: the command is copied",
+            "Paste it in a terminal and add your vault's folder: " + command + "~/path/to/vault",
+        )
+    else:
+        notify("No folder dialog here", "In a terminal: " + command + "~/path/to/vault")
+
+
+def _install(spec: ClientSpec | None, notify: Notify) -> None:
+    path = spec.config_file() if spec else None
+    if spec is None or path is None:
+        return
+    plan = plan_install(spec, serve_argv(spec.id), path)
+    register(spec.id)
+    shown = url_snippet.shown_path(path)
+    if not plan.changes:
+        notify(f"{spec.name} already starts Vault Recall", f"{shown} has this entry already; nothing changed.")
+        return
+    backup = apply(plan)
+    kept = f" The old file is kept as {backup.name}." if backup else ""
+    verb = "Replaced Vault Recall's entry in" if plan.replaced else "Added Vault Recall to"
+    notify(f"{verb} {spec.name}", f"{verb} {shown}.{kept} Restart {spec.name} to use it.")
+
+
+def _uninstall(spec: ClientSpec | None, notify: Notify) -> None:
+    path = spec.config_file() if spec else None
+    if spec is None or path is None:
+        return
+    plan = plan_uninstall(spec, path)
+    shown = url_snippet.shown_path(path)
+    if not plan.changes or plan.before is None:
+        notify(f"{spec.name} has no Vault Recall entry", f"{shown} holds none; nothing changed.")
+        return
+    backup = apply(plan)
+    kept = f" The old file is kept as {backup.name}." if backup else ""
+    notify(f"Removed Vault Recall from {spec.name}", f"Removed our entry from {shown}.{kept} Restart {spec.name}.")
 
 
 def _chosen(folder: Path | None, dispatch: Callable[[Action], None]) -> None:
@@ -80,12 +209,18 @@ def _chosen(folder: Path | None, dispatch: Callable[[Action], None]) -> None:
         dispatch(("use_path", str(folder), folder.name or str(folder)))
 
 
-def _toggle(setting: str, state: TrayState) -> None:
+def _toggle(setting: str, state: TrayState, notify: Notify) -> None:
     if setting == "start_at_login":
         if autostart.is_enabled():
             autostart.disable()
         else:
             autostart.enable()
+    elif setting == "paused":
+        if set_paused(not state.config.paused):
+            if state.config.paused:
+                notify("Recall resumed", "Every client's next call reads the vault again.")
+            else:
+                notify("Recall is paused", "Every client's calls answer 'unavailable' until you resume.")
     else:
         current = getattr(state, setting)
         tray_state.set_tray_setting(setting, not current)
@@ -100,7 +235,7 @@ def _use(config: Config, name: str) -> Config:
 def _use_path(config: Config, path: Path, name: str) -> Config:
     name = name.strip() or str(path)  # a drive or '/' has no folder name
     if not path.is_dir():
-        raise ConfigError(config_path(), None, f"{path} is not a folder")
+        raise ConfigError(config_path(), None, f"{path} is not a folder (any more)")
     for entry in config.vaults:
         if Path(entry.path).expanduser() == path:
             return _replace(config, active_vault=entry.name)

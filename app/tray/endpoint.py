@@ -1,5 +1,6 @@
 """The tray's HTTP endpoint: `vault-recall http` run as a child process, and the menu's actions
-for it (start, stop, copy its address, copy a client's URL snippet with a new token).
+for it (start, stop, copy its address).  Whether it runs is remembered (the tray's `endpoint`
+setting), so a tray started again starts it again.
 
 A child process, not a thread: the endpoint keeps its own event loop and worker threads, a
 crash there never takes the tray down, and stopping it is one signal.  The tray calls
@@ -8,19 +9,19 @@ crash there never takes the tray down, and stopping it is one signal.  The tray 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 from collections import deque
 from collections.abc import Callable
 
-from vault_recall.app.clients.catalogue import client_spec
 from vault_recall.app.clients.launch import launcher
-from vault_recall.app.clients.snippets import http_snippet
 from vault_recall.app.desktop import clipboard
-from vault_recall.app.state.config_store import issue_token
-from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, DEFAULT_URL
+from vault_recall.server.mcp.http_address import DEFAULT_LISTEN
 
 START_SECONDS = 20.0
+# Where the tray's endpoint listens, if not at the default address (tests: any free port).
+LISTEN_ENV = "VAULT_RECALL_TRAY_HTTP_LISTEN"
 
 
 class EndpointError(Exception):
@@ -30,8 +31,8 @@ class EndpointError(Exception):
 class EndpointProcess:
     """One `vault-recall http` child, started and stopped from the menu."""
 
-    def __init__(self, listen: str = DEFAULT_LISTEN, command: list[str] | None = None) -> None:
-        self.listen = listen
+    def __init__(self, listen: str | None = None, command: list[str] | None = None) -> None:
+        self.listen = listen or os.environ.get(LISTEN_ENV) or DEFAULT_LISTEN
         self.command = command
         self._process: subprocess.Popen[str] | None = None
         self._url: str | None = None
@@ -103,27 +104,27 @@ class EndpointProcess:
 def endpoint_action(
     action: tuple[str, ...],
     endpoint: EndpointProcess,
-    notify: Callable[[str], None],
+    notify: Callable[[str, str], None],
     copy: Callable[[str], bool] = clipboard.copy_text,
+    remember: Callable[[bool], None] | None = None,
 ) -> bool:
-    """Run a menu action of the endpoint's; False when the action is not one of them."""
+    """Run a menu action of the endpoint's; False when the action is not one of them.
+    `remember(running)` keeps whether the endpoint runs, for the next time the tray starts."""
     name, *args = action
-    if name == "endpoint" and args == ["start"]:
-        notify(f"Vault Recall is serving clients at {endpoint.start()}")
+    if name == "endpoint" and args in (["start"], ["again"]):
+        url = endpoint.start()
+        if remember is not None:
+            remember(True)
+        again = " again, as when the tray last stopped" if args == ["again"] else ""
+        notify(f"Vault Recall is serving clients at {url}", f"The HTTP endpoint started{again}.")
     elif name == "endpoint" and args == ["stop"]:
         endpoint.stop()
-        notify("The HTTP endpoint is stopped")
+        if remember is not None:
+            remember(False)
+        notify("The HTTP endpoint is stopped", "Clients that connect by URL get no answer until it starts again.")
     elif name == "copy_text":
         if copy(args[0]):
-            notify("Copied")
-    elif name == "copy_http_snippet":
-        spec = client_spec(args[0])
-        if spec is None or spec.http is None:
-            return True
-        token, replaced = issue_token(spec.id)
-        if copy(http_snippet(spec, endpoint.url or DEFAULT_URL, token)):
-            old = "; its old token no longer works" if replaced else ""
-            notify(f"{spec.name} URL snippet copied, with a new token{old}")
+            notify("Copied", args[0])
     else:
         return False
     return True

@@ -17,10 +17,13 @@ from vault_recall.app.state.health import HealthReport
 from vault_recall.app.state.note_revisions import NoteRef, change_of
 from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.app.timefmt import ago
+from vault_recall.app.tray import url_snippet
+from vault_recall.app.tray.installed import Installed
 from vault_recall.server.config.config_file import Config
 from vault_recall.server.mcp.http_address import DEFAULT_URL
 
 MAX_RECENT = 10
+ADD_VAULT_HINT = "vault-recall vault add PATH"
 MAX_PROBLEMS = 15
 MAX_LABEL = 70
 Action = tuple[str, ...]
@@ -61,25 +64,41 @@ class TrayState:
     can_copy: bool = True  # a clipboard tool exists here
     can_pick_folder: bool = True  # a folder dialog exists here
     endpoint_url: str | None = None  # the HTTP endpoint's address while the tray runs it
+    installed: Mapping[str, Installed] = field(default_factory=dict)  # client id → our entry in its file
+    version: str = ""
     # Recalled notes' revisions read now (None: gone), for the "changed since" marks; a note
     # not in here gets no mark (its vault is not known here).
     revisions_now: Mapping[NoteRef, str | None] = field(default_factory=dict)
 
 
 def status_of(state: TrayState) -> str:
-    """ok | degraded | unavailable, for the icon."""
-    if state.config_error or state.health is None:
+    """ok | degraded | empty | unavailable | paused, for the icon."""
+    if state.config_error:
+        return "unavailable"
+    if state.config.paused:
+        return "paused"
+    if state.health is None:
         return "unavailable"  # grey until the vault is known to be readable
+    if state.health.status == "ok" and state.health.records == 0:
+        return "empty"  # readable, but nothing to recall: amber, with the reason in the menu
     return state.health.status
+
+
+STATUS_WORDS = {
+    "ok": "healthy",
+    "degraded": "some notes are broken",
+    "empty": "no memory records yet",
+    "unavailable": "unavailable",
+    "paused": "recall is paused",
+}
 
 
 def tooltip(state: TrayState) -> str:
     if state.config_error:
         return "Vault Recall — the config file is broken"
     vault = state.config.active_vault or "no vault"
-    status = {"ok": "healthy", "degraded": "some notes are broken", "unavailable": "unavailable"}[status_of(state)]
     last = f"; last recall {ago(state.recent[-1].ts, state.now)}" if state.recent else ""
-    return _short(f"Vault Recall — {vault}: {status}{last}", 120)
+    return _short(f"Vault Recall — {vault}: {STATUS_WORDS[status_of(state)]}{last}", 120)
 
 
 def client_name(client_id: str) -> str:
@@ -115,13 +134,11 @@ def build_menu(state: TrayState) -> tuple[Item, ...]:
             SEPARATOR,
             Item("Quit Vault Recall", ("quit",)),
         )
-    items: list[Item] = [Item(_health_line(state), ("open_vault",), default=True)]
+    items: list[Item] = [Item(_health_line(state), ("open_vault",), default=True), *_notices(state)]
     problems = _problems(state)
     if problems and state.health is not None:
         count = len(state.health.problems) + len(state.health.too_large)
         items.append(Item(f"Problems ({count:,})", submenu=problems))
-    if _sample_active(state) or not state.config.vaults:
-        items.append(Item("Pick your own vault…", submenu=_vault_menu(state)))
     items += [
         SEPARATOR,
         Item("Vault", submenu=_vault_menu(state)),
@@ -129,24 +146,55 @@ def build_menu(state: TrayState) -> tuple[Item, ...]:
         Item("Clients", submenu=_clients_menu(state)),
         Item("HTTP endpoint", submenu=_endpoint_menu(state)),
         SEPARATOR,
+        Item("Pause recall", ("toggle", "paused"), checked=state.config.paused),
         Item("Notify on recall", ("toggle", "notify_recall"), checked=state.notify_recall),
         Item("Notify on health change", ("toggle", "notify_health"), checked=state.notify_health),
         Item("Notify when a recalled note changes", ("toggle", "notify_changed"), checked=state.notify_changed),
         Item("Start at login", ("toggle", "start_at_login"), checked=state.start_at_login),
         SEPARATOR,
+        Item("Help", submenu=_help_menu(state)),
         Item("Quit Vault Recall", ("quit",)),
     ]
     return tuple(items)
 
 
+def _notices(state: TrayState) -> list[Item]:
+    """Lines under the health line saying what the person should know first."""
+    items = []
+    if state.config.paused:
+        items.append(Item("Recall is paused: clients get 'unavailable'", ("toggle", "paused")))
+    if _sample_active(state):
+        items.append(Item("This is the sample vault, not yours: choose yours…", ("help", "vault")))
+    elif not state.config.active_vault:
+        items.append(Item("Choose your vault under Vault, or: vault-recall vault add PATH", enabled=False))
+    if state.health is not None and state.health.status == "ok" and state.health.records == 0:
+        items.append(Item("No memory records yet: what is a record?", ("help", "records")))
+    return items
+
+
+def _help_menu(state: TrayState) -> tuple[Item, ...]:
+    return (
+        Item("What is a memory record?", ("help", "records")),
+        Item("Getting started", ("help", "")),
+        Item("Show all activity", ("show_activity",)),
+        Item("Run doctor", ("doctor",)),
+        SEPARATOR,
+        Item(f"Vault Recall {state.version}".strip(), enabled=False),
+    )
+
+
+def _is_sample(entry_path: str, sample: bool, state: TrayState) -> bool:
+    return sample or (state.sample_vault is not None and Path(entry_path) == state.sample_vault)
+
+
 def _sample_active(state: TrayState) -> bool:
     active = state.config.vault(state.config.active_vault) if state.config.active_vault else None
-    return active is not None and state.sample_vault is not None and Path(active.path) == state.sample_vault
+    return active is not None and _is_sample(active.path, active.sample, state)
 
 
 def _health_line(state: TrayState) -> str:
     if not state.config.active_vault:
-        return "No vault yet — pick one below"
+        return "No vault yet"
     if state.health is None:
         return _short(f"{state.config.active_vault} — checking…", 90)
     return _short(state.health.summary(state.config.active_vault), 90)
@@ -180,59 +228,101 @@ def _vault_menu(state: TrayState) -> tuple[Item, ...]:
     active = state.config.vault(state.config.active_vault) if state.config.active_vault else None
     active_path = Path(active.path).expanduser() if active else None
     items: list[Item] = []
-    known_paths = set()
+    known_paths = {vault.path for vault in state.known_vaults}
+    added = [v for v in state.config.vaults if Path(v.path).expanduser() not in known_paths]
+    mine = [v for v in added if not _is_sample(v.path, v.sample, state)]
+    samples = [v for v in added if _is_sample(v.path, v.sample, state)]
+    # Two vaults of one name (two "Notes" folders) are told apart by where they are.
+    names = [v.name for v in state.known_vaults] + [v.name for v in mine]
     if state.known_vaults:
         items.append(Item("Obsidian's vaults", enabled=False))
     for vault in state.known_vaults:
-        known_paths.add(vault.path)
-        items.append(
-            Item(
-                _short(vault.name),
-                ("use_path", str(vault.path), vault.name),
-                checked=vault.path == active_path,
-                radio=True,
-            )
-        )
-    added = [v for v in state.config.vaults if Path(v.path).expanduser() not in known_paths]
-    if added:
+        label = _with_place(vault.name, vault.path) if names.count(vault.name) > 1 else vault.name
+        action = ("use_path", str(vault.path), vault.name)
+        items.append(Item(_short(label), action, checked=vault.path == active_path, radio=True))
+    if mine:
         items.append(Item("Added by hand" if state.known_vaults else "Your vaults", enabled=False))
-    for entry in added:
-        sample = state.sample_vault is not None and Path(entry.path) == state.sample_vault
-        label = "Sample vault (bundled)" if sample else entry.name
+    for entry in mine:
+        label = _with_place(entry.name, Path(entry.path)) if names.count(entry.name) > 1 else entry.name
         items.append(
             Item(_short(label), ("use", entry.name), checked=entry.name == state.config.active_vault, radio=True)
         )
+    if samples:
+        items.append(Item("Bundled with Vault Recall", enabled=False))
+    for entry in samples:
+        checked = entry.name == state.config.active_vault
+        items.append(Item("Sample vault (examples, not your notes)", ("use", entry.name), checked=checked, radio=True))
+    if state.can_pick_folder:
+        choose = Item("Choose folder…", ("choose_folder",))
+    else:  # no portal, zenity or kdialog: the command that does it, copied
+        choose = Item(f"Add a folder: {ADD_VAULT_HINT} (copy)", ("copy_add_vault",), enabled=state.can_copy)
     items += [
         SEPARATOR,
-        Item("Choose folder…", ("choose_folder",), enabled=state.can_pick_folder),
+        choose,
         Item("Open in Obsidian", ("open_vault",), enabled=active is not None),
         Item("Show folder", ("show_folder",), enabled=active is not None),
     ]
     return tuple(items)
 
 
+def _with_place(name: str, path: Path) -> str:
+    """'Notes (~/work)': a vault's name with the folder it is in."""
+    parent = path.expanduser().parent
+    home = Path.home()
+    where = f"~/{parent.relative_to(home)}" if parent.is_relative_to(home) and parent != home else str(parent)
+    return f"{name} ({'~' if parent == home else where})"
+
+
+TOOL_WORDS = {
+    "recall_context": "recall",
+    "recall_activity": "history",
+    "read_note": "read",
+    "search_notes": "search",
+    "get_backlinks": "backlinks",
+    "list_subjects": "subjects",
+}
+
+
+def asked(event: EventRow) -> str:
+    """What the client asked, short: 'recall “bazel cache”', 'search “deploy”', 'read'."""
+    words = TOOL_WORDS.get(event.tool, event.tool)
+    if event.query:
+        query = event.query if len(event.query) <= 30 else event.query[:29].rstrip() + "…"
+        return f"{words} “{query}”"
+    return f"{words} {event.subject}" if event.subject and event.tool != "read_note" else words
+
+
 def _recent_menu(state: TrayState) -> tuple[Item, ...]:
     recalls = [e for e in reversed(state.recent) if e.returned][:MAX_RECENT]
-    if not recalls:
-        return (Item("No recalls yet", enabled=False),)
-    items = []
+    items: list[Item] = []
     for event in recalls:
         path, given = event.given()[0]
-        text = f"{client_name(event.client)} · {note_name(path)} · {ago(event.ts, state.now)}"
+        # The question goes last: it is what a short label cuts first.
+        text = f"{client_name(event.client)} · {note_name(path)} · {ago(event.ts, state.now)} · {asked(event)}"
         items.append(Item(_marked(text, state, event.vault or "", path, given), ("open_note", path, event.vault or "")))
-    return tuple(items)
+    if not items:
+        items.append(Item("No recalls yet", enabled=False))
+    return (*items, SEPARATOR, Item("Show all activity", ("show_activity",)))
 
 
 def _clients_menu(state: TrayState) -> tuple[Item, ...]:
     seen = {s.client: s for s in state.clients}
-    ids = [c.id for c in state.config.clients] + sorted(set(seen) - {c.id for c in state.config.clients})
+    registered = [c.id for c in state.config.clients]
+    ids = registered + sorted((set(seen) | set(state.installed)) - set(registered))
     items = [Item(_short(client_name(cid)), submenu=_client_menu(state, cid, seen.get(cid))) for cid in ids]
     if not items:
         items.append(Item("No clients yet", enabled=False))
-    registered = set(ids)
-    addable = tuple(Item(spec.name, ("add_client", spec.id)) for spec in CLIENTS if spec.id not in registered)
+    shown = set(ids)
+    addable = tuple(Item(spec.name, ("add_client", spec.id)) for spec in CLIENTS if spec.id not in shown)
     items += [SEPARATOR, Item("Add client", submenu=addable or (Item("Every client is added", enabled=False),))]
     return tuple(items)
+
+
+def _installed_line(installed: Installed | None) -> str:
+    if installed is None:
+        return "Not installed"
+    where = url_snippet.shown_path(installed.path)
+    return f"Installed by URL in {where}" if installed.by_url else f"Installed in {where}"
 
 
 def _endpoint_menu(state: TrayState) -> tuple[Item, ...]:
@@ -263,14 +353,20 @@ def _client_menu(state: TrayState, client_id: str, summary: ClientSummary | None
         Item(_marked(f"Recalled: {note_name(p)}", state, vault, p, given), ("open_note", p, vault))
         for p, (vault, given) in list(notes.items())[:5]
     ]
+    entry = state.config.client(client_id)
+    installed = state.installed.get(client_id)
+    if spec is not None and not spec.paste_only:
+        items.insert(1, Item(_short(_installed_line(installed)), enabled=False))
     items.append(SEPARATOR)
     if spec is not None:
         items.append(Item("Copy config snippet", ("copy_snippet", client_id), enabled=state.can_copy))
         if not spec.paste_only:
             items.append(Item(f"Install into {spec.name}", ("install", client_id)))
+        if installed is not None:
+            items.append(Item(f"Uninstall from {spec.name}", ("uninstall", client_id)))
         if spec.http is not None:
-            items.append(Item("Copy URL snippet (new token)", ("copy_http_snippet", client_id), enabled=state.can_copy))
-    entry = state.config.client(client_id)
+            label = url_snippet.label(installed, entry)
+            items.append(Item(label, ("copy_http_snippet", client_id), enabled=state.can_copy))
     exposure = entry.exposure if entry else "records"
     sees = [
         Item(

@@ -10,7 +10,6 @@ import contextlib
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any
 
 from vault_recall.app.desktop import autostart, clipboard, folder_picker
 from vault_recall.app.state.activity_view import latest_per_client, recent_events
@@ -20,11 +19,14 @@ from vault_recall.app.state.note_revisions import revisions_now, vault_folders
 from vault_recall.app.state.obsidian_vaults import discover_vaults
 from vault_recall.app.state.sample_vault import sample_vault_path
 from vault_recall.app.tray.menu import TrayState
+from vault_recall.server import __version__
 from vault_recall.server.config.config_file import Config, ConfigError, VaultEntry, activity_path, load_config
 from vault_recall.server.vault.paths import display
 
 TRAY_KEY = "tray"
-DEFAULT_SETTINGS = {"notify_recall": False, "notify_health": True, "notify_changed": True}
+# The toggles, and `endpoint`: the HTTP endpoint was running when the tray last stopped (it starts
+# again with the tray).
+DEFAULT_SETTINGS = {"notify_recall": False, "notify_health": True, "notify_changed": True, "endpoint": False}
 RECENT_EVENTS = 200
 
 
@@ -83,7 +85,8 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
     active = active_vault_path(config)
     if health is not None and (active is None or health.path != display(active)):
         health = None  # a report about another vault (just switched): "checking…" until the new one
-    known = tuple(discover_vaults())
+    # A vault Obsidian remembers whose folder is gone cannot be picked: it is not offered.
+    known = tuple(vault for vault in discover_vaults() if vault.path.is_dir())
     recent = tuple(recent_events(store, limit=RECENT_EVENTS))
     # The notes the menu may show, newest first, each read now for its "changed since" mark.
     shown = ((event.vault or "", path) for event in reversed(recent) for path, given in event.given() if given)
@@ -103,6 +106,7 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
         now=now if now is not None else time.time(),
         can_copy=clipboard.HAS_CLIPBOARD,
         can_pick_folder=folder_picker.can_pick_folder(),
+        version=__version__,
     )
 
 
@@ -117,16 +121,3 @@ def current_vault_path() -> Path | None:
 def active_vault_path(config: Config) -> Path | None:
     entry = config.vault(config.active_vault) if config.active_vault else None
     return Path(entry.path).expanduser() if entry else None
-
-
-def vault_fingerprint(path: Path | None) -> Any:
-    """Cheap signs that the vault changed (its folder's and Excluded files' times), or None."""
-    if path is None:
-        return None
-    marks: list[int | None] = []
-    for target in (path, path / ".obsidian", path / ".obsidian/app.json"):
-        try:
-            marks.append(target.stat().st_mtime_ns)
-        except OSError:
-            marks.append(None)
-    return tuple(marks)

@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.clients.install import InstallError
 from vault_recall.app.desktop import notifications
 from vault_recall.app.desktop.tray_hosts import Hosts, HostWatch
+from vault_recall.app.desktop.tree_watch import TreeWatch
 from vault_recall.app.state.activity_view import Recall, latest_recalls, newest_event_id, recent_events
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import FileMark, NoteRef, file_mark, revisions_now, vault_folders
@@ -41,10 +43,13 @@ from vault_recall.app.tray.changed_notes import (
     watched_notes,
 )
 from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
+from vault_recall.app.tray.health_news import health_news
+from vault_recall.app.tray.installed import InstalledClients
 from vault_recall.app.tray.menu import (
     Action,
     Item,
     TrayState,
+    asked,
     build_menu,
     client_name,
     note_name,
@@ -60,11 +65,35 @@ POLL_SECONDS = 1.0
 # Health is re-checked when the vault's folder changes, when a recall reports another status,
 # and otherwise every 30 checks' worth of time: 15 s for a small vault, up to 5 min for a huge one.
 HEALTH_MIN_SECONDS, HEALTH_MAX_SECONDS, HEALTH_COST_FACTOR = 15.0, 300.0, 30.0
+# A change in the vault's folders is checked at once, but checks start at most this many times
+# their cost apart: a vault whose notes change every second takes at most a tenth of a core.
+HEALTH_SPACING_FACTOR = 10.0
 RECALL_MARK_SECONDS = 3.0
 # The recalls of the last day are read again at least this often (and after every new event).
 RECALLS_SECONDS = 60.0
 # Set to a file path, the tray writes its current menu model there as JSON (tests, debugging).
 MENU_DUMP_ENV = "VAULT_RECALL_TRAY_MENU_DUMP"
+
+
+# What a failed action was, for its notification's summary (the body says why).
+ACTION_WORDS = {
+    "use": "Switching the vault",
+    "use_path": "Switching the vault",
+    "install": "Installing",
+    "uninstall": "Uninstalling",
+    "endpoint": "The HTTP endpoint",
+    "toggle": "The setting",
+    "expose": "Changing what the client sees",
+    "expose_toggle": "Changing what the client sees",
+    "add_client": "Adding the client",
+    "help": "Opening the help",
+    "show_activity": "Showing the activity",
+}
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return (text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")) if text else ""
 
 
 @dataclass(frozen=True)
@@ -133,9 +162,12 @@ class TrayApp:
         self._actions: queue.Queue[Action] = queue.Queue()
         self._last_event = newest_event_id(activity_path()) or 0
         self._recall_until = 0.0
-        self._fingerprint: Any = None
+        self._tree: TreeWatch | None = None  # the active vault's folders, watched for changes
+        self._tree_root: Path | None = None
         self._config_mtime: int | None = None
         self._next_health = 0.0
+        self._quiet_until = 0.0  # no health check starts before (HEALTH_SPACING_FACTOR)
+        self._installed = InstalledClients()
         # Notes recalled in the last day, watched for the person's edits (changed_notes.py).
         self._recalls: list[Recall] | None = None
         self._recalls_due = 0.0
@@ -209,6 +241,8 @@ class TrayApp:
         threading.Thread(target=self._work, name="tray-actions", daemon=True).start()
         if self._hosts is not None:
             self._hosts.start()
+        if tray_state.tray_settings(self.state.config)["endpoint"]:
+            self.dispatch(("endpoint", "again"))  # it was running when the tray last stopped
 
     def _on_hosts(self, hosts: Hosts) -> None:
         """On HostWatch's thread: the panels changed (the watcher decides what to do)."""
@@ -247,10 +281,10 @@ class TrayApp:
                 self.endpoint.stop()
                 return
             try:
-                if not endpoint_action(action, self.endpoint, self._notify):
+                if not endpoint_action(action, self.endpoint, self._notify, remember=self._remember_endpoint):
                     perform(action, ActionContext(self.state, self._notify, self.dispatch))
             except (ConfigError, InstallError, EndpointError, OSError) as exc:
-                self._notify(str(exc))
+                self._notify(f"{ACTION_WORDS.get(action[0], 'That')} did not work", _sentence(str(exc)))
                 log.warning("%s: %s", action[0], exc)
             except Exception:  # the thread's entry point: the next click must still work
                 log.exception("tray action %s failed", action[0])
@@ -282,11 +316,15 @@ class TrayApp:
             self._next_health = 0.0  # the active vault may have changed:
             self.refresh()  # read it now, so the health check below is for the right one
         vault = tray_state.active_vault_path(self.state.config)
-        fingerprint = tray_state.vault_fingerprint(vault)
-        if fingerprint != self._fingerprint:
-            self._fingerprint = fingerprint
+        if vault != self._tree_root:
+            if self._tree is not None:
+                self._tree.close()
+            self._tree, self._tree_root = (TreeWatch(vault) if vault is not None else None), vault
             self._next_health = 0.0
-        if time.monotonic() >= self._next_health and not self._checking:
+        elif self._tree is not None and self._tree.changed():
+            self._next_health = 0.0  # a note or a folder changed, in a subfolder as at the root
+        now = time.monotonic()
+        if now >= self._next_health and now >= self._quiet_until and not self._checking:
             self._start_health_check(vault)
         if self._recall_until and time.monotonic() > self._recall_until:
             self._recall_until = 0.0
@@ -306,7 +344,10 @@ class TrayApp:
         self._recall_until = time.monotonic() + RECALL_MARK_SECONDS
         if self.state.notify_recall:
             latest = fresh[-1]
-            self._notify(f"{client_name(latest.client)} recalled {note_name(latest.returned[0])}")
+            others = len(latest.returned) - 1
+            more = f" and {others} more note{'s' if others != 1 else ''}" if others else ""
+            summary = f"{client_name(latest.client)} recalled {note_name(latest.returned[0])}"
+            self._notify(summary, f"{asked(latest)}{more}")
 
     def _watch_recalled_notes(self, recalled: bool) -> bool:
         """Look at the notes recalled in the last day (their files' times, sizes; read only when
@@ -343,6 +384,7 @@ class TrayApp:
                 started = time.monotonic()
                 report = check_health(vault, "no vault is chosen yet")
                 cost = time.monotonic() - started
+                self._quiet_until = time.monotonic() + HEALTH_SPACING_FACTOR * cost
                 if self._next_health:  # 0 means a change asked for another look meanwhile: keep it
                     self._next_health = time.monotonic() + min(
                         HEALTH_MAX_SECONDS, max(HEALTH_MIN_SECONDS, HEALTH_COST_FACTOR * cost)
@@ -352,9 +394,10 @@ class TrayApp:
                     self._next_health = 0.0  # the vault changed meanwhile: check the new one
                     return
                 self._health = report
-                same_vault = before is not None and before.path == report.path
-                if same_vault and before.status != report.status and self.state.notify_health:  # type: ignore[union-attr]
-                    self._notify(report.summary(self.state.config.active_vault))
+                if before is not None and before.path == report.path and self.state.notify_health:
+                    news = health_news(before, report, self.state.config.active_vault or report.vault or "The vault")
+                    if news is not None:
+                        self._notify(*news)
                 self.refresh()
             except Exception:  # the thread's entry point
                 log.exception("health check failed")
@@ -374,7 +417,12 @@ class TrayApp:
             self.view.show(shown)
 
     def _gather(self, health: HealthReport | None) -> TrayState:
-        return dataclasses.replace(tray_state.gather(health), endpoint_url=self.endpoint.url)
+        return dataclasses.replace(
+            tray_state.gather(health), endpoint_url=self.endpoint.url, installed=self._installed.look(CLIENTS)
+        )
+
+    def _remember_endpoint(self, running: bool) -> None:
+        tray_state.set_tray_setting("endpoint", running)
 
     def _shown(self, state: TrayState) -> Shown:
         items = build_menu(state)

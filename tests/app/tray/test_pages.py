@@ -1,0 +1,53 @@
+"""The pages the tray opens (app/tray/pages.py): help says what a record is, the activity page
+lists every call with what it returned and escapes what clients sent, pages are private."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from vault_recall.app.state.activity_view import EventRow
+from vault_recall.app.tray.pages import activity_page, help_page, write_page
+
+
+def test_help_explains_records_with_an_example_and_the_command_to_add_a_vault() -> None:
+    html = help_page("1.2.3", "/opt/vr/bin/vault-recall", Path("/c/config.json"), Path("/s/activity.sqlite3"))
+    assert 'id="records"' in html and "subject: build-system" in html and "0 records" in html
+    assert "/opt/vr/bin/vault-recall vault add ~/path/to/your/vault" in html
+    assert "/c/config.json" in html and "Vault Recall 1.2.3" in html
+
+
+def event(n: int, query: str | None, error: str | None = None) -> EventRow:
+    return EventRow(
+        id=n,
+        ts=1_800_000_000.0 + n,
+        client="cursor",
+        client_name=None,
+        tool="recall_context",
+        vault="work",
+        subject="build-system",
+        query=query,
+        status="unavailable" if error else "ok",
+        omitted=0,
+        duration_ms=1.0,
+        error=error,
+        returned=("Build decision.md",),
+        revisions=("ab" * 32,),
+    )
+
+
+def test_the_activity_page_lists_calls_with_notes_and_revisions_and_escapes_what_clients_sent() -> None:
+    html = activity_page(
+        [event(2, "<script>alert(1)</script>"), event(1, None)], 5, {("work", "Build decision.md"): "cd" * 32}, True
+    )
+    assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "Build decision.md" in html and "@abababababab" in html and "(changed since)" in html
+    assert "The 2 newest of 5 calls kept." in html
+    assert "not kept" in activity_page([event(1, None)], 1, {}, False)
+    assert "No activity yet" in activity_page([], 0, {}, True)
+
+
+def test_a_page_is_written_for_the_person_only(tmp_path: Path) -> None:
+    path = write_page("help", "<p>x</p>", tmp_path)
+    assert path == tmp_path / "pages/help.html" and path.read_text(encoding="utf-8") == "<p>x</p>"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700

@@ -1,0 +1,77 @@
+"""Copying a client's URL entry from the tray (app/tray/url_snippet.py), against the real config:
+the token an installed entry sends is reused, a new one is said to be new and what it breaks,
+and a client that reads its token from the environment gets it in the snippet too."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from vault_recall.app.clients.catalogue import client_spec
+from vault_recall.app.state.config_store import issue_token
+from vault_recall.app.tray.installed import installed_from
+from vault_recall.app.tray.url_snippet import copy_url_snippet
+from vault_recall.server.config.config_file import load_config
+from vault_recall.server.config.tokens import client_of_token
+
+URL = "http://127.0.0.1:27183/mcp"
+
+
+def copying() -> tuple[list[str], list[tuple[str, str]], object, object]:
+    copied: list[str] = []
+    told: list[tuple[str, str]] = []
+    return copied, told, lambda text: copied.append(text) or True, lambda summary, body="": told.append((summary, body))
+
+
+def test_an_installed_entrys_token_is_reused_and_nothing_changes(tmp_path: Path) -> None:
+    token, _ = issue_token("cursor")
+    before = load_config()
+    path = tmp_path / "mcp.json"
+    installed = installed_from(path, {"url": URL, "headers": {"Authorization": f"Bearer {token}"}})
+    copied, told, copy, notify = copying()
+    spec = client_spec("cursor")
+    assert spec is not None
+    copy_url_snippet(spec, installed, before.client("cursor"), URL, copy, notify)  # type: ignore[arg-type]
+    entry = json.loads(copied[-1])["mcpServers"]["vault-recall"]
+    assert entry["headers"]["Authorization"] == f"Bearer {token}"
+    assert (
+        load_config() == before and load_config().client("cursor").token_sha256 == before.client("cursor").token_sha256
+    )  # type: ignore[union-attr]
+    assert told[-1] == ("Cursor URL snippet copied", f"With the token already in {path}: nothing changed.")
+
+
+def test_a_new_token_says_the_installed_entry_stops_working_and_the_endpoint_is_stopped(tmp_path: Path) -> None:
+    old, _ = issue_token("cursor")
+    installed = installed_from(tmp_path / "mcp.json", {"url": URL, "headers": {"Authorization": "Bearer vrt_other"}})
+    copied, told, copy, notify = copying()
+    spec = client_spec("cursor")
+    assert spec is not None
+    copy_url_snippet(spec, installed, load_config().client("cursor"), None, copy, notify)  # type: ignore[arg-type]
+    token = json.loads(copied[-1])["mcpServers"]["vault-recall"]["headers"]["Authorization"].removeprefix("Bearer ")
+    assert token != old and client_of_token(load_config(), token) == "cursor"
+    summary, body = told[-1]
+    assert summary == "Cursor URL snippet copied" and body.startswith("With a new token, in the snippet.")
+    assert "still has the old one, which no longer works" in body and "The HTTP endpoint is not running" in body
+
+
+def test_codex_gets_its_token_as_the_line_that_sets_its_environment() -> None:
+    copied, told, copy, notify = copying()
+    spec = client_spec("codex")
+    assert spec is not None
+    copy_url_snippet(spec, None, None, URL, copy, notify)  # type: ignore[arg-type]
+    text = copied[-1]
+    table = tomllib.loads(text)["mcp_servers"]["vault-recall"]
+    assert table == {"url": URL, "bearer_token_env_var": "VAULT_RECALL_TOKEN"}  # still valid TOML to paste
+    token = text.rsplit("export VAULT_RECALL_TOKEN=", 1)[1].strip()
+    assert client_of_token(load_config(), token) == "codex"
+    assert "reads it from VAULT_RECALL_TOKEN: the snippet's last line sets it" in told[-1][1]
+
+
+def test_when_nothing_can_copy_a_new_token_is_shown_rather_than_lost() -> None:
+    told: list[tuple[str, str]] = []
+    spec = client_spec("cursor")
+    assert spec is not None
+    copy_url_snippet(spec, None, None, URL, lambda text: False, lambda s, b="": told.append((s, b)))
+    token = told[-1][1].rsplit(" ", 1)[1]
+    assert told[-1][0] == "Cursor URL snippet not copied" and client_of_token(load_config(), token) == "cursor"
