@@ -55,16 +55,17 @@ class PystrayView:
         self.icon.run(setup=setup)
 
     def stop(self) -> None:
-        """Take the icon off the panel and end `run`: off first, since the tray may go on with
-        another view (a StatusNotifierItem panel came) and GTK's icon would stay docked."""
-        self.icon.visible = False
-        if os.environ.get("PYSTRAY_BACKEND") == "gtk":
-            from gi.repository import GLib
-
-            # The hide is queued on GTK's loop: stop after it, not before it has run.
-            GLib.idle_add(lambda: bool(self.icon.stop()))
-        else:
+        """End `run`.  GTK's icon is taken off the panel first: the tray may go on with another
+        view (a StatusNotifierItem panel came), and a stopped GTK icon would stay docked.  The
+        other backends (macOS, Windows) never hand over to another view, and touch their icon
+        only from their own thread, so they are just stopped."""
+        if os.environ.get("PYSTRAY_BACKEND") != "gtk":
             self.icon.stop()
+            return
+        from gi.repository import GLib
+
+        self.icon.visible = False  # queued on GTK's loop, like the stop after it
+        GLib.idle_add(lambda: bool(self.icon.stop()))
 
     def _item(self, item: Item) -> Any:
         pystray = self._pystray

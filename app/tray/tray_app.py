@@ -1,11 +1,13 @@
-"""The tray's life, whichever backend draws it: state, the action worker, the watcher, health.
+"""The tray's life, whichever backend draws it: state, the action worker, the watcher, health,
+and the view itself, which changes when the panels do.
 
-A background thread polls cheap signs of change (the activity store's newest event id, the
-config file's time, the vault folder's times, the files of the notes recalled in the last
-day) once a second; health is re-checked on a thread
-of its own every minute and whenever the vault changes, so neither a slow disk nor a big vault
-ever blocks the menu.  Clicks only queue actions; the worker runs them.  Every change ends in
-`refresh`, which rebuilds the menu model and hands it to the backend's `TrayView`.
+A background thread polls cheap signs of change once a second (the activity store's newest
+event id, the config file's time, what changed in the vault's folders, the files of the notes
+recalled in the last day, a request left by another `vault-recall`) and follows the panels;
+health is re-checked on a thread of its own when the vault changes and otherwise now and then,
+so neither a slow disk nor a big vault ever blocks the menu.  Clicks only queue actions; the
+worker runs them.  Every change ends in `refresh`, which rebuilds the menu model and hands it
+to the backend's `TrayView`.
 """
 
 from __future__ import annotations
