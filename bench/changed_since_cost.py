@@ -30,7 +30,7 @@ from mcp_types import TextContent
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.synthetic_vault import generate  # noqa: E402
+from tests.support.synthetic_vault import generate  # noqa: E402
 from vault_recall.server.recall.changed_since import (  # noqa: E402
     FIELD,
     MAX_REMEMBERED,

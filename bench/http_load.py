@@ -33,8 +33,9 @@ from mcp import Client
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e import SAMPLE_VAULT, serve_params  # noqa: E402
-from tests.http_e2e import http_client, running_endpoint  # noqa: E402
+from tests.support.e2e import serve_params  # noqa: E402
+from tests.support.http_e2e import http_client, running_endpoint  # noqa: E402
+from tests.support.paths import SAMPLE_VAULT  # noqa: E402
 
 # The mix each client repeats: recall, search, read, list, history, backlinks.
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (

@@ -33,7 +33,7 @@ from urllib.parse import unquote
 from markdown_it import MarkdownIt
 from ruamel.yaml import YAML
 
-from tests.test_resolve import obsidian_link_target
+from tests.server.obsidian.test_resolve import obsidian_link_target
 from vault_recall.server.obsidian.note import decode_note_text
 from vault_recall.server.recall import backlinks
 from vault_recall.server.recall.scan import each_note

@@ -32,8 +32,8 @@ from mcp.client.stdio import StdioServerParameters
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.bench import memory_mb, percentile  # noqa: E402
-from tests.synthetic_vault import SUBJECTS, WORDS, generate, generate_realistic  # noqa: E402
+from bench.tools import memory_mb, percentile  # noqa: E402
+from tests.support.synthetic_vault import SUBJECTS, WORDS, generate, generate_realistic  # noqa: E402
 
 QUESTIONS = ("what did we decide about the {w} {v}?", "why do we {w} the {v}", "{w} {v} policy")
 

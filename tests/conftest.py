@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import SAMPLE_VAULT, copy_sample_vault
-from tests.vaults import snapshot
+from tests.support.e2e import copy_sample_vault
+from tests.support.paths import SAMPLE_VAULT
+from tests.support.vaults import snapshot
 
 
 @pytest.fixture
