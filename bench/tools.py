@@ -1,10 +1,10 @@
 """Benchmark: every tool over real `vault-recall serve` processes, against ripgrep, one run.
 
-    .venv/bin/python -m tests.bench                  # 1k, 10k and 50k notes, and a real-shaped vault
-    .venv/bin/python -m tests.bench --sizes 1000 --real 0      # the CI-sized run
-    .venv/bin/python -m tests.bench --sizes 1000,10000,50000,100000 --json bench.json
+    .venv/bin/python -m bench.tools                  # 1k, 10k and 50k notes, and a real-shaped vault
+    .venv/bin/python -m bench.tools --sizes 1000 --real 0      # the CI-sized run
+    .venv/bin/python -m bench.tools --sizes 1000,10000,50000,100000 --json bench.json
 
-For each vault — deterministic synthetic vaults (tests/synthetic_vault.py) of each size, and one
+For each vault — deterministic synthetic vaults (tests/support/synthetic_vault.py) of each size, and one
 shaped like a vault kept for years (`--real N` notes: long notes, many links, attachments,
 folders six deep, text that is not ASCII), generated once under --workdir — one real stdio
 server (MCP SDK client) answers every tool: `recall_context`, `recall_activity`,
@@ -35,6 +35,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +52,6 @@ from tests.support.synthetic_vault import (
     generate_realistic,
 )
 from vault_recall.server.vault.listing import list_notes
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -365,12 +364,14 @@ def prepared(workdir: Path, name: str, version: str, make: Callable[[Path], int]
     return vault, int(saved[1]) / 1e6
 
 
+def generate_bytes(notes: int, vault: Path) -> int:
+    return generate(vault, notes).bytes
+
+
 def run(sizes: list[int], real: int, workdir: Path, rounds: int, edits: int) -> list[SizeResult]:
     results = []
     for size in sizes:
-        vault, megabytes = prepared(
-            workdir, f"vault-{size}", f"v{GENERATOR_VERSION}", lambda v, n=size: generate(v, n).bytes
-        )
+        vault, megabytes = prepared(workdir, f"vault-{size}", f"v{GENERATOR_VERSION}", partial(generate_bytes, size))
         results.append(anyio.run(measure_vault, "synthetic", vault, size, megabytes, rounds, edits))
     if real:
         vault, megabytes = prepared(

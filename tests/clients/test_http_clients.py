@@ -15,7 +15,8 @@ import pytest
 from tests.support.auth_proxy import auth_proxy
 from tests.support.e2e import copy_sample_vault
 from tests.support.http_e2e import running_endpoint
-from tests.support.npm_tools import CONFORMANCE, INSPECTOR, require
+from tests.support.npm_tools import CONFORMANCE, INSPECTOR, node_command
+from tests.support.parts import need
 from vault_recall.app.state.config_store import issue_token, update_config
 from vault_recall.server.config.config_file import Config, VaultEntry
 
@@ -53,7 +54,8 @@ def tool_env(tmp_path: Path) -> dict[str, str]:
 
 
 def test_the_inspector_cli_lists_and_calls_our_tools_over_http_with_a_token(tmp_path: Path) -> None:
-    node = require(INSPECTOR)
+    need("inspector")
+    node = node_command(INSPECTOR)
     token = setup_vault(tmp_path, "inspector")
     with running_endpoint() as endpoint:
         base = [*node, "--cli", endpoint.url, "--transport", "http", "--header", f"Authorization: Bearer {token}"]
@@ -92,7 +94,8 @@ def test_the_inspector_cli_lists_and_calls_our_tools_over_http_with_a_token(tmp_
 
 
 def test_the_official_conformance_scenarios_that_apply_to_our_server_pass(tmp_path: Path) -> None:
-    node = require(CONFORMANCE)
+    need("conformance")
+    node = node_command(CONFORMANCE)
     token = setup_vault(tmp_path, "conformance")
     out = tmp_path / "conformance"
     with running_endpoint() as endpoint, auth_proxy(endpoint.port, token) as port:

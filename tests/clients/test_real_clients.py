@@ -22,8 +22,9 @@ import pytest
 
 from tests.support.e2e import vault_recall_command
 from tests.support.model_standin import MARKER, Script, model_standin
+from tests.support.parts import need
 from tests.support.paths import SAMPLE_VAULT
-from tests.support.real_clients import client_env, installed, revision_of, run_client, tool_result_json
+from tests.support.real_clients import client_env, revision_of, run_client, tool_result_json
 from vault_recall.app.state.activity_view import recent_events
 from vault_recall.server.config.config_file import activity_path
 
@@ -68,10 +69,10 @@ def _check(script: Script, vault: Path, client_id: str, client_name: str, before
     for answer in (first, second):
         assert answer["status"] == "ok", answer
         assert answer["vault"] == vault.name  # the config the installing command wrote
-    record = next(r for r in first["records"] if r["path"] == NOTE)  # type: ignore[union-attr]
+    record = next(r for r in first["records"] if r["path"] == NOTE)
     assert record["revision"] == before
     assert "Bazel" in record["text"]
-    fresh = next(r for r in second["records"] if r["path"] == NOTE)  # type: ignore[union-attr]
+    fresh = next(r for r in second["records"] if r["path"] == NOTE)
     assert fresh["revision"] == revision_of(vault / NOTE) != before  # the edit, on the very next call
     assert "remote execution is on" in fresh["text"]
     rows = [r for r in recent_events(activity_path(), client=client_id) if r.tool == "recall_context"]
@@ -80,8 +81,8 @@ def _check(script: Script, vault: Path, client_id: str, client_name: str, before
     assert rows[0].client_name == client_name and rows[0].client_version
 
 
-@pytest.mark.skipif(not installed("claude"), reason="Claude Code is not installed (.ci/run installs it)")
 def test_claude_code_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
+    need("claude")
     home, vault, work = _setup(tmp_path)
     out = _vault_recall(["install", "claude-code", "--allow-tools"], home)
     assert "Allowed Claude Code to run" in out
@@ -102,8 +103,8 @@ def test_claude_code_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> 
     _check(script, vault, "claude-code", "claude-code", before)
 
 
-@pytest.mark.skipif(not installed("codex"), reason="Codex CLI is not installed (.ci/run installs it)")
 def test_codex_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
+    need("codex")
     home, vault, work = _setup(tmp_path)
     before = revision_of(vault / NOTE)
     script = _script(vault)
@@ -123,9 +124,9 @@ def test_codex_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
     _check(script, vault, "codex", "codex-mcp-client", before)
 
 
-@pytest.mark.skipif(not installed("gemini"), reason="Gemini CLI is not installed (.ci/run installs it)")
 def test_gemini_recalls_a_note_with_its_own_wait_for_previous_argument(tmp_path: Path) -> None:
     """Gemini CLI adds `wait_for_previous` to every tool and passes what the model sets on."""
+    need("gemini")
     home, vault, work = _setup(tmp_path)
     settings = home / ".gemini/settings.json"
     settings.parent.mkdir()

@@ -7,7 +7,6 @@ portal off for the rest of the session — while a refusal (no portal here) is k
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 
 import anyio.to_thread
@@ -15,6 +14,7 @@ import pytest
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
+from tests.support.parts import need
 from tests.support.sni_host import SessionBus, start_session_bus
 from vault_recall.app.desktop import folder_portal, session_bus
 
@@ -23,10 +23,8 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> Iterator[SessionBus]:
-    try:
-        started = start_session_bus()
-    except (OSError, subprocess.SubprocessError) as exc:
-        pytest.skip(f"no dbus-daemon here: {exc}")
+    need("dbus-daemon")
+    started = start_session_bus()
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", started.address)
     monkeypatch.setattr(folder_portal, "_known", None)
     monkeypatch.setattr(folder_portal, "_unanswered_at", None)

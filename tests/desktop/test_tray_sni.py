@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.support.e2e import call, copy_sample_vault, serving, vault_recall_command
+from tests.support.parts import need, need_linux
 from tests.support.sni_host import CallError, SessionBus, as_model, find_node, panel, start_session_bus
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
@@ -29,24 +29,16 @@ from vault_recall.server.config.config_file import ClientEntry, Config, VaultEnt
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-TOOLS = ("dbus-daemon", "Xvfb", "xclip", "xdotool")
+# A private session bus, and an X server for the clipboard (xclip), found ready by xdotool.
+PARTS = ("dbus-daemon", "xvfb", "xclip", "xdotool")
 GREEN = (46, 158, 91)
-
-
-def needs(tools: tuple[str, ...]) -> None:
-    missing = [tool for tool in tools if shutil.which(tool) is None]
-    if not sys.platform.startswith("linux"):
-        pytest.skip("the StatusNotifierItem tray is Linux's")
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the tray tests; missing: {', '.join(missing)} (.ci/run installs them)")
-        pytest.skip(f"missing for the tray test: {', '.join(missing)}")
 
 
 @pytest.fixture
 def session(tmp_path: Path) -> Iterator[tuple[SessionBus, dict[str, str]]]:
     """A private session bus and an X server (for the clipboard), and the tray's environment."""
-    needs(TOOLS)
+    need_linux("the StatusNotifierItem tray")
+    need(*PARTS)
     number = next(n for n in range(150, 250) if not Path(f"/tmp/.X11-unix/X{n}").exists())
     xvfb = subprocess.Popen(
         ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],

@@ -5,16 +5,16 @@ XEmbed tray (trayer) for pystray's GTK backend.  Clicks and keys go through xdot
 menu shows is read back from screenshots (kept under the test's temp dir) and from what its
 items do: the note they open, the clipboard they fill, the config they change.
 
-Needs Linux with Xvfb, gtk-sni-tray-standalone, trayer, dbus-daemon, dunst, xdotool, xclip,
-ImageMagick's `import`, and PyGObject for the XEmbed panel (the system's python3-gi does);
-`.ci/run` installs them.  Skipped elsewhere, but never silently in CI.
+Needs Linux with Xvfb, gtk-sni-tray-standalone, trayer, dbus-daemon, dbus-send, dunst,
+xdotool, xclip, ImageMagick's `import`, and PyGObject with GTK 3 for the XEmbed panel (the
+system's python3-gi and gir1.2-gtk-3.0 do); `.ci/run` installs them.  Each panel skips naming
+what it lacks, but never in CI (tests/support/parts.py).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,23 +27,19 @@ import anyio
 import pytest
 
 from tests.support.e2e import call, copy_sample_vault, serving, vault_recall_command
+from tests.support.parts import need, need_linux
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
-from vault_recall.app.tray.backend import has_gtk
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, load_config
 
 pytestmark = [pytest.mark.e2e]
 
-TOOLS = ("Xvfb", "dbus-daemon", "dbus-send", "dunst", "xdotool", "xclip", "import")
+# Every session: X, a bus (and dbus-send to ask it), notifications, input, the clipboard,
+# screenshots.  Each panel: its own program, and for the XEmbed tray pystray's GTK backend.
+PARTS = ("xvfb", "dbus-daemon", "dbus-send", "dunst", "xdotool", "xclip", "imagemagick")
+PANEL_PARTS = {"sni": ("sni-panel",), "xembed": ("trayer", "python3-gi", "gtk")}
 ICON_GREEN = (46, 158, 91)
 SNI_HOST = "gtk-sni-tray-standalone"
-
-
-def missing_parts(panel: str) -> list[str]:
-    missing = [tool for tool in (*TOOLS, SNI_HOST if panel == "sni" else "trayer") if shutil.which(tool) is None]
-    if panel == "xembed" and not has_gtk():
-        missing.append("PyGObject (apt-get install python3-gi gir1.2-gtk-3.0)")
-    return missing
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
@@ -98,14 +94,9 @@ class Desktop:
 @pytest.fixture(params=["sni", "xembed"])
 def desktop(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desktop]:
     """A headless desktop whose panel shows StatusNotifierItems, or an XEmbed tray."""
-    if not sys.platform.startswith("linux"):
-        pytest.skip("the X11 tray test runs on Linux")
+    need_linux("the X11 tray")
     panel = request.param
-    missing = missing_parts(panel)
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the tray test; missing: {', '.join(missing)} (.ci/run installs them)")
-        pytest.skip(f"missing for the tray test: {', '.join(missing)}")
+    need(*PARTS, *PANEL_PARTS[panel])
     session = Desktop(tmp_path / "desktop", panel)
     number = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
     session.env["DISPLAY"] = f":{number}"
@@ -184,6 +175,13 @@ def watcher_running(session: Desktop) -> bool:
     return "boolean true" in done.stdout
 
 
+def pixel(image: Any, x: int, y: int) -> tuple[int, ...]:
+    """The colour at (x, y) of an RGB(A) image."""
+    found = image.getpixel((x, y))
+    assert isinstance(found, tuple), found
+    return found
+
+
 def find_icon(screenshot: Path) -> tuple[int, int]:
     """Where our (green) icon is in the tray area at the top of the screen."""
     from PIL import Image
@@ -193,7 +191,7 @@ def find_icon(screenshot: Path) -> tuple[int, int]:
         (x, y)
         for y in range(0, 40)
         for x in range(image.width - 300, image.width)
-        if all(abs(a - b) < 30 for a, b in zip(image.getpixel((x, y)), ICON_GREEN, strict=True))
+        if all(abs(a - b) < 30 for a, b in zip(pixel(image, x, y), ICON_GREEN, strict=True))
     ]
     assert hits, "the tray icon is not on screen"
     xs, ys = [x for x, _ in hits], [y for _, y in hits]

@@ -13,9 +13,9 @@ from tests.support.e2e import call, call_error, serving
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
-GOOD = {"subject": "build-system", "query": "bazel"}
+GOOD: dict[str, Any] = {"subject": "build-system", "query": "bazel"}
 
-BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
+BAD_CALLS: list[tuple[str, dict[str, Any], str | None]] = [
     ("recall_context", {"query": "bazel"}, "subject is required"),
     ("recall_context", {**GOOD, "subject": "Build System"}, "subject 'Build System' is not a subject slug"),
     ("recall_context", {**GOOD, "subject": ""}, "subject '' is not a subject slug"),
@@ -117,14 +117,15 @@ CLIENT_INJECTED: list[tuple[str, object]] = [
 async def test_arguments_clients_add_for_themselves_never_fail_a_call(
     session: Client, name: str, value: object
 ) -> None:
-    for tool, args in [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("recall_context", {**GOOD, "budget": 2048}),
         ("list_subjects", {}),
         ("recall_activity", {"subject": "build-system"}),
         ("read_note", {"note": "Build decision"}),
         ("search_notes", {"query": "bazel"}),
         ("get_backlinks", {"note": "Build decision"}),
-    ]:
+    ]
+    for tool, args in calls:
         plain = await call(session, tool, args)
         injected = await call(session, tool, {**args, name: value})
         assert injected == plain, tool

@@ -1,5 +1,6 @@
-"""The benchmark still runs end to end at a CI size, every tool answers, and freshness holds
-every time.  Times are printed by the benchmark, never asserted here."""
+"""The tools benchmark (`python -m bench.tools`) still runs end to end at a CI size, every tool
+answers, and freshness holds every time.  Times are printed by the benchmark, never asserted
+here."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bench import tools as bench
+from tests.support.benchmarks import run_benchmark
+from tests.support.synthetic_vault import generate, generate_realistic
+from tests.support.vaults import snapshot
 
 pytestmark = pytest.mark.e2e
 
@@ -24,13 +27,12 @@ TOOLS = {
 }
 
 
-def test_the_benchmark_runs_every_tool_and_every_edit_is_seen_at_once(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_benchmark_runs_every_tool_and_every_edit_is_seen_at_once(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     arguments = ["--sizes", "1000", "--real", "300", "--rounds", "3", "--edits", "4"]
-    assert bench.main([*arguments, "--workdir", str(tmp_path), "--json", str(out)]) == 0
-    printed = capsys.readouterr().out
+    run = run_benchmark("tools", *arguments, "--workdir", str(tmp_path), "--json", str(out), timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    printed = run.stdout
     assert "synthetic (1,000 notes" in printed and "real-shaped (300 notes" in printed
     data = json.loads(out.read_text(encoding="utf-8"))
     assert [r["vault"] for r in data["results"]] == ["synthetic", "real-shaped"]
@@ -45,9 +47,6 @@ def test_the_benchmark_runs_every_tool_and_every_edit_is_seen_at_once(
 
 
 def test_the_synthetic_vaults_are_the_same_every_time(tmp_path: Path) -> None:
-    from tests.support.synthetic_vault import generate, generate_realistic
-    from tests.support.vaults import snapshot
-
     first = generate(tmp_path / "a", 120, seed=5, invalid=3)
     second = generate(tmp_path / "b", 120, seed=5, invalid=3)
     assert (first.notes, first.bytes, first.records) == (second.notes, second.bytes, second.records)

@@ -71,8 +71,8 @@ async def test_a_client_that_recalled_a_note_is_told_on_its_next_call_of_any_too
         # the description of every tool, since any of them may carry it.
         assert cursor.instructions is not None and FIELD in cursor.instructions
         assert "read_note it again before relying on it" in cursor.instructions
-        for tool in (await cursor.list_tools()).tools:
-            assert tool.description and FIELD in tool.description and "again first" in tool.description
+        for listed in (await cursor.list_tools()).tools:
+            assert listed.description and FIELD in listed.description and "again first" in listed.description
         first = await call(cursor, "recall_context", {"subject": "build-system", "query": "bazel"})
         assert [r["path"] for r in first["records"]] == [BUILD] and FIELD not in first
         await call(zed, "recall_context", {"subject": "release-process", "query": "tuesdays"})

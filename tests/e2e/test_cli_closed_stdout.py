@@ -11,6 +11,8 @@ import pytest
 from tests.support.e2e import vault_recall_command
 from vault_recall.app.cli.main import main
 
+pytestmark = [pytest.mark.e2e]
+
 COMMANDS = [
     ["status"],
     ["activity"],

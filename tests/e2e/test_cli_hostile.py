@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.support.e2e import vault_recall_command
+from tests.support.parts import as_nobody_if_root
 
 pytestmark = pytest.mark.e2e
 
@@ -75,11 +75,7 @@ def test_install_into_a_folder_it_cannot_write_is_one_sentence_and_the_snippet(w
     home = world_readable_tmp / "home"
     home.mkdir(mode=0o777)
     home.chmod(0o777)
-    prefix: tuple[str, ...] = ()
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("running as root without setpriv: every folder is writable to root")
-        prefix = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--")
+    prefix = tuple(as_nobody_if_root())
     done = run(home, "install", "cursor", "--config-file", str(locked / "mcp.json"), prefix=prefix)
     assert done.returncode == 1, done.stdout
     assert "Traceback" not in done.stderr and "Permission denied" not in done.stderr

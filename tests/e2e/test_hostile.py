@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -14,6 +13,7 @@ import anyio
 import pytest
 
 from tests.support.e2e import call, call_error, serving, vault_recall_command
+from tests.support.parts import as_nobody_if_root
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config.config_file import ActivitySettings, ClientEntry, Config, VaultEntry, activity_path
@@ -78,11 +78,7 @@ async def test_unreadable_files_are_named_only_to_clients_that_could_see_them(
     save_config(Config(clients=(ClientEntry(id="zed", exposure="vault"),)))
     home.chmod(0o777)  # saving made it the owner's only; the server runs as another user here
     (home / "config.json").chmod(0o644)
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("running as root without setpriv: nothing is unreadable to root")
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    prefix = as_nobody_if_root()
     try:
         async with serving("cursor", vault, prefix=prefix) as records_client:
             answers = [

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.e2e import call, call_error, copy_sample_vault, paths, serving, vault_recall_command
+from tests.support.parts import as_nobody_if_root
 from tests.support.vaults import record, snapshot, write_vault
 from vault_recall.server.recall.packing import json_size
 
@@ -129,11 +129,7 @@ async def test_an_unreadable_vault_folder_is_unavailable(
     # 'nobody' instead, against a vault only root may open: a real permission denial.
     vault = copy_sample_vault(world_readable_tmp / "Private vault")
     monkeypatch.setenv("VAULT_RECALL_HOME", str(world_readable_tmp / "home"))  # readable by 'nobody' too
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("running as root without setpriv: no way to be denied a read")
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    prefix = as_nobody_if_root()
     vault.chmod(0o700 if os.geteuid() == 0 else 0)
     try:
         async with serving("cursor", vault, prefix=prefix) as session:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.recall_quality import EVAL_ROOT, bm25, english_stemmer, load_queries
 from tests.support.e2e import call, copy_sample_vault, paths, serving
+from tests.support.recall_eval import EVAL_ROOT, bm25, english_stemmer, load_queries
 from vault_recall.server.recall.context import recall_context
 from vault_recall.server.recall.scope import Exposure, Scope
 

@@ -1,5 +1,6 @@
-"""`serve` answers `initialize` before importing anything a call needs (clients wait for it),
-and the entries of clients that do not wait by themselves tell them to."""
+"""`serve` answers `initialize` before importing anything a call needs: clients wait for it
+(and the entries of those that do not wait by themselves tell them to, as
+tests/app/clients/test_entry_env.py checks)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.paths import SAMPLE_VAULT
-from vault_recall.app.clients.catalogue import client_spec
+
+pytestmark = [pytest.mark.e2e]
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -61,12 +65,3 @@ def test_serve_answers_initialize_without_importing_what_only_calls_need() -> No
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "mcp.server.mcpserver" in imported  # the measurement works
     assert not imported & set(NOT_BEFORE_A_CALL), sorted(imported & set(NOT_BEFORE_A_CALL))
-
-
-def test_the_clients_that_start_without_a_late_server_are_told_to_wait() -> None:
-    codex = client_spec("codex")
-    claude = client_spec("claude-code")
-    assert codex is not None and claude is not None
-    codex_entry = codex.entry(["/bin/vault-recall", "serve", "--client", "codex"])
-    assert codex_entry["required"] is True and codex_entry["startup_timeout_sec"] == 20
-    assert claude.entry(["/bin/vault-recall", "serve", "--client", "claude-code"])["alwaysLoad"] is True

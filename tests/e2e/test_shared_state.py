@@ -1,21 +1,31 @@
-"""End to end: the config and the activity store shared by many real `serve` processes."""
+"""End to end: the config and the activity store shared by many real `serve` processes (and
+by CLI commands running at once)."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import anyio
 import pytest
 
 from tests.support.e2e import call, call_error, copy_sample_vault, paths, serving, vault_recall_command
+from tests.support.parts import as_nobody_if_root
+from tests.support.paths import REPO_ROOT
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.activity_view import clients_who_recalled, count_events, latest_per_client, recent_events
 from vault_recall.app.state.config_store import save_config
-from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, activity_path, config_path
+from vault_recall.server.config.config_file import (
+    ClientEntry,
+    Config,
+    VaultEntry,
+    activity_path,
+    config_path,
+    load_config,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -172,12 +182,8 @@ async def test_calls_answer_when_the_activity_store_cannot_be_written(
     home = world_readable_tmp / "home"
     home.mkdir(mode=0o755)
     monkeypatch.setenv("VAULT_RECALL_HOME", str(home))
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("running as root without setpriv: nothing is read-only to root")
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]  # 'home' is root's
-    else:
+    prefix = as_nobody_if_root()  # as 'nobody', 'home' is root's: read-only
+    if not prefix:
         home.chmod(0o555)
     try:
         async with serving("cursor", vault, prefix=prefix) as session:
@@ -188,3 +194,18 @@ async def test_calls_answer_when_the_activity_store_cannot_be_written(
         home.chmod(0o755)
     assert not activity_path().exists()
     assert recent_events(activity_path()) == []
+
+
+def test_commands_running_at_once_keep_every_change() -> None:
+    save_config(Config())
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "vault_recall.app", "client", "add", f"c{n}"],
+            cwd=REPO_ROOT,
+            env=dict(os.environ),
+            stdout=subprocess.DEVNULL,
+        )
+        for n in range(10)
+    ]
+    assert all(p.wait(timeout=60) == 0 for p in processes)
+    assert sorted(c.id for c in load_config().clients) == sorted(f"c{n}" for n in range(10))

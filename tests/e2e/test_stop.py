@@ -17,7 +17,7 @@ from vault_recall.server.activity.store import connect
 
 pytestmark = pytest.mark.e2e
 
-HELLO = [
+HELLO: list[dict[str, Any]] = [
     {
         "jsonrpc": "2.0",
         "id": 1,

@@ -12,19 +12,16 @@ from pathlib import Path
 import pytest
 
 from tests.support.e2e import call
+from tests.support.parts import need
 from tests.support.paths import REPO_ROOT, SAMPLE_VAULT
+from tests.support.sni_host import find_node, panel, start_session_bus
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    try:
-        import PyInstaller  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("CI must build the bundle: PyInstaller is missing from the test extra")
-        pytest.skip("PyInstaller is not installed")
+    need("pyinstaller", "binutils")
     out = tmp_path_factory.mktemp("bundle")
     env = {**os.environ, "PYTHON": sys.executable, "DIST": str(out / "dist"), "WORK": str(out / "work")}
     subprocess.run(
@@ -61,13 +58,8 @@ def test_the_bundles_snippets_point_at_the_bundle_and_its_demo_passes(bundle: Pa
 
 async def test_the_bundles_tray_is_a_statusnotifieritem_without_gtk(bundle: Path, tmp_path: Path) -> None:
     """The bundle carries no GTK; on a panel that hosts StatusNotifierItems its tray shows."""
-    import shutil
-
-    from tests.support.sni_host import find_node, panel, start_session_bus
-
     assert not (bundle.parent / "_internal/gi").exists()
-    if shutil.which("dbus-daemon") is None:
-        pytest.skip("dbus-daemon is not installed")
+    need("dbus-daemon")
     bus = start_session_bus()
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "VAULT_RECALL_TRAY", "PYSTRAY_BACKEND")}
     env.update(DBUS_SESSION_BUS_ADDRESS=bus.address, WAYLAND_DISPLAY="wayland-bundle-test")

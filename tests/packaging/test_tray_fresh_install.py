@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.parts import need, need_linux
 from tests.support.paths import REPO_ROOT
 from tests.support.sni_host import find_node, panel, start_session_bus
 
@@ -25,12 +26,8 @@ NOT_COPIED = (".venv", ".git", "build", "dist", "__pycache__", "*.egg-info", ".*
 async def test_a_fresh_venv_without_a_compiler_installs_the_tray_and_it_shows_on_a_wayland_panel(
     tmp_path: Path,
 ) -> None:
-    if not sys.platform.startswith("linux"):
-        pytest.skip("the StatusNotifierItem tray is Linux's")
-    if shutil.which("dbus-daemon") is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the fresh-install test; dbus-daemon is missing (.ci/run installs it)")
-        pytest.skip("dbus-daemon is not installed")
+    need_linux("the StatusNotifierItem tray")
+    need("dbus-daemon")
     project = tmp_path / "vault-recall"
     shutil.copytree(REPO_ROOT, project, ignore=shutil.ignore_patterns(*NOT_COPIED))
     nothing = tmp_path / "empty-bin"

@@ -3,7 +3,8 @@
 `server/` never imports the tray side; inside it, vault ← obsidian ← recall ← config ←
 activity ← mcp, each importing only what lies below it; inside `app/`, state ← clients ←
 desktop ← tray ← cli.  No module imports another in a circle, and nothing imports our code
-by the generic top-level names `app` or `server`.
+by the generic top-level names `app` or `server`.  No test module imports another (what tests
+share lives in tests/support/), and bench/ takes nothing from tests/ but tests.support.
 """
 
 from __future__ import annotations
@@ -96,6 +97,64 @@ def test_nothing_imports_our_code_by_a_generic_top_level_name() -> None:
             if bad:
                 offenders[str(path.relative_to(REPO_ROOT))] = sorted(bad)
     assert offenders == {}
+
+
+def relative_imports(tree: ast.AST, package: tuple[str, ...]) -> Iterator[str]:
+    """The modules relative imports (`from .test_x import y`) name, spelt out from `package`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            base = package[: len(package) - (node.level - 1)]
+            stem = ".".join([*base, *([node.module] if node.module else [])])
+            yield stem
+            yield from (f"{stem}.{alias.name}" for alias in node.names)
+
+
+def absolute_imports_of(path: Path) -> Iterator[str]:
+    yield from imports_of(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    yield from relative_imports(tree, path.relative_to(REPO_ROOT).parent.parts)
+
+
+def names_a_test_module(name: str) -> bool:
+    return any(part.startswith("test_") for part in name.split("."))
+
+
+def test_no_test_module_imports_another() -> None:
+    offenders = {}
+    for path in sorted((REPO_ROOT / "tests").rglob("*.py")):
+        bad = {name for name in absolute_imports_of(path) if names_a_test_module(name)}
+        if bad:
+            offenders[str(path.relative_to(REPO_ROOT))] = sorted(bad)
+    assert offenders == {}
+
+
+def test_bench_takes_nothing_from_tests_but_tests_support() -> None:
+    offenders = {}
+    for path in sorted((REPO_ROOT / "bench").rglob("*.py")):
+        bad = {
+            name
+            for name in absolute_imports_of(path)
+            if name.split(".")[0] == "tests" and not (name + ".").startswith("tests.support.")
+        }
+        if bad:
+            offenders[str(path.relative_to(REPO_ROOT))] = sorted(bad)
+    assert offenders == {}
+
+
+def test_the_test_import_check_sees_absolute_and_relative_imports_of_test_modules(tmp_path: Path) -> None:
+    written = tmp_path / "m.py"
+    written.write_text("from tests.server.recall.test_fast_scan import scope\nimport tests.support.vaults\n")
+    assert sorted(n for n in imports_of(written) if names_a_test_module(n)) == [
+        "tests.server.recall.test_fast_scan",
+        "tests.server.recall.test_fast_scan.scope",
+    ]
+    tree = ast.parse("from .test_fast_scan import scope\nfrom ..support import vaults\n")
+    names = set(relative_imports(tree, ("tests", "server", "recall")))
+    assert {n for n in names if names_a_test_module(n)} == {
+        "tests.server.recall.test_fast_scan",
+        "tests.server.recall.test_fast_scan.scope",
+    }
+    assert "tests.server.support.vaults" in names
 
 
 @pytest.mark.parametrize(("side", "layers"), [("server", SERVER_LAYERS), ("app", APP_LAYERS)])

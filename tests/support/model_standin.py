@@ -155,6 +155,7 @@ class _Handler(BaseHTTPRequestHandler):
             ("message_start", {"type": "message_start", "message": {**message, "content": [], "stop_reason": None}})
         ]
         for index, block in enumerate(blocks):
+            start: dict[str, Any]
             if block["type"] == "text":
                 start = {"type": "text", "text": ""}
                 delta = {"type": "text_delta", "text": block["text"]}

@@ -9,6 +9,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.support.paths import REPO_ROOT
 
@@ -22,10 +23,6 @@ class Run:
     returncode: int
     stdout: str
     stderr: str
-
-
-def installed(executable: str) -> bool:
-    return (BIN / executable).exists() and (BIN / "node").exists()
 
 
 def client_env(home: Path, **extra: str) -> dict[str, str]:
@@ -46,7 +43,7 @@ def run_client(argv: list[str], env: dict[str, str], cwd: Path, timeout: float =
     return Run(done.returncode, done.stdout, done.stderr)
 
 
-def tool_result_json(text: str) -> dict[str, object]:
+def tool_result_json(text: str) -> dict[str, Any]:
     """The JSON object inside a tool result as a client sends it back to the model (Codex puts
     a few lines of its own before it)."""
     start = text.index("{")

@@ -251,7 +251,7 @@ def find_node(node: dict[str, Any], *labels: str) -> dict[str, Any]:
 
 def as_model(node: dict[str, Any]) -> list[dict[str, Any]]:
     """The layout in the shape of the tray's menu dump (tray_app.menu_as_data), to compare."""
-    items = []
+    items: list[dict[str, Any]] = []
     for child in node["children"]:
         if child.get("type") == "separator":
             items.append({"text": "-", "checked": None, "enabled": True, "submenu": None})

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from textwrap import dedent
 
 
-def write_vault(root: Path, notes: dict[str, str | bytes]) -> Path:
+def write_vault(root: Path, notes: Mapping[str, str | bytes]) -> Path:
     """Write `notes` (vault path → text, dedented, or exact bytes) under `root`."""
     root.mkdir(parents=True, exist_ok=True)
     for rel, content in notes.items():

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.support.e2e import vault_recall_command
 from tests.support.paths import SAMPLE_VAULT
 from tests.support.vaults import write_vault
 from vault_recall.app.cli.main import main
@@ -163,18 +161,3 @@ def test_status_on_one_screen(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert "* sample-vault" in out and "health: sample-vault — 10 notes, 7 records, no problems" in out
     assert "cursor: vault active, sees memory records of every subject; no calls" in out
-
-
-def test_the_console_script_prints_help_for_every_command() -> None:
-    for argv in (
-        ["--help"],
-        ["vault", "--help"],
-        ["client", "expose", "--help"],
-        ["activity", "--help"],
-        ["health", "--help"],
-        ["status", "--help"],
-        ["serve", "--help"],
-        ["demo", "--help"],
-    ):
-        done = subprocess.run([*vault_recall_command(), *argv], capture_output=True, text=True, timeout=60, check=False)
-        assert done.returncode == 0 and done.stdout.startswith("usage: vault-recall"), argv

@@ -1,4 +1,5 @@
-"""Every entry carries what its server needs to reach this config and activity store."""
+"""Every entry carries what its server needs to reach this config and activity store, and
+tells a client that does not wait for a late server by itself to wait."""
 
 from __future__ import annotations
 
@@ -106,3 +107,12 @@ def _with_entry(spec: ClientSpec, text: str, entry: dict[str, object]) -> str:
     else:
         data[spec.container][SERVER_NAME] = entry
     return yaml.safe_dump(data) if spec.format == "yaml" else json.dumps(data, indent=2)
+
+
+def test_the_clients_that_start_without_a_late_server_are_told_to_wait() -> None:
+    codex = client_spec("codex")
+    claude = client_spec("claude-code")
+    assert codex is not None and claude is not None
+    codex_entry = codex.entry(["/bin/vault-recall", "serve", "--client", "codex"])
+    assert codex_entry["required"] is True and codex_entry["startup_timeout_sec"] == 20
+    assert claude.entry(["/bin/vault-recall", "serve", "--client", "claude-code"])["alwaysLoad"] is True

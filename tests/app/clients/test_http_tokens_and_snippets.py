@@ -1,12 +1,11 @@
-"""Tokens for `vault-recall http` (only a hash in the config, strictly validated), the URL form of
-snippets and install for every client that connects by URL, and the tray's endpoint child."""
+"""Tokens for `vault-recall http` (only a hash in the config, strictly validated), and the URL
+form of snippets and install for every client that connects by URL.  (The tray's endpoint
+child runs a real `http` process: tests/e2e/test_tray_endpoint.py.)"""
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import socket
 import stat
 import tomllib
 from pathlib import Path
@@ -14,38 +13,15 @@ from typing import Any
 
 import pytest
 
-from tests.support.e2e import vault_recall_command
-from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, post
+from tests.support.url_entries import TOKEN, our_entry, token_of
 from vault_recall.app.cli.main import main
-from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, TOKEN_ENV, client_spec
+from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.state.config_store import issue_token, revoke_token
-from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
 from vault_recall.server.config.config_file import ConfigError, config_path, load_config, parse_config
 from vault_recall.server.config.tokens import client_of_token, token_hash
 
 URL = "http://127.0.0.1:27183/mcp"
 URL_KEYS = {"url", "serverUrl", "httpUrl"}
-TOKEN = re.compile(r"vrt_[A-Za-z0-9_-]{43}")
-
-
-def our_entry(client_id: str, text: str) -> dict[str, Any]:
-    spec = client_spec(client_id)
-    assert spec is not None
-    data = tomllib.loads(text) if spec.format == "toml" else json.loads(text)
-    entry = data[spec.container][SERVER_NAME]
-    assert isinstance(entry, dict)
-    return entry
-
-
-def token_of(entry: dict[str, Any], stderr: str) -> str:
-    if "bearer_token_env_var" in entry:  # Codex: the token lives in the environment
-        assert entry["bearer_token_env_var"] == TOKEN_ENV
-        found = TOKEN.search(stderr.split(f"export {TOKEN_ENV}=", 1)[1])
-        assert found is not None
-        return found.group(0)
-    scheme, _, token = entry["headers"]["Authorization"].partition(" ")
-    assert scheme == "Bearer"
-    return token
 
 
 # -- tokens in the config --------------------------------------------------------------------
@@ -171,39 +147,3 @@ def test_a_dry_run_by_url_makes_no_token_and_writes_nothing(tmp_path: Path, caps
     assert main(["install", "cursor", "--form", "http", "--dry-run", "--config-file", str(path)]) == 0
     assert "<new token>" in capsys.readouterr().out
     assert not path.exists() and load_config().client("cursor") is None
-
-
-# -- the tray's endpoint ----------------------------------------------------------------------------
-
-
-def test_the_trays_endpoint_starts_serves_copies_a_url_snippet_and_stops() -> None:
-    endpoint = EndpointProcess(listen="127.0.0.1:0", command=vault_recall_command())
-    notes: list[str] = []
-    copied: list[str] = []
-    try:
-        assert endpoint_action(("endpoint", "start"), endpoint, notes.append, copied.append) is True
-        url = endpoint.url
-        assert url is not None and url.startswith("http://127.0.0.1:") and url in notes[-1]
-        port = int(url.rsplit(":", 1)[1].split("/")[0])
-        assert post(port, INITIALIZE, JSON_HEADERS)[0] == 401  # really serving, and guarded
-        endpoint_action(("copy_http_snippet", "cursor"), endpoint, notes.append, lambda t: copied.append(t) or True)
-        entry = our_entry("cursor", copied[-1])
-        assert entry["url"] == url and client_of_token(load_config(), token_of(entry, "")) == "cursor"
-        assert "with a new token" in notes[-1]
-        endpoint_action(("copy_text", url), endpoint, notes.append, lambda t: copied.append(t) or True)
-        assert copied[-1] == url
-        assert endpoint_action(("open_vault",), endpoint, notes.append) is False  # not the endpoint's
-    finally:
-        endpoint_action(("endpoint", "stop"), endpoint, notes.append)
-    assert endpoint.url is None and notes[-1] == "The HTTP endpoint is stopped"
-
-
-def test_the_trays_endpoint_says_why_it_could_not_start() -> None:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen(1)
-        port = taken.getsockname()[1]
-        endpoint = EndpointProcess(listen=f"127.0.0.1:{port}", command=vault_recall_command())
-        with pytest.raises(EndpointError, match=r"cannot listen on 127\.0\.0\.1"):
-            endpoint.start()
-    assert endpoint.url is None

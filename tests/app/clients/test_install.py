@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ import yaml
 from tests.support.paths import REPO_ROOT
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec, client_spec
-from vault_recall.app.clients.install import BACKUP_SUFFIX, InstallError, apply, plan_install, plan_uninstall
+from vault_recall.app.clients.install import BACKUP_SUFFIX, InstallError, Plan, apply, plan_install, plan_uninstall
 from vault_recall.server.config.config_file import load_config
 
 ARGV = ["/opt/vault recall/bin/vault-recall", "serve", "--client", "cursor"]
@@ -317,7 +318,11 @@ def test_a_broken_config_of_ours_stops_the_install_before_the_clients_file(
 def test_duplicate_keys_are_refused(tmp_path: Path, content: str) -> None:
     path = tmp_path / "mcp.json"
     path.write_text(content, encoding="utf-8")
-    for make in (lambda: plan_install(spec("cursor"), ARGV, path), lambda: plan_uninstall(spec("cursor"), path)):
+    makes: list[Callable[[], Plan]] = [
+        lambda: plan_install(spec("cursor"), ARGV, path),
+        lambda: plan_uninstall(spec("cursor"), path),
+    ]
+    for make in makes:
         with pytest.raises(InstallError, match="twice in one object"):
             make()
     assert path.read_text(encoding="utf-8") == content

@@ -9,17 +9,19 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.depth import depth
 from vault_recall.app.clients import guarded_write
 from vault_recall.app.clients.catalogue import SERVER_NAME, client_spec
 from vault_recall.app.clients.guarded_write import BACKUP_SUFFIX, KEEP_BACKUPS, backups_of
-from vault_recall.app.clients.install import InstallError, apply, plan_install, plan_uninstall
+from vault_recall.app.clients.install import InstallError, Plan, apply, plan_install, plan_uninstall
 from vault_recall.app.state.config_store import register, save_config
 from vault_recall.server.config.config_file import Config, config_path, load_config
 
@@ -67,8 +69,9 @@ def _with_writer(path: Path, pause: float, pairs: int) -> tuple[int, list[int], 
     assert spec is not None
     try:
         time.sleep(0.05)  # the writer is at work before the first edit
+        steps: list[Callable[[], Plan]] = [lambda: plan_install(spec, ARGV, path), lambda: plan_uninstall(spec, path)]
         for _ in range(pairs):
-            for plan in (lambda: plan_install(spec, ARGV, path), lambda: plan_uninstall(spec, path)):
+            for plan in steps:
                 try:
                     apply(plan())
                     done += 1
@@ -97,10 +100,11 @@ def _history(path: Path) -> list[int]:
 def test_a_client_app_rewriting_its_config_every_2_ms_loses_no_change(tmp_path: Path) -> None:
     path = tmp_path / ".claude.json"
     _big_claude_json(path, 400)  # ~250 KB
-    written, history, done, refused = _with_writer(path, 0.002, 15)
-    assert written > 100  # the writer really was busy all along
+    pairs = max(3, round(15 * depth()))  # 15 under the `ci` profile (tests/support/depth.py)
+    written, history, done, refused = _with_writer(path, 0.002, pairs)
+    assert written > 7 * pairs  # the writer really was busy all along
     assert sorted(history) == list(range(1, written + 1))  # not one of its changes lost
-    assert done + refused == 30
+    assert done + refused == 2 * pairs
 
 
 def test_with_a_client_app_writing_now_and_then_every_install_and_uninstall_succeeds(tmp_path: Path) -> None:
@@ -120,7 +124,7 @@ def test_a_change_landing_between_the_last_look_and_the_swap_is_put_back(tmp_pat
     spec = client_spec("cursor")
     assert spec is not None
     real_swap = guarded_write.swap
-    raced = []
+    raced: list[bool] = []
 
     def swap_after_their_write(first: Path, second: Path) -> bool:
         if not raced:
@@ -282,7 +286,6 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=80, deadline=None)
 @given(
     data=st.dictionaries(st.text(max_size=8).filter(lambda k: k != "mcpServers"), json_values, max_size=5),
     indent=st.sampled_from([None, 2, 4, "\t"]),
@@ -330,7 +333,9 @@ def test_backups_keep_the_original_and_the_newest_few(tmp_path: Path) -> None:
     assert all(b.name.endswith(BACKUP_SUFFIX) for b in backups)
 
 
-def test_an_unwritable_folder_is_one_sentence_and_the_file_is_untouched(tmp_path: Path) -> None:
+def test_an_unwritable_folder_is_one_sentence_and_the_file_is_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "locked"
     folder.mkdir()
     path = folder / "mcp.json"
@@ -338,21 +343,14 @@ def test_an_unwritable_folder_is_one_sentence_and_the_file_is_untouched(tmp_path
     spec = client_spec("cursor")
     assert spec is not None
     plan = plan_install(spec, ARGV, path)
-    real = guarded_write.replace_if_unchanged
 
     def denied(*args: object) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
-    try:
-        guarded_write.replace_if_unchanged = denied  # type: ignore[assignment]
-        import vault_recall.app.clients.install as install_module
-
-        install_module.replace_if_unchanged = denied  # type: ignore[assignment]
-        with pytest.raises(InstallError) as caught:
-            apply(plan)
-    finally:
-        guarded_write.replace_if_unchanged = real
-        install_module.replace_if_unchanged = real
+    monkeypatch.setattr(guarded_write, "replace_if_unchanged", denied)
+    monkeypatch.setattr("vault_recall.app.clients.install.replace_if_unchanged", denied)
+    with pytest.raises(InstallError) as caught:
+        apply(plan)
     assert str(caught.value) == f"{path} cannot be written (permission denied), so it was left untouched"
     assert path.read_text(encoding="utf-8") == "{}"
     assert backups_of(path) == []

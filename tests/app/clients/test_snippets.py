@@ -93,9 +93,9 @@ def test_deep_links_decode_back_to_the_same_entry(base: list[str]) -> None:
     vscode = client_spec("vscode")
     assert vscode is not None
     argv = serve_argv("vscode", None, base=base)
-    link = link_snippet(vscode, argv)
-    assert link.startswith("vscode:mcp/install?")
-    assert json.loads(unquote(link.split("?", 1)[1])) == {"name": SERVER_NAME, **vscode.entry(argv)}
+    text = link_snippet(vscode, argv)
+    assert text.startswith("vscode:mcp/install?")
+    assert json.loads(unquote(text.split("?", 1)[1])) == {"name": SERVER_NAME, **vscode.entry(argv)}
 
 
 def test_clients_without_a_form_say_which_forms_they_have() -> None:

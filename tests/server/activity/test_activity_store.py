@@ -2,34 +2,21 @@
 
 from __future__ import annotations
 
-import json
-import select
 import sqlite3
-import subprocess
 import time
 from pathlib import Path
-from typing import IO
 
 import pytest
 
-from tests.support.e2e import vault_recall_command
-from vault_recall.app.cli.main import main
+from tests.support.activity_events import event
 from vault_recall.app.state.activity_view import clients_who_recalled, count_events, latest_per_client, recent_events
-from vault_recall.app.state.config_store import save_config
 from vault_recall.server.activity.store import (
     SCHEMA_VERSION,
-    ActivityEvent,
     ActivityWriter,
     connect,
     event_from_result,
     prune,
 )
-from vault_recall.server.config.config_file import ActivitySettings, Config, activity_path
-
-
-def event(client: str = "cursor", **kw: object) -> ActivityEvent:
-    fields: dict[str, object] = {"tool": "recall_context", "duration_ms": 1.5, "status": "ok"} | kw
-    return ActivityEvent(client=client, **fields)  # type: ignore[arg-type]
 
 
 def test_events_are_stored_with_what_they_returned(tmp_path: Path) -> None:
@@ -147,39 +134,6 @@ def test_an_error_is_recorded_as_an_error() -> None:
         keep_query_text=True,
     )
     assert (failed.status, failed.error, failed.query, failed.returned) == ("error", "no note 'x'", "x", ())
-
-
-def test_the_activity_command_prints_and_filters(capsys: pytest.CaptureFixture[str]) -> None:
-    save_config(Config(activity=ActivitySettings()))
-    writer = ActivityWriter()
-    writer.append(activity_path(), event("cursor", subject="build", query="bazel", returned=(("A.md", "r"),)))
-    writer.append(activity_path(), event("zed", tool="list_subjects"))
-    assert main(["activity"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert len(out) == 2 and "cursor" in out[0] and "build 'bazel'" in out[0] and "[A.md]" in out[0]
-    assert main(["activity", "--client", "zed", "--json"]) == 0
-    (line,) = capsys.readouterr().out.splitlines()
-    assert json.loads(line)["tool"] == "list_subjects"
-
-
-def read_line(stream: IO[str], timeout: float = 30) -> str:
-    ready, _, _ = select.select([stream], [], [], timeout)
-    assert ready, f"nothing printed within {timeout} s"
-    return stream.readline()
-
-
-def test_activity_follow_prints_new_events_as_they_come() -> None:
-    writer = ActivityWriter()
-    writer.append(activity_path(), event("before"))
-    with subprocess.Popen(
-        [*vault_recall_command(), "activity", "--follow", "--json"], stdout=subprocess.PIPE, text=True
-    ) as follower:
-        assert follower.stdout is not None
-        assert json.loads(read_line(follower.stdout))["client"] == "before"
-        writer.append(activity_path(), event("after"))
-        assert json.loads(read_line(follower.stdout))["client"] == "after"  # the next poll, about 1 s
-        follower.terminate()
-        follower.wait(timeout=30)
 
 
 def test_errors_do_not_keep_query_text_when_it_is_off() -> None:

@@ -246,21 +246,6 @@ def test_settings_this_version_does_not_know_survive_a_write() -> None:
     assert data["activity"]["future_knob"] == 3
 
 
-def test_commands_running_at_once_keep_every_change() -> None:
-    save_config(Config())
-    processes = [
-        subprocess.Popen(
-            [sys.executable, "-m", "vault_recall.app", "client", "add", f"c{n}"],
-            cwd=REPO_ROOT,
-            env=dict(os.environ),
-            stdout=subprocess.DEVNULL,
-        )
-        for n in range(10)
-    ]
-    assert all(p.wait(timeout=60) == 0 for p in processes)
-    assert sorted(c.id for c in load_config().clients) == sorted(f"c{n}" for n in range(10))
-
-
 def test_a_relative_home_is_taken_from_the_working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("VAULT_RECALL_HOME", "relative-home")

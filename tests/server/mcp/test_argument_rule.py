@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from vault_recall.server.mcp.argument_errors import resembles, unknown_arguments
 
-SCHEMA = {"properties": {"subject": {}, "query": {}, "budget": {}, "limit": {}, "match": {}}}
+SCHEMA: dict[str, Any] = {"properties": {"subject": {}, "query": {}, "budget": {}, "limit": {}, "match": {}}}
 OURS = ["subject", "query", "budget", "limit", "match", "on_or_after", "note", "section"]
 
 

@@ -80,13 +80,12 @@ async def test_a_closed_stream_before_any_answer_is_still_an_error() -> None:
 
 
 def _record(exc: BaseException | None) -> logging.LogRecord:
+    info: tuple[Any, Any, Any] | None = None
     try:
         if exc is not None:
             raise exc
     except BaseException:
         info = sys.exc_info()
-    else:
-        info = None
     return logging.LogRecord(
         "mcp.server.streamable_http", logging.ERROR, __file__, 1, "Error handling POST request", (), info
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
@@ -44,14 +44,12 @@ YAMLISH = st.lists(
 ).map("\n".join)
 
 
-@settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=400))
 def test_random_bytes_never_raise(data: bytes) -> None:
     note = parse_note("F.md", data, 0)
     assert isinstance(note, Note | InvalidNote)
 
 
-@settings(max_examples=600, deadline=None)
 @given(YAMLISH, st.text(max_size=80), st.booleans())
 def test_random_properties_never_raise(props: str, body: str, closed: bool) -> None:
     text = "---\n" + props + ("\n---\n" if closed else "\n") + body

@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from ruamel.yaml import YAML
 from ruamel.yaml.error import ReusedAnchorWarning, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from tests.server.obsidian.test_flat_properties import LEFT, NAMES, TAKEN, blocks, exact, yaml_reading
+from tests.support.yaml_blocks import LEFT, NAMES, TAKEN, blocks, exact, yaml_reading
 from vault_recall.server.obsidian.properties import MAX_EXPANDED_VALUES, normalize_value
 
 # YAML 1.2 core schema (spec 10.3.2), written out here rather than taken from the loader.
-CORE = [
+CORE: list[tuple[re.Pattern[str], Callable[[str], Any]]] = [
     (re.compile(r"null|Null|NULL|~|"), lambda _: None),
     (re.compile(r"true|True|TRUE"), lambda _: True),
     (re.compile(r"false|False|FALSE"), lambda _: False),
@@ -140,7 +141,6 @@ def agree(text: str) -> bool:
     return ("error" if ours.startswith("error") else ours) == reference
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(blocks())
 def test_the_strict_reading_is_yaml_1_2(text: str) -> None:
     assert agree(text), (text, yaml_reading(text), reference_reading(text))

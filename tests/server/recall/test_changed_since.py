@@ -157,7 +157,7 @@ def test_changes_are_attached_within_the_budget_and_the_rest_counted() -> None:
         assert json_size(result) <= budget
         assert told == changes[: len(result[FIELD])] and result[OMITTED_FIELD] == len(changes) - len(told)
         # One more entry would not have fit.
-        bigger = {"status": "ok", "untrusted": True, "records": []}
+        bigger: dict[str, Any] = {"status": "ok", "untrusted": True, "records": []}
         attach(bigger, changes, budget + 400)
         assert len(bigger[FIELD]) > len(told)
     full: dict[str, Any] = {"status": "ok", "text": "x" * 500}

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.recall.test_fast_scan import TRICKY
-from tests.server.recall.test_read_note_index import outcome, reference_backlinks, reference_read
-from tests.server.recall.test_search_stream import reference_search
+from tests.support.reference_tools import outcome, reference_backlinks, reference_read, reference_search
 from tests.support.synthetic_vault import generate
+from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import record, write_vault
 from vault_recall.server.recall import reading, search
 from vault_recall.server.recall.backlinks import get_backlinks

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.obsidian.test_resolve import obsidian_link_target
+from tests.support.obsidian_links import obsidian_link_target
 from tests.support.vaults import record, write_vault
 from tests.support.whole_vault import excluded_note_paths
 from vault_recall.server.errors import NoteNotFound

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, pack
@@ -32,7 +32,6 @@ ENVELOPE = st.fixed_dictionaries(
 PROBLEM = st.fixed_dictionaries({"path": TEXT, "reason": st.text(max_size=400)})
 
 
-@settings(max_examples=400, deadline=None)
 @given(
     ENVELOPE,
     st.lists(RECORD, max_size=25),
@@ -87,7 +86,6 @@ def test_an_envelope_too_long_for_the_budget_is_shortened_never_a_record() -> No
     assert result["reason"].endswith("…")
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(RECORD, max_size=30), st.integers(512, 8192), st.integers(1, 20))
 def test_lazily_shaped_candidates_pack_exactly_as_shaped_ones(
     candidates: list[dict[str, Any]], budget: int, limit: int
@@ -106,7 +104,6 @@ def test_lazily_shaped_candidates_pack_exactly_as_shaped_ones(
     assert all(len(candidates[i]["text"]) < budget for i in shaped_on_demand)
 
 
-@settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
 def test_a_text_size_is_its_json_size(text: str) -> None:
     assert json_text_size(text) == json_size(text)

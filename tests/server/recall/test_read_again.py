@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.vaults import write_vault
-from vault_recall.server.recall import context
+from vault_recall.server.recall import context, scan
 from vault_recall.server.recall.scope import Exposure, Scope
 
 OLD = "---\nsubject: build-system\n---\nold cache decision\n"
@@ -22,7 +22,7 @@ EVENT = "---\nsubject: build-system\nkind: event\ndate: 2026-03-0{n}\n---\ncache
 def saving_after_passes(monkeypatch: pytest.MonkeyPatch, note: Path, texts: list[str]) -> list[int]:
     """Make each pass over the records save `note` anew once it is done (the person saving
     while the answer is put together); returns the list the passes are counted in."""
-    real = context.each_record
+    real = scan.each_record  # what context calls, by the name it imported
     passes: list[int] = []
 
     def each_record_then_save(*args: Any) -> Iterator[Any]:
@@ -67,7 +67,7 @@ def test_records_that_cannot_fit_are_never_read_again(tmp_path: Path, monkeypatc
     big = "---\nsubject: build-system\n---\ncache " + "x" * 5000 + "\n"
     vault = write_vault(tmp_path / "v", {"Big.md": big, "Small.md": OLD})
     read: list[str] = []
-    real = context.read_again
+    real = scan.read_again
 
     def counting(root: Path, path: str, revision: str) -> Any:
         read.append(path)

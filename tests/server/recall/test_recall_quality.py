@@ -1,10 +1,9 @@
-"""The recall-quality evaluation (bench/recall_quality.py): its queries agree with its vaults,
-its report covers every method and style, and its BM25 baseline behaves as BM25 should.
-Figures are printed by the script, never asserted here."""
+"""The recall-quality evaluation (tests/support/recall_eval.py, which bench/recall_quality.py
+runs): its queries agree with its vaults, its report covers every method and style, and its
+BM25 baseline behaves as BM25 should.  Figures are printed by the script, never asserted here."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections import Counter
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import recall_quality as rq
+from tests.support import recall_eval as rq
 from vault_recall.server.recall.records import MemoryRecord
 from vault_recall.server.recall.scan import each_record
 from vault_recall.server.vault.listing import list_notes
@@ -169,24 +168,6 @@ def test_a_hit_counts_only_when_an_expected_record_is_returned_in_place() -> Non
     figures = rq.evaluate("holdout", [query], methods).figures()
     got = {m: (figures[m]["keywords hit@1"], figures[m]["keywords hit@3"]) for m in methods}
     assert got == {"first": (1, 1), "third": (0, 1), "fourth": (0, 0)}
-
-
-def test_the_script_prints_its_table_and_writes_every_outcome(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    pytest.importorskip("snowballstemmer")
-    out = tmp_path / "quality.json"
-    assert rq.main(["--vault", "holdout", "--limit-queries", "1", "--show-misses", "--json", str(out)]) == 0
-    printed = capsys.readouterr().out
-    assert all(method in printed for method in ("ours (default)", "ours (match=all)", "BM25", "BM25+stem"))
-    written = json.loads(out.read_text(encoding="utf-8"))
-    assert [r["vault"] for r in written] == ["holdout"]
-    assert len(written[0]["outcomes"]) == len(rq.STYLES) * 4
-    assert written[0]["errors"] == dict.fromkeys(["ours (default)", "ours (match=all)", "BM25", "BM25+stem"], 0)
-    by_id = {q.id: q for q in QUERIES}
-    described = [(o["query"], o["subject"], tuple(o["expected"])) for o in written[0]["outcomes"]]
-    asked = [by_id[o["query_id"]] for o in written[0]["outcomes"]]
-    assert described == [(q.query, q.subject, q.expected) for q in asked]
 
 
 # --- the BM25 baseline -----------------------------------------------------------------------

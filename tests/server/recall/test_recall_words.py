@@ -3,7 +3,7 @@ ASCII bodies into words; it must find exactly what splitting every field would."
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import Note, parse_note
@@ -59,7 +59,6 @@ def naive_fields(note: Note, wanted: list[str]) -> dict[str, set[str]]:
     return {name: set(found).intersection(wanted) for name, found in fields.items()}
 
 
-@settings(max_examples=600, deadline=None)
 @given(
     st.lists(st.sampled_from(PIECES), max_size=30),
     st.lists(st.sampled_from(PIECES), max_size=3),
@@ -77,7 +76,6 @@ def test_the_fields_holding_each_word_are_those_splitting_would_give(
     assert strict_match.fields_holding(record, wanted) == naive_fields(note, wanted)
 
 
-@settings(max_examples=600, deadline=None)
 @given(st.text(alphabet="abcx_1 -#\n.Aé", max_size=60), st.sampled_from(["a", "ab", "x1", "_", "abc", "b_c"]))
 def test_a_word_is_held_exactly_when_it_is_one_of_the_words(text: str, word: str) -> None:
     if text.isascii():

@@ -7,14 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.server.obsidian.test_flat_properties import SCALARS
-from tests.server.recall.test_fast_scan import TRICKY
 from tests.support.synthetic_vault import generate, generate_realistic
+from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
 from tests.support.whole_vault import scan_vault
+from tests.support.yaml_blocks import SCALARS
 from vault_recall.server.obsidian.note import InvalidNote, parse_note
 from vault_recall.server.recall import context
 from vault_recall.server.recall.record_tally import Tally, plain_record
@@ -132,7 +132,6 @@ def notes(draw: st.DrawFn) -> bytes:
     return (bom + text + body).encode("utf-8") + rarely(draw, [""], ["\xff not UTF-8\n"]).encode("latin-1")
 
 
-@settings(max_examples=3000, deadline=None)
 @given(notes())
 def test_a_counted_note_is_the_record_the_full_reading_makes(data: bytes) -> None:
     assert agrees(data), (data, plain_record(data, len(data)), full_reading(data))

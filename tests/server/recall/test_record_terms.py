@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import Note, parse_note
@@ -43,7 +43,6 @@ def naive(note: Note, query: Query) -> dict[str, list[int]]:
     }
 
 
-@settings(max_examples=1000, deadline=None)
 @given(
     st.lists(st.sampled_from(BODY_PIECES), max_size=25),
     st.lists(st.sampled_from(TAGS), max_size=3, unique=True),

@@ -3,59 +3,21 @@ search that kept every hit whole, and notice a note that changed before it was r
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from tests.server.recall.test_fast_scan import TRICKY
+from tests.support.reference_tools import reference_search
 from tests.support.synthetic_vault import generate
+from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
-from tests.support.whole_vault import view_or_unavailable
 from vault_recall.server.recall import search
-from vault_recall.server.recall.packing import answer, json_size, json_text_size, pack
+from vault_recall.server.recall.packing import json_size, json_text_size
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.search import excerpt, hit, hit_size
-from vault_recall.server.recall.view import problem
-
-
-def reference_search(scope: Scope, query: str, limit: int, budget: int, subject: str | None) -> dict[str, Any]:
-    """The search as it was: every visible note in memory, every hit a dict, then packed."""
-    envelope: dict[str, Any] = {"status": "ok", "untrusted": True, "vault": None, "query": query}
-    if subject is not None:
-        envelope["subject"] = subject
-    view = view_or_unavailable(scope, envelope)
-    if view is None:
-        return pack(envelope, [], budget=budget, limit=limit)
-    notes = [
-        note
-        for path, note in view.visible.items()
-        if subject is None or (path in view.records and subject in view.records[path].subjects)
-    ]
-    notes.sort(key=lambda n: (tuple(-ord(c) for c in n.modified), n.path))
-    pattern = re.compile(re.escape(query.strip()), re.IGNORECASE)
-    hits = []
-    for note in notes:  # a search per line of the whole file, as grep does
-        for number, line in enumerate(_file_lines(note.data), start=1):
-            found = pattern.search(line)
-            if found:
-                hits.append(hit(note.path, number, line, found.start(), found.end(), view.name))
-    wanted = (subject,) if subject else None
-    problems = [
-        problem(n)
-        for n in view.broken.values()
-        if (wanted is None or n.subjects is None or subject in n.subjects)
-        and (n.readable is None or any(pattern.search(line) for line in _file_lines(n.readable.data)))
-    ]
-    return answer(envelope, hits, budget=budget, limit=limit, problems=problems)
-
-
-def _file_lines(data: bytes) -> list[str]:
-    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +52,6 @@ def test_the_search_answers_as_the_one_that_kept_every_hit(
     assert bool(found["records"]) == (query != "zzz")
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.text(max_size=400), st.text(min_size=1, max_size=60), st.integers(1, 10**6))
 def test_a_hit_size_is_the_size_of_the_hit(line: str, path: str, number: int) -> None:
     start = len(line) // 3
@@ -107,7 +68,7 @@ def test_a_note_changed_before_its_hits_were_read_again_is_searched_anew(
     vault = write_vault(tmp_path / "v", {"A.md": "---\nsubject: build-system\n---\nold cache line\n"})
     scope = Scope(client="t", vault=vault, exposure=Exposure())
     real = search._find_hits
-    passes = []
+    passes: list[int] = []
 
     def then_edit(*args: Any) -> Any:
         found = real(*args)
@@ -151,7 +112,6 @@ def test_a_long_query_echoed_back_still_fits_the_budget(vault: Path, query: str)
 @example("b" * 300 + " a " + "b" * 300, "a", "x")  # cut on both sides
 @example("a" + "b" * 300, "a", "x")  # cut on the right only
 @example('"' * 250 + "a", "a", "x")  # escapes: sized the slow way
-@settings(max_examples=300, deadline=None)
 @given(
     st.sampled_from(['ab \t"\\…éK', "ab ", 'ab "']).flatmap(  # ASCII lines are sized from positions
         lambda chars: st.lists(st.text(alphabet=st.sampled_from(chars), max_size=600), max_size=4).map("\n".join)

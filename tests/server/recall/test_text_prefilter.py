@@ -10,7 +10,7 @@ import unicodedata
 from urllib.parse import quote
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import InvalidNote, parse_note
@@ -33,7 +33,7 @@ def test_only_i_k_and_s_match_characters_outside_ascii_when_case_is_ignored() ->
     # The phrase byte test relies on this table: any ASCII character re.IGNORECASE matches
     # with a non-ASCII one must be in it.
     any_ascii = re.compile(r"[\x00-\x7f]", re.IGNORECASE)
-    matched = set()
+    matched: set[str] = set()
     for code in range(0x80, sys.maxunicode + 1):
         char = chr(code)
         if any_ascii.fullmatch(char):
@@ -76,7 +76,6 @@ def _swap_some(text: str, flips: list[bool]) -> str:
     return "".join(c.swapcase() if flips[i % len(flips)] else c for i, c in enumerate(text)) if flips else text
 
 
-@settings(max_examples=600, deadline=None)
 @given(texts, st.integers(0, 60), st.integers(1, 12), st.lists(st.booleans(), max_size=8), st.binary(max_size=3))
 @example("ſecret", 0, 6, [False], b"")
 @example("\u212aelvin", 0, 6, [False], b"")
@@ -124,7 +123,6 @@ def _variants(name: str, flips: list[bool], cut: int, encode: list[bool]) -> lis
     ]
 
 
-@settings(max_examples=400, deadline=None)
 @given(
     names,
     st.lists(st.booleans(), max_size=6),

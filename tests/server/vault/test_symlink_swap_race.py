@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.depth import race_seconds
 from tests.support.vaults import record, write_vault
 from vault_recall.server.recall import context, search
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -38,7 +39,7 @@ while not os.path.exists(stop):
     swaps += 1
 print(swaps)
 """
-SECONDS = 6.0
+SECONDS = 6.0  # under the `ci` profile; the fast loop races for less (tests/support/depth.py)
 
 
 @pytest.mark.parametrize("exposure", ["records", "vault"])
@@ -56,7 +57,8 @@ def test_no_call_reads_outside_while_a_folder_is_swapped_for_a_symlink(tmp_path:
     )
     calls = leaks = 0
     try:
-        deadline = time.monotonic() + SECONDS
+        seconds = race_seconds(SECONDS)
+        deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             found = context.recall_context(scope, "build-system", "caching", budget=65536, limit=20, match="any")
             hits = search.search_notes(scope, "OUTSIDEWORD", limit=100, budget=65536)
@@ -66,6 +68,6 @@ def test_no_call_reads_outside_while_a_folder_is_swapped_for_a_symlink(tmp_path:
     finally:
         stop.touch()
         swaps = int(swapper.communicate(timeout=30)[0])
-    assert swaps > 1000 and calls > 50  # both really ran side by side
+    assert swaps > 150 * seconds and calls > 8 * seconds  # both really ran side by side
     assert leaks == 0, f"{leaks} of {calls} calls returned text from outside the vault"
     assert not (vault / "Folder").is_symlink()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.parts import as_nobody_if_root
 from tests.support.paths import REPO_ROOT
 from tests.support.vaults import write_vault
 from vault_recall.server.errors import PathRejected, VaultUnavailable
@@ -279,11 +280,7 @@ def test_a_folder_that_can_be_listed_but_not_entered_is_a_problem() -> None:
         base.chmod(0o755)
         vault = write_vault(base / "v", {"Sub/B.md": "b", "A.md": "a"})
         (vault / "Sub").chmod(0o644)
-        prefix: list[str] = []
-        if os.geteuid() == 0:
-            if shutil.which("setpriv") is None:
-                pytest.skip("running as root without setpriv: no way to be denied")
-            prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        prefix = as_nobody_if_root()
         probe = (
             "import sys; from pathlib import Path; from tests.support.whole_vault import scan_vault; "
             "s = scan_vault(Path(sys.argv[1])); print([n.path for n in s.notes], [n.path for n in s.invalid])"
