@@ -13,7 +13,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.parts import need
-from vault_recall.server.recall.languages import SUPPORTED, check_languages, language, languages_for
+from vault_recall.server.recall import languages
+from vault_recall.server.recall.languages import (
+    LONGEST_STEMMED,
+    SUPPORTED,
+    check_languages,
+    language,
+    languages_for,
+)
 from vault_recall.server.recall.query_terms import Query, StemMemo, _start, parse_query, term_counts
 from vault_recall.server.recall.words import fold, folded_words
 
@@ -194,3 +201,23 @@ def test_an_unknown_language_is_refused_by_name() -> None:
     assert check_languages(["german", "english", "german"]) == ("german", "english")
     with pytest.raises(ValueError, match="'klingon' is not a language recall knows"):
         check_languages(["english", "klingon"])
+
+
+def test_a_run_of_letters_longer_than_any_word_is_its_own_stem_and_never_stemmed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Snowball's steps take time quadratic in a word's length: a note's one "word" of a million
+    letters must not reach them (it took minutes)."""
+    chosen = [language(name) for name in SUPPORTED]  # made with the real stemmers, before the stand-in
+    asked: list[int] = []
+
+    class Recording:
+        def stemWord(self, word: str) -> str:  # snowballstemmer's name
+            asked.append(len(word))
+            return word
+
+    monkeypatch.setattr(languages, "_stemmer", lambda name: Recording())
+    at_limit, over = "y" * LONGEST_STEMMED, "y" * (LONGEST_STEMMED + 1)
+    for lang in chosen:
+        assert lang.stem(at_limit) == at_limit and lang.stem(over) == over
+    assert asked == [LONGEST_STEMMED] * len(SUPPORTED)  # only the word at the limit was stemmed
