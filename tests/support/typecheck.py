@@ -3,7 +3,7 @@
 The two folders are imported as `vault_recall.server` and `vault_recall.app` through the
 editable install's import hook, which mypy cannot follow.  So mypy is shown a folder holding
 `vault_recall/server` and `vault_recall/app` as links to the real ones, and checks them by
-their real names.
+their real names; `tests` and `bench` it finds in the repository's root, where it runs.
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from pathlib import Path
 
 from tests.support.paths import REPO_ROOT
 
+# Ours, through the links below, and the tests and benchmarks, from the repository root.
+PACKAGES = ("vault_recall.server", "vault_recall.app", "tests", "bench")
+
 
 def run_mypy(extra: list[str] | None = None) -> subprocess.CompletedProcess[str]:
     mypy = Path(sys.executable).with_name("mypy")
@@ -27,7 +30,7 @@ def run_mypy(extra: list[str] | None = None) -> subprocess.CompletedProcess[str]
             (package / name).symlink_to(REPO_ROOT / name, target_is_directory=True)
         env = {**os.environ, "MYPYPATH": folder}
         return subprocess.run(
-            [*command, "-p", "vault_recall.server", "-p", "vault_recall.app", *(extra or [])],
+            [*command, *(arg for name in PACKAGES for arg in ("-p", name)), *(extra or [])],
             cwd=REPO_ROOT,
             env=env,
             capture_output=True,
