@@ -34,7 +34,8 @@ class Part:
     present: Callable[[], bool]
 
     def missing(self) -> str:
-        return f"{self.name} is not installed ({self.source})"
+        verb = "are" if " and " in self.name else "is"
+        return f"{self.name} {verb} not installed ({self.source})"
 
 
 def program(name: str) -> Callable[[], bool]:
@@ -106,7 +107,7 @@ PARTS: dict[str, Part] = {
     "setpriv": Part("setpriv", "Debian: util-linux", program("setpriv")),
     "ripgrep": Part("ripgrep (rg)", "Debian: ripgrep", program("rg")),
     "pyinstaller": Part("PyInstaller", "the test extra: pip install -e '.[test]'", importable("PyInstaller")),
-    "binutils": Part("objdump and strip, which PyInstaller runs,", "Debian: binutils", programs("objdump", "strip")),
+    "binutils": Part("objdump and strip (PyInstaller runs them)", "Debian: binutils", programs("objdump", "strip")),
     # npm tools, which .ci/run installs beside the checkout.
     "inspector": Part("The MCP Inspector CLI", f"{NPM_STEP}, into .ci/npm", files(NODE, INSPECTOR)),
     "conformance": Part("The MCP conformance suite", f"{NPM_STEP}, into .ci/npm", files(NODE, CONFORMANCE)),
