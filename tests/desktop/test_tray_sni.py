@@ -1,6 +1,6 @@
 """The StatusNotifierItem tray, protocol by protocol, on a real `dbus-daemon`.
 
-The test plays the panel (tests/sni_host.py): the StatusNotifierWatcher the item registers
+The test plays the panel (tests/support/sni_host.py): the StatusNotifierWatcher the item registers
 with, the host that reads its properties and icon, walks its dbusmenu with GetLayout and clicks
 with Event, a notification service and the portal's folder dialog.  The tray is the real
 `vault-recall tray` process, choosing its backend by itself; a real `serve` process recalls.

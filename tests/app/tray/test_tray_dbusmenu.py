@@ -1,5 +1,5 @@
 """The menu model as dbusmenu numbers it: ids that last, what a change tells hosts, what a click
-runs.  Pure data; the bus itself is exercised in test_tray_sni.py."""
+runs.  Pure data; the bus itself is exercised in tests/desktop/test_tray_sni.py."""
 
 from __future__ import annotations
 

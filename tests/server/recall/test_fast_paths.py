@@ -1,7 +1,7 @@
 """read_note, search_notes and get_backlinks read only what can matter (names on the listing,
 byte tests before parsing, links resolved among the notes sharing the target's name); on a
 vault full of the cases that make those shortcuts hard, in every exposure, they must answer
-exactly as the versions that read and held every note (tests/whole_vault.py)."""
+exactly as the versions that read and held every note (tests/support/reference_tools.py)."""
 
 from __future__ import annotations
 

@@ -171,7 +171,7 @@ def test_a_link_to_a_heading_or_block_the_note_lacks_still_links_to_the_note(tmp
 
 
 # -- both rules on generated vaults, against an independent reading -----------------------------
-# (tests/test_resolve.py's plain statement of Obsidian's rule, over every note Obsidian indexes)
+# (tests/support/obsidian_links.py's plain statement of Obsidian's rule, over every note Obsidian indexes)
 
 FOLDERS = ("", "A", "A/B", "C", "Archive", "Archive/Old", "Archive/Old/Deep", "Drafts", ".hidden")
 NAMES = ("Plan", "README", "Ideas", "Road map", "Log")
