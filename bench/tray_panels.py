@@ -1,7 +1,7 @@
 """The tray under real panels: how soon the icon is back after a panel restarts, and what the
 tray costs at rest.
 
-In a headless session of its own (Xvfb, a private session bus; tests/desktop/headless.py), the
+In a headless session of its own (Xvfb, a private session bus; tests/support/headless.py), the
 real `vault-recall tray` on the sample vault, then for each StatusNotifierItem host Debian has
 here (XFCE's panel, LXQt's panel, gtk-sni-tray-standalone): the host started and stopped
 `--restarts` times, and each time the time from its watcher's name appearing on the bus to the
@@ -25,14 +25,11 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-
-from tests.bench import memory_mb, percentile  # noqa: E402
-from tests.desktop.headless import SNI_PANELS, XFCE, BusLook, Desktop, headless_desktop, listed, stop_panel, tray  # noqa: E402
-from tests.e2e import copy_sample_vault  # noqa: E402
-from vault_recall.app.state.config_store import save_config  # noqa: E402
-from vault_recall.server.config.config_file import Config, VaultEntry  # noqa: E402
+from bench.tools import memory_mb, percentile
+from tests.support.e2e import copy_sample_vault
+from tests.support.headless import SNI_PANELS, XFCE, BusLook, Desktop, headless_desktop, listed, stop_panel, tray
+from vault_recall.app.state.config_store import save_config
+from vault_recall.server.config.config_file import Config, VaultEntry
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -1,4 +1,4 @@
-"""The headless desktop every test of this tier starts from (tests/desktop/headless.py)."""
+"""The headless desktop every test of this tier starts from (tests/support/headless.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.desktop.headless import Desktop, headless_desktop
+from tests.support.headless import Desktop, headless_desktop
 
 
 @pytest.fixture

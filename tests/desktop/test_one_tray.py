@@ -1,14 +1,14 @@
 """One tray per person: a second `vault-recall` finds the running tray, which says where it is,
 and `vault-recall quit` ends it — real processes on a private session bus, under the played
-panel (tests/sni_host.py) whose notification service records what the tray shows."""
+panel (tests/support/sni_host.py) whose notification service records what the tray shows."""
 
 from __future__ import annotations
 
 import anyio
 import pytest
 
-from tests.desktop.headless import Desktop, tray
-from tests.sni_host import panel
+from tests.support.headless import Desktop, tray
+from tests.support.sni_host import panel
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tests.desktop.headless import (
+from tests.support.headless import (
     SNI_PANELS,
     TRAYER,
     XFCE,
@@ -31,7 +31,7 @@ from tests.desktop.headless import (
     stop_panel,
     tray,
 )
-from tests.sni_host import WAIT, panel
+from tests.support.sni_host import WAIT, panel
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

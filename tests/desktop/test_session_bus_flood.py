@@ -10,8 +10,8 @@ import os
 import pytest
 from dbus_fast import Message
 
-from tests.desktop.headless import needs
-from tests.sni_host import start_session_bus
+from tests.support.headless import needs
+from tests.support.sni_host import start_session_bus
 from vault_recall.app.desktop import session_bus
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]

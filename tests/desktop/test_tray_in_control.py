@@ -1,5 +1,5 @@
 """The real tray, clicked as a person clicks it, on a private session bus under the played panel
-(tests/sni_host.py: the watcher, the host walking the dbusmenu, the notification service):
+(tests/support/sni_host.py: the watcher, the host walking the dbusmenu, the notification service):
 first run on the sample vault, pause and resume against real `serve` processes, the whole
 activity and the help as pages, installing and uninstalling a client in its real config file,
 URL snippets whose token can be pasted, the HTTP endpoint remembered across a restart, and a
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.desktop.headless import Desktop, needs, tray
-from tests.e2e import call, copy_sample_vault, serving
-from tests.sni_host import Panel, find_node, panel
+from tests.support.e2e import call, copy_sample_vault, serving
+from tests.support.headless import Desktop, needs, tray
+from tests.support.sni_host import Panel, find_node, panel
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.e2e import call, copy_sample_vault, serving, vault_recall_command
-from tests.http_e2e import http_client, running_endpoint
+from tests.support.e2e import call, copy_sample_vault, serving, vault_recall_command
+from tests.support.http_e2e import http_client, running_endpoint
 from vault_recall.app.state.config_store import issue_token, save_config
 from vault_recall.server.config.call_scope import SAMPLE_NOTICE
 from vault_recall.server.config.config_file import Config, VaultEntry, activity_path, load_config
