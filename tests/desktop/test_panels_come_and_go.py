@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +28,11 @@ from tests.support.headless import (
     Desktop,
     PanelKind,
     listed,
-    needs,
     stop_panel,
     tray,
 )
-from tests.support.sni_host import WAIT, panel
+from tests.support.parts import need
+from tests.support.sni_host import WAIT, Panel, panel
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -39,21 +40,16 @@ RESTARTS = 20
 GREEN = (46, 158, 91)
 
 
+def is_green(pixel: object) -> bool:
+    return isinstance(pixel, tuple) and all(abs(a - b) < 30 for a, b in zip(pixel, GREEN, strict=True))
+
+
 def icons_on_panel(screenshot: Path) -> int:
     """How many of our (green) icons the panel strip at the top of the screen shows: runs of
     columns holding its green, side by side."""
     image = Image.open(screenshot).convert("RGB")
-    columns = [
-        x
-        for x in range(image.width)
-        if sum(
-            1
-            for y in range(0, 40)
-            if all(abs(a - b) < 30 for a, b in zip(image.getpixel((x, y)), GREEN, strict=True))  # type: ignore[arg-type]
-        )
-        >= 3
-    ]
-    runs = []
+    columns = [x for x in range(image.width) if sum(is_green(image.getpixel((x, y))) for y in range(40)) >= 3]
+    runs: list[list[int]] = []
     for x in columns:
         if runs and x - runs[-1][1] <= 2:
             runs[-1][1] = x
@@ -82,7 +78,7 @@ async def test_every_new_watcher_lists_the_icon_even_one_that_refuses_it_at_firs
             for restart in range(RESTARTS + 1):
                 before = len(host.registrations)
                 await host.start_watcher(refuse=3)
-                await host.until(lambda n=before: len(host.registrations) > n, f"registration {restart}")
+                await host.until(partial(registered_since, host, before), f"registration {restart}")
                 assert host.registrations[-1][1].startswith("org.kde.StatusNotifierItem-")
                 host.stop_watcher()
             assert len({service for _, service in host.registrations}) == 1
@@ -93,7 +89,7 @@ async def test_every_new_watcher_lists_the_icon_even_one_that_refuses_it_at_firs
 async def test_a_real_panel_started_after_the_tray_and_restarted_20_times_shows_the_icon_every_time(
     desktop: Desktop, kind: PanelKind
 ) -> None:
-    needs(kind.command[0])
+    need(kind.part)
     kind.configure(Path(desktop.env["XDG_CONFIG_HOME"]))
     look = await BusLook.connect(desktop.bus_address)
     waits: list[float] = []
@@ -108,7 +104,7 @@ async def test_a_real_panel_started_after_the_tray_and_restarted_20_times_shows_
                 assert len(ours) == 1, ours  # listed once, under one name all along
                 if restart in (0, RESTARTS):
                     shot = await eventually(
-                        lambda name=f"{kind.name}-{restart}": asyncio.to_thread(_shot_with_icon, desktop, name),
+                        partial(asyncio.to_thread, _shot_with_icon, desktop, f"{kind.name}-{restart}"),
                         f"the icon drawn on {kind.name}",
                     )
                     assert icons_on_panel(shot) == 1, f"{shot} shows the icon more than once"
@@ -125,6 +121,10 @@ async def test_a_real_panel_started_after_the_tray_and_restarted_20_times_shows_
     assert "Traceback" not in desktop.log("tray")
 
 
+def registered_since(host: Panel, before: int) -> bool:
+    return len(host.registrations) > before
+
+
 async def _ours(look: BusLook) -> list[str]:
     return listed(await look.items())
 
@@ -137,11 +137,7 @@ def _shot_with_icon(desktop: Desktop, name: str) -> Path | None:
 async def test_started_before_any_panel_it_says_so_then_follows_an_xembed_tray_and_a_statusnotifieritem_panel(
     desktop: Desktop,
 ) -> None:
-    needs("trayer", XFCE.command[0])
-    from vault_recall.app.tray.backend import has_gtk
-
-    if not has_gtk():
-        pytest.skip("GTK's XEmbed icon needs PyGObject (apt-get install python3-gi gir1.2-gtk-3.0)")
+    need("trayer", XFCE.part, "python3-gi", "gtk", context="GTK's XEmbed icon in trayer")
     XFCE.configure(Path(desktop.env["XDG_CONFIG_HOME"]))
     async with panel(desktop.bus_address) as host:  # the notification service; its watcher goes
         host.stop_watcher()

@@ -10,7 +10,7 @@ import os
 import pytest
 from dbus_fast import Message
 
-from tests.support.headless import needs
+from tests.support.parts import need
 from tests.support.sni_host import start_session_bus
 from vault_recall.app.desktop import session_bus
 
@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 async def test_a_flood_of_large_messages_fills_the_buffer_and_the_connection_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    needs("dbus-daemon")
+    need("dbus-daemon")
     bus_process = start_session_bus()
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus_process.address)
     try:

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from tests.support.e2e import call, copy_sample_vault, serving
-from tests.support.headless import Desktop, needs, tray
+from tests.support.headless import Desktop, tray
+from tests.support.parts import need
 from tests.support.sni_host import Panel, find_node, panel
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
@@ -59,8 +60,8 @@ async def menu_with(host: Panel, service: str, *labels: str) -> dict[str, Any]:
             return False
         return True
 
-    _, root = await host.eventually(lambda: host.layout(service), has, " ▸ ".join(labels))
-    return root
+    found: tuple[int, dict[str, Any]] = await host.eventually(lambda: host.layout(service), has, " ▸ ".join(labels))
+    return found[1]
 
 
 async def click(host: Panel, service: str, *labels: str) -> None:
@@ -75,10 +76,10 @@ async def told(host: Panel, count: int, what: str) -> tuple[str, str]:
 
 
 async def test_first_run_pause_help_and_the_whole_activity(desktop: Desktop) -> None:
-    needs("xclip")
+    need("xclip")
     opened = recorder(desktop)
     async with panel(desktop.bus_address) as host, asyncio.timeout(300):
-        with tray(desktop):
+        with tray(desktop) as running:
             service = await registered(host)
             # The first run uses the sample vault, and the menu says it is the sample, linking to help.
             root = await menu_with(host, service, "This is the sample vault, not yours: choose yours…")
@@ -129,11 +130,12 @@ async def test_first_run_pause_help_and_the_whole_activity(desktop: Desktop) -> 
             assert (await told(host, count, "the resume notification"))[0] == "Recall resumed"
             assert load_config().paused is False
             await click(host, service, "Quit Vault Recall")
+            assert await asyncio.to_thread(running.wait, 60) == 0  # Quit ends it, cleanly
     assert "Traceback" not in desktop.log("tray")
 
 
 async def test_clients_install_uninstall_url_snippets_and_the_endpoint_remembered(desktop: Desktop) -> None:
-    needs("xclip")
+    need("xclip")
     desktop.env["VAULT_RECALL_TRAY_HTTP_LISTEN"] = "127.0.0.1:0"  # any free port, not the default
     vault = copy_sample_vault(desktop.root / "Work")
     save_config(Config(vaults=(VaultEntry("Work", str(vault)),), active_vault="Work"))
@@ -180,13 +182,14 @@ async def test_clients_install_uninstall_url_snippets_and_the_endpoint_remembere
             await click(host, service, "Quit Vault Recall")
             assert first.wait(timeout=60) == 0
         before = len(host.registrations)
-        with tray(desktop, "tray-again"):
+        with tray(desktop, "tray-again") as running:
             service = await registered(host, before)
             root = await menu_with(host, service, "HTTP endpoint", "Stop")
             assert find_node(root, "HTTP endpoint")["children"][0]["label"].startswith("Serving at http://127.0.0.1:")
             await click(host, service, "HTTP endpoint", "Stop")
             await menu_with(host, service, "HTTP endpoint", "Not running")
             await click(host, service, "Quit Vault Recall")
+            assert await asyncio.to_thread(running.wait, 60) == 0  # Quit ends it, cleanly
     assert "Traceback" not in desktop.log("tray") + desktop.log("tray-again")
 
 
@@ -195,7 +198,7 @@ async def test_a_note_broken_in_a_subfolder_is_named_and_an_opener_that_fails_is
     vault = copy_sample_vault(desktop.root / "Work")
     save_config(Config(vaults=(VaultEntry("Work", str(vault)),), active_vault="Work"))
     async with panel(desktop.bus_address) as host, asyncio.timeout(300):
-        with tray(desktop):
+        with tray(desktop) as running:
             service = await registered(host)
             await host.eventually(
                 lambda: host.layout(service),
@@ -218,4 +221,5 @@ async def test_a_note_broken_in_a_subfolder_is_named_and_an_opener_that_fails_is
             assert summary == "Nothing here opens Obsidian links (is Obsidian installed?)"
             assert body == f"It is {deep / 'Old build.md'}"
             await click(host, service, "Quit Vault Recall")
+            assert await asyncio.to_thread(running.wait, 60) == 0  # Quit ends it, cleanly
     assert "Traceback" not in desktop.log("tray")

@@ -84,7 +84,11 @@ async def test_answers_from_the_bundled_sample_vault_say_it_is_the_sample(tmp_pa
     mine = copy_sample_vault(tmp_path / "Mine")
     save_config(Config(vaults=(VaultEntry("Sample vault", str(sample), sample=True),), active_vault="Sample vault"))
     async with serving("cursor", None) as client:
-        asked = (("recall_context", QUESTION), ("list_subjects", {}), ("read_note", {"note": "Build decision"}))
+        asked: list[tuple[str, dict[str, str]]] = [
+            ("recall_context", QUESTION),
+            ("list_subjects", {}),
+            ("read_note", {"note": "Build decision"}),
+        ]
         for tool, args in asked:
             answer = await call(client, tool, args)
             assert answer["status"] == "ok" and answer["notice"] == SAMPLE_NOTICE, tool

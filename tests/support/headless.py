@@ -13,7 +13,6 @@ import asyncio
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,25 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
 from tests.support.e2e import vault_recall_command
+from tests.support.parts import need, need_linux
 from tests.support.sni_host import PROPERTIES, WATCHER, CallError, call, start_session_bus
 
 WAIT = 30.0
-
-
-def needs(*tools: str) -> None:
-    """Skip where a desktop part is missing — but never in CI, which installs them (.ci/run)."""
-    if not sys.platform.startswith("linux"):
-        pytest.skip("the Linux tray runs on Linux")
-    missing = [tool for tool in tools if shutil.which(tool) is None]
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the tray tests; missing: {', '.join(missing)} (.ci/run installs them)")
-        pytest.skip(f"missing for the tray test: {', '.join(missing)}")
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
@@ -102,7 +90,8 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 @contextmanager
 def headless_desktop(tmp_path: Path, vault_recall_home: Path) -> Iterator[Desktop]:
     """Xvfb and a private session bus (never the machine's), nothing else running yet."""
-    needs("Xvfb", "dbus-daemon", "xdotool", "import")
+    need_linux("the tray on a Linux desktop")
+    need("xvfb", "dbus-daemon", "xdotool", "imagemagick")
     number = next(n for n in range(300, 400) if not Path(f"/tmp/.X11-unix/X{n}").exists())
     xvfb = subprocess.Popen(
         ["Xvfb", f":{number}", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
@@ -219,6 +208,7 @@ class PanelKind:
     name: str
     command: tuple[str, ...]
     sni: bool  # hosts StatusNotifierItems (runs a watcher)
+    part: str  # its name in tests/support/parts.py, to ask for it
 
     @property
     def installed(self) -> bool:
@@ -236,10 +226,13 @@ class PanelKind:
             (folder / "panel.conf").write_text(LXQT_PANEL, encoding="utf-8")
 
 
-XFCE = PanelKind("xfce4-panel", ("xfce4-panel", "--disable-wm-check"), sni=True)
-LXQT = PanelKind("lxqt-panel", ("lxqt-panel",), sni=True)
+XFCE = PanelKind("xfce4-panel", ("xfce4-panel", "--disable-wm-check"), sni=True, part="xfce4-panel")
+LXQT = PanelKind("lxqt-panel", ("lxqt-panel",), sni=True, part="lxqt-panel")
 GTK_SNI_TRAY = PanelKind(
-    "gtk-sni-tray", ("gtk-sni-tray-standalone", "--top", "--end", "--size", "32", "--watcher"), sni=True
+    "gtk-sni-tray",
+    ("gtk-sni-tray-standalone", "--top", "--end", "--size", "32", "--watcher"),
+    sni=True,
+    part="sni-panel",
 )
 TRAYER = PanelKind(
     "trayer",
@@ -263,6 +256,7 @@ TRAYER = PanelKind(
         "false",
     ),
     sni=False,
+    part="trayer",
 )
 SNI_PANELS = (XFCE, LXQT, GTK_SNI_TRAY)
 

@@ -94,6 +94,8 @@ PARTS: dict[str, Part] = {
         "gtk-sni-tray-standalone", "Debian: haskell-gtk-sni-tray-utils", program("gtk-sni-tray-standalone")
     ),
     "trayer": Part("trayer", "Debian: trayer", program("trayer")),
+    "xfce4-panel": Part("XFCE's panel", "Debian: xfce4-panel", program("xfce4-panel")),
+    "lxqt-panel": Part("LXQt's panel", "Debian: lxqt-panel", program("lxqt-panel")),
     "dunst": Part("dunst", "Debian: dunst", program("dunst")),
     "xdotool": Part("xdotool", "Debian: xdotool", program("xdotool")),
     "xclip": Part("xclip", "Debian: xclip", program("xclip")),

@@ -12,6 +12,7 @@ from tests.support.parts import need
 from vault_recall.app.desktop import session_bus, tray_hosts
 from vault_recall.app.tray import backend
 from vault_recall.app.tray.backend import tray_problem
+from vault_recall.app.tray.panels import SYSTEM_SITE_DIRS
 
 
 def test_without_a_graphical_session_the_tray_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,4 +85,4 @@ def test_the_system_pygobject_is_found_for_this_python_when_there_is_one() -> No
     works, where = done.stdout.split()
     assert works == "True"
     # This environment's own PyGObject (the gtk extra) if it has one, else the system's.
-    assert where.startswith(sys.prefix) or str(Path(where).parent.parent) in backend.SYSTEM_SITE_DIRS
+    assert where.startswith(sys.prefix) or str(Path(where).parent.parent) in SYSTEM_SITE_DIRS

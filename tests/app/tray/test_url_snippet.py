@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 from vault_recall.app.clients.catalogue import client_spec
@@ -18,10 +19,19 @@ from vault_recall.server.config.tokens import client_of_token
 URL = "http://127.0.0.1:27183/mcp"
 
 
-def copying() -> tuple[list[str], list[tuple[str, str]], object, object]:
+def copying() -> tuple[list[str], list[tuple[str, str]], Callable[[str], bool], Callable[[str, str], None]]:
+    """What was copied, what was told, and the copy and notify that record them."""
     copied: list[str] = []
     told: list[tuple[str, str]] = []
-    return copied, told, lambda text: copied.append(text) or True, lambda summary, body="": told.append((summary, body))
+
+    def copy(text: str) -> bool:
+        copied.append(text)
+        return True
+
+    def notify(summary: str, body: str = "") -> None:
+        told.append((summary, body))
+
+    return copied, told, copy, notify
 
 
 def test_an_installed_entrys_token_is_reused_and_nothing_changes(tmp_path: Path) -> None:
@@ -32,12 +42,11 @@ def test_an_installed_entrys_token_is_reused_and_nothing_changes(tmp_path: Path)
     copied, told, copy, notify = copying()
     spec = client_spec("cursor")
     assert spec is not None
-    copy_url_snippet(spec, installed, before.client("cursor"), URL, copy, notify)  # type: ignore[arg-type]
+    copy_url_snippet(spec, installed, before.client("cursor"), URL, copy, notify)
     entry = json.loads(copied[-1])["mcpServers"]["vault-recall"]
     assert entry["headers"]["Authorization"] == f"Bearer {token}"
-    assert (
-        load_config() == before and load_config().client("cursor").token_sha256 == before.client("cursor").token_sha256
-    )  # type: ignore[union-attr]
+    now, then = load_config().client("cursor"), before.client("cursor")
+    assert load_config() == before and now is not None and then is not None and now.token_sha256 == then.token_sha256
     assert told[-1] == ("Cursor URL snippet copied", f"With the token already in {path}: nothing changed.")
 
 
@@ -47,7 +56,7 @@ def test_a_new_token_says_the_installed_entry_stops_working_and_the_endpoint_is_
     copied, told, copy, notify = copying()
     spec = client_spec("cursor")
     assert spec is not None
-    copy_url_snippet(spec, installed, load_config().client("cursor"), None, copy, notify)  # type: ignore[arg-type]
+    copy_url_snippet(spec, installed, load_config().client("cursor"), None, copy, notify)
     token = json.loads(copied[-1])["mcpServers"]["vault-recall"]["headers"]["Authorization"].removeprefix("Bearer ")
     assert token != old and client_of_token(load_config(), token) == "cursor"
     summary, body = told[-1]
@@ -59,7 +68,7 @@ def test_codex_gets_its_token_as_the_line_that_sets_its_environment() -> None:
     copied, told, copy, notify = copying()
     spec = client_spec("codex")
     assert spec is not None
-    copy_url_snippet(spec, None, None, URL, copy, notify)  # type: ignore[arg-type]
+    copy_url_snippet(spec, None, None, URL, copy, notify)
     text = copied[-1]
     table = tomllib.loads(text)["mcp_servers"]["vault-recall"]
     assert table == {"url": URL, "bearer_token_env_var": "VAULT_RECALL_TOKEN"}  # still valid TOML to paste
@@ -69,9 +78,9 @@ def test_codex_gets_its_token_as_the_line_that_sets_its_environment() -> None:
 
 
 def test_when_nothing_can_copy_a_new_token_is_shown_rather_than_lost() -> None:
-    told: list[tuple[str, str]] = []
+    _, told, _, notify = copying()
     spec = client_spec("cursor")
     assert spec is not None
-    copy_url_snippet(spec, None, None, URL, lambda text: False, lambda s, b="": told.append((s, b)))
+    copy_url_snippet(spec, None, None, URL, lambda text: False, notify)
     token = told[-1][1].rsplit(" ", 1)[1]
     assert told[-1][0] == "Cursor URL snippet not copied" and client_of_token(load_config(), token) == "cursor"
