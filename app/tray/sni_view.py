@@ -63,7 +63,12 @@ class SniView:
         if loop is None:
             self._pending = shown  # before run: drawn as soon as the objects are exported
             return
-        loop.call_soon_threadsafe(self._show, shown)
+        try:
+            loop.call_soon_threadsafe(self._show, shown)
+        except RuntimeError:
+            # Its loop has closed: this view stopped (Quit, or a move to another backend) while
+            # a click was still being handled.  The next view, if any, draws the state afresh.
+            log.debug("a look came after the StatusNotifierItem view stopped")
 
     def notify(self, message: str) -> bool:
         return False  # notifications go through org.freedesktop.Notifications (desktop/notifications.py)

@@ -5,9 +5,12 @@ backend that fails here cannot be had for real on this machine."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable
+
+import pytest
 
 from vault_recall.app.desktop.tray_hosts import Hosts
 from vault_recall.app.tray.menu import Action
@@ -67,3 +70,16 @@ def test_a_backend_that_cannot_run_sends_the_tray_back_to_the_one_it_left() -> N
         app.dispatch(("quit",))
         runner.join(30)
     assert not runner.is_alive()
+
+
+def test_a_look_sent_after_the_statusnotifieritem_view_stopped_is_dropped_quietly() -> None:
+    """A click still being handled as the person quits refreshes the menu after the view's loop
+    has closed: that must not end the worker thread with a traceback."""
+    pytest.importorskip("dbus_fast", reason="the StatusNotifierItem view is Linux's")
+    from vault_recall.app.tray.sni_view import SniView
+
+    view = SniView(lambda action: None)
+    loop = asyncio.new_event_loop()
+    loop.close()
+    view._loop = loop  # as after its run: asyncio.run closed the loop
+    view.show(Shown(status="ok", recalling=False, tooltip="Vault Recall", items=()))
