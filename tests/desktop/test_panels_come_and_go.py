@@ -12,6 +12,7 @@ on the clock).  What the panels draw is read back from screenshots.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -38,6 +39,11 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 RESTARTS = 20
 GREEN = (46, 158, 91)
+# gtk-sni-tray-standalone --watcher now and then dies as it starts, with or without any tray
+# (its host asks its own watcher before that is exported: UnknownObject, then "Pattern match
+# failure"; 3 of 25 starts here with no tray at all).  Such a start is made again, this many
+# times at most, and counted: the test is about the tray, not that panel's start-up.
+PANEL_STARTS = 5
 
 
 def is_green(pixel: object) -> bool:
@@ -93,13 +99,13 @@ async def test_a_real_panel_started_after_the_tray_and_restarted_20_times_shows_
     kind.configure(Path(desktop.env["XDG_CONFIG_HOME"]))
     look = await BusLook.connect(desktop.bus_address)
     waits: list[float] = []
+    died = 0
     try:
         with tray(desktop):
             for restart in range(RESTARTS + 1):  # the first start is a panel late at login
                 look.owner_changed.clear()
-                process = desktop.start(list(kind.command), kind.name)
-                await eventually(look.watcher, f"{kind.name}'s watcher ({restart})")
-                ours = await eventually(lambda: _ours(look), f"the icon listed ({restart})")
+                process, ours, deaths = await panel_up(desktop, kind, look, restart)
+                died += deaths
                 waits.append(asyncio.get_running_loop().time() - look.appeared_at)
                 assert len(ours) == 1, ours  # listed once, under one name all along
                 if restart in (0, RESTARTS):
@@ -115,10 +121,35 @@ async def test_a_real_panel_started_after_the_tray_and_restarted_20_times_shows_
     median, most = sorted(waits)[len(waits) // 2], max(waits)
     print(
         f"{kind.name}: listed {len(waits)}/{RESTARTS + 1} times, "
-        f"{median * 1000:.0f} ms median, {most * 1000:.0f} ms max after the watcher appeared"
+        f"{median * 1000:.0f} ms median, {most * 1000:.0f} ms max after the watcher appeared; "
+        f"the panel died as it started {died} times"
     )
     assert len(waits) == RESTARTS + 1
     assert "Traceback" not in desktop.log("tray")
+
+
+async def panel_up(
+    desktop: Desktop, kind: PanelKind, look: BusLook, restart: int
+) -> tuple[subprocess.Popen[bytes], list[str], int]:
+    """Start the panel until a start of it lives to list the icon: that process, what its
+    watcher lists of ours, and how many starts died first."""
+    for deaths in range(PANEL_STARTS):
+        process = desktop.start(list(kind.command), kind.name)
+        await eventually(partial(watcher_or_died, look, process), f"{kind.name}'s watcher ({restart})")
+        ours = await eventually(partial(listed_or_died, look, process), f"the icon listed ({restart})")
+        if process.poll() is None:
+            return process, ours, deaths
+        desktop.processes.remove(process)
+        print(f"{kind.name} died as it started ({restart}): {desktop.log(kind.name).splitlines()[-1:]}")
+    raise AssertionError(f"{kind.name} died at each of {PANEL_STARTS} starts")
+
+
+async def watcher_or_died(look: BusLook, process: subprocess.Popen[bytes]) -> bool:
+    return process.poll() is not None or await look.watcher() is not None
+
+
+async def listed_or_died(look: BusLook, process: subprocess.Popen[bytes]) -> list[str] | bool:
+    return True if process.poll() is not None else await _ours(look)
 
 
 def registered_since(host: Panel, before: int) -> bool:
