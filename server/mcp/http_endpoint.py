@@ -37,7 +37,9 @@ from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.config.tokens import client_of_token
 from vault_recall.server.mcp.http_address import PATH, Listen, ListenError, parse_listen
-from vault_recall.server.mcp.http_deadline import REQUEST_SECONDS, DeadlineH11Protocol
+from vault_recall.server.mcp.http_answers import HttpDelivery
+from vault_recall.server.mcp.http_connections import EndpointProtocol
+from vault_recall.server.mcp.http_deadline import REQUEST_SECONDS
 from vault_recall.server.mcp.http_guard import LOOPBACK_NAMES, EndpointGuard, client_left_quietly
 from vault_recall.server.mcp.tools import RecallServer, build_server
 
@@ -66,6 +68,7 @@ class HttpRecallServer(RecallServer):
 
     def __init__(self, options: ServeOptions, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
+        self.delivery = HttpDelivery()
         self._per_client: dict[str, anyio.CapacityLimiter] = {}
         self._record_limiter: anyio.CapacityLimiter | None = None
 
@@ -165,7 +168,7 @@ def run_endpoint(listen_text: str, extra_hosts: list[str], request_seconds: floa
     app, server = build_endpoint(listen, extra_hosts)
     config = uvicorn.Config(
         app,
-        http=type("Protocol", (DeadlineH11Protocol,), {"request_seconds": request_seconds}),
+        http=type("Protocol", (EndpointProtocol,), {"request_seconds": request_seconds}),
         lifespan="on",
         log_config=None,
         access_log=False,  # a request line holds nothing secret, but nothing is logged that need not be

@@ -26,6 +26,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vault_recall.server.config.config_file import ConfigError
 from vault_recall.server.config.tokens import MAX_TOKEN_LENGTH, token_hash
+from vault_recall.server.mcp.http_answers import ANSWER_KEY, AnswerHolder, AnswerWatch
+from vault_recall.server.mcp.http_connections import CONNECTION_KEY, ConnectionHandle
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +149,11 @@ class EndpointGuard:
         token = AccessToken(token=token_hash(bearer_token(headers) or ""), client_id=client, scopes=[])
         scope["user"] = AuthenticatedUser(token)
         scope["auth"] = AuthCredentials([])
-        answered = _AnsweredOnce(send)
+        # A tool's answer is told as delivered only once its response is out (http_answers.py).
+        holder = scope[ANSWER_KEY] = AnswerHolder()
+        connection = scope.get(CONNECTION_KEY)
+        watch = AnswerWatch(send, holder, connection.written if isinstance(connection, ConnectionHandle) else None)
+        answered = _AnsweredOnce(watch.send)
         try:
             await self.app(scope, receive, answered.send)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -156,6 +162,8 @@ class EndpointGuard:
             # A notification was accepted (202) just as its client ended the session: nothing
             # is left to hand it to, and nobody is waiting for anything more.
             log.info("a client ended its session while its last notification was delivered")
+        finally:
+            holder.close()
 
     async def _client(self, headers: Headers) -> tuple[str | None, Refusal | None]:
         token = bearer_token(headers)
