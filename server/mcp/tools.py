@@ -428,6 +428,6 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
         """
         from vault_recall.server.recall import backlinks
 
-        return call(backlinks.get_backlinks, note, limit, budget, offset)
+        return call(backlinks.get_backlinks, note, limit, budget, offset, budget=budget)
 
     return server
