@@ -25,6 +25,10 @@ _TIMEOUT_RESPONSE = (
 )
 
 
+# Where the peer is before its request is whole: nothing sent yet, or its head or body underway.
+_ARRIVING = (h11.IDLE, h11.SEND_BODY)
+
+
 class DeadlineH11Protocol(H11Protocol):
     """uvicorn's h11 protocol, with a deadline for each request to arrive whole."""
 
@@ -47,9 +51,15 @@ class DeadlineH11Protocol(H11Protocol):
         self._cancel()
         super().connection_lost(exc)
 
+    def _arriving(self) -> bool:
+        """Is a request still arriving (or none begun yet)?  Once it is whole, h11 says DONE —
+        or MUST_CLOSE, for a request sent with `Connection: close` or over HTTP/1.0 (Python's
+        urllib, curl -H 'Connection: close'), which is just as whole."""
+        return self.conn.their_state in _ARRIVING and not self.transport.is_closing()
+
     def _watch(self) -> None:
         """Keep a deadline running while a request is still arriving, and none once it has."""
-        if self.conn.their_state is h11.DONE or self.transport.is_closing():
+        if not self._arriving():
             self._cancel()
         elif self._deadline is None:
             self._deadline = self.loop.call_later(self.request_seconds, self._too_slow)
@@ -61,7 +71,7 @@ class DeadlineH11Protocol(H11Protocol):
 
     def _too_slow(self) -> None:
         self._deadline = None
-        if self.conn.their_state is h11.DONE or self.transport.is_closing():
+        if not self._arriving():
             return
         cycle = self.cycle  # the request still arriving, or the last one answered
         if cycle is None or not cycle.response_started or cycle.response_complete:

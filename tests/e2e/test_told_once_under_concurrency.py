@@ -19,30 +19,11 @@ import pytest
 
 from tests.e2e import vault_recall_command
 from tests.http_e2e import running_endpoint
+from tests.support.edited_vault import NOTES, SLOW, WORDS, edit, make_vault, note_text, serving_over_http
 from tests.support.raw_peers import Answer, HttpPeer, StdioPeer
 from tests.support.told_ledger import FIELD, Ledger
-from tests.vaults import record, write_vault
 
 pytestmark = [pytest.mark.e2e]
-
-NOTES = [f"Notes/Note {n:02d}.md" for n in range(24)]
-WORDS = ("bazel", "cache", "release", "review", "latency", "rollback", "schema", "queue")
-
-
-def note_text(number: int, edit: int) -> str:
-    body = " ".join(WORDS[(number + edit + i) % len(WORDS)] for i in range(12))
-    links = f"See [[Note {(number + 1) % len(NOTES):02d}]] and [[Note {(number + 5) % len(NOTES):02d}]]."
-    return record("alpha", f"# Note {number:02d}\n\nEdit {edit}: {body}.\n\n{links}\n")
-
-
-def make_vault(root: Path, fillers: int = 400) -> Path:
-    """Records of `alpha` to recall and edit, and records of `beta` that make each call read a
-    few hundred notes (so a cancel or a hang-up can land while one runs)."""
-    notes: dict[str, str | bytes] = {path: note_text(n, 0) for n, path in enumerate(NOTES)}
-    line = " ".join(WORDS) + "\n"
-    for n in range(fillers):
-        notes[f"Filler/F {n:03d}.md"] = record("beta", f"# Filler {n}\n\n" + line * 40)
-    return write_vault(root, notes)
 
 
 class Editor:
@@ -140,15 +121,6 @@ def test_over_stdio_each_change_is_told_exactly_once_with_calls_overlapping_and_
     assert any(a.result is None for a in answers), "no call was cancelled while it ran"
 
 
-def serving_over_http(vault: Path) -> str:
-    """Make `vault` the active one and give client `stress` a token (in this test's home)."""
-    from vault_recall.app.state.config_store import issue_token, update_config
-    from vault_recall.server.config.config_file import Config, VaultEntry
-
-    update_config(lambda c: Config(vaults=(VaultEntry("Work", str(vault)),), active_vault="Work"))
-    return issue_token("stress")[0]
-
-
 def test_over_http_each_change_is_told_exactly_once_with_calls_overlapping_cancelled_and_hung_up_on(
     tmp_path: Path,
 ) -> None:
@@ -173,10 +145,6 @@ def test_over_http_each_change_is_told_exactly_once_with_calls_overlapping_cance
     assert ledger.broken_promises(vault, NOTES) == []
     assert len(ledger.told) > 10, "too few changes were told to say anything"
     assert any(a.result is None for a in answers), "no call was hung up on or cancelled while it ran"
-
-
-def edit(vault: Path, number: int, edit: int) -> None:
-    (vault / NOTES[number]).write_text(note_text(number, edit), encoding="utf-8")
 
 
 def tellings(answers: list[Answer], path: str) -> list[tuple[str, str | None]]:
@@ -226,10 +194,6 @@ def test_over_http_one_change_is_told_in_exactly_one_of_six_calls_made_at_once(t
             await one_change_then_six_calls_at_once(peer.call, vault)
 
         asyncio.run(scenario())
-
-
-# A call slow enough that 0.2 s in it is still reading: every phrase in 3,000 notes.
-SLOW = ("search_notes", {"query": "latency", "limit": 100, "budget": 65536})
 
 
 def events(home: Path, tool: str) -> int:
