@@ -17,11 +17,11 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from vault_recall.server.mcp.http_refusals import Refusal, refusal_response
+
 REQUEST_SECONDS = 10.0
-_TIMEOUT_BODY = b"the request did not arrive in time; the connection is closed\n"
-_TIMEOUT_RESPONSE = (
-    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
-    b"content-length: " + str(len(_TIMEOUT_BODY)).encode() + b"\r\n\r\n" + _TIMEOUT_BODY
+_TIMEOUT_RESPONSE = refusal_response(
+    Refusal(408, "request_timeout", "the request did not arrive in time; the connection is closed"), close=True
 )
 
 

@@ -6,9 +6,10 @@ token's client, its vault and exposure), the vault on every call, and one activi
 recorded per call under the token's client.  What one process serving many needs besides:
 
 - a guard in front (http_guard.py): Host and Origin against DNS rebinding, then the token;
-- bounds: the request body (64 KiB, 413), open connections (503), open sessions (503), each
-  request's arrival time (http_deadline.py, 408), and how many calls of one client run at once
-  (the rest wait their turn), so one client cannot take every worker thread;
+- bounds: the request body (64 KiB, 413), open connections and sessions, each client's share of
+  them (http_shares.py, 429 and 503), each request's arrival time (http_deadline.py, 408), and
+  how many calls of one client run at once (the rest wait their turn), so one client cannot
+  take every worker thread;
 - tool functions run on worker threads (the SDK runs sync tools there), token checks and
   activity hand-offs too: a slow or vanished vault holds up only the calls reading it, never
   the event loop or another client's call.
@@ -41,12 +42,11 @@ from vault_recall.server.mcp.http_answers import HttpDelivery
 from vault_recall.server.mcp.http_connections import EndpointProtocol
 from vault_recall.server.mcp.http_deadline import REQUEST_SECONDS
 from vault_recall.server.mcp.http_guard import LOOPBACK_NAMES, EndpointGuard, client_left_quietly
+from vault_recall.server.mcp.http_share_keeper import ShareKeeper
+from vault_recall.server.mcp.http_shares import MAX_SESSIONS, SESSION_IDLE_SECONDS, ConnectionShares
 from vault_recall.server.mcp.tools import RecallServer, build_server
 
 MAX_BODY_BYTES = 64 * 1024  # a tools/call is a few hundred bytes; initialize a few KiB
-MAX_CONNECTIONS = 256
-MAX_SESSIONS = 1024
-SESSION_IDLE_SECONDS = 15 * 60
 CALLS_PER_CLIENT = 4
 WORKER_THREADS = 64
 
@@ -118,7 +118,9 @@ def build_endpoint(listen: Listen, extra_hosts: list[str] | None = None) -> tupl
         streamable_http_path=PATH,
         max_request_body_size=MAX_BODY_BYTES,
         session_idle_timeout=SESSION_IDLE_SECONDS,
-        max_sessions=MAX_SESSIONS,
+        # The shares (http_shares.py) keep the sessions within MAX_SESSIONS, each client within
+        # its own; the SDK's limit stays as a backstop, never reached before them.
+        max_sessions=2 * MAX_SESSIONS,
         transport_security=security,
         host=listen.host,
         # Plain JSON answers, not an SSE stream per call: the tools send nothing before their
@@ -129,7 +131,8 @@ def build_endpoint(listen: Listen, extra_hosts: list[str] | None = None) -> tupl
     def on_startup() -> None:
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
 
-    app = EndpointGuard(inner, allowed_hosts=hosts, path=PATH, client_of=token_client, on_startup=on_startup)
+    kept = ShareKeeper(inner, path=PATH)
+    app = EndpointGuard(kept, allowed_hosts=hosts, path=PATH, client_of=token_client, on_startup=on_startup)
     return app, server
 
 
@@ -168,11 +171,11 @@ def run_endpoint(listen_text: str, extra_hosts: list[str], request_seconds: floa
     app, server = build_endpoint(listen, extra_hosts)
     config = uvicorn.Config(
         app,
-        http=type("Protocol", (EndpointProtocol,), {"request_seconds": request_seconds}),
+        http=type("Protocol", (EndpointProtocol,), {"request_seconds": request_seconds, "shares": ConnectionShares()}),
         lifespan="on",
         log_config=None,
         access_log=False,  # a request line holds nothing secret, but nothing is logged that need not be
-        limit_concurrency=MAX_CONNECTIONS,
+        limit_concurrency=None,  # EndpointProtocol counts connections, and refuses in our format
         timeout_keep_alive=5,
         timeout_graceful_shutdown=3,
         server_header=False,

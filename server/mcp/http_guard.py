@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import anyio
@@ -28,18 +27,12 @@ from vault_recall.server.config.config_file import ConfigError
 from vault_recall.server.config.tokens import MAX_TOKEN_LENGTH, token_hash
 from vault_recall.server.mcp.http_answers import ANSWER_KEY, AnswerHolder, AnswerWatch
 from vault_recall.server.mcp.http_connections import CONNECTION_KEY, ConnectionHandle
+from vault_recall.server.mcp.http_refusals import Refusal, SdkRefusals
 
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 REALM = "vault-recall"
-
-
-@dataclass(frozen=True)
-class Refusal:
-    status: int
-    error: str
-    description: str
 
 
 def host_name(value: str | None) -> str | None:
@@ -93,6 +86,27 @@ def check_host_and_origin(headers: Headers, allowed: frozenset[str]) -> Refusal 
     return None
 
 
+def as_the_sdk_reads(scope: Scope) -> list[tuple[bytes, bytes]]:
+    """The request's headers as the SDK behind the guard should see them, once the guard has
+    let the request through.
+
+    - Host and Origin lowercased: the guard compares names without case, as DNS does, and the
+      SDK's own check of the same names (a second lock on the same door) compares them as
+      written; `Host: LOCALHOST:27183` passed the one and got 421 from the other.
+    - No Last-Event-ID: the endpoint keeps no events to replay, and the SDK, asked to replay
+      with none kept, answered nothing (a 500).  Without it, the GET opens a fresh stream, as
+      a server that does not resume streams may.
+    """
+    headers: list[tuple[bytes, bytes]] = []
+    for name, value in scope["headers"]:
+        if name in (b"host", b"origin"):
+            value = value.lower()
+        elif name == b"last-event-id":
+            continue
+        headers.append((name, value))
+    return headers
+
+
 def bearer_token(headers: Headers) -> str | None:
     value = headers.get("authorization")
     if value is None:
@@ -144,6 +158,7 @@ class EndpointGuard:
             await _refuse(send, refusal)
             return
         assert client is not None
+        scope["headers"] = as_the_sdk_reads(scope)
         # What the SDK's session handling and our tools read: the client the token names.  The
         # token itself stays here; its hash stands in for it.
         token = AccessToken(token=token_hash(bearer_token(headers) or ""), client_id=client, scopes=[])
@@ -152,7 +167,10 @@ class EndpointGuard:
         # A tool's answer is told as delivered only once its response is out (http_answers.py).
         holder = scope[ANSWER_KEY] = AnswerHolder()
         connection = scope.get(CONNECTION_KEY)
-        watch = AnswerWatch(send, holder, connection.written if isinstance(connection, ConnectionHandle) else None)
+        # The SDK's own refusals leave in our format, like ours (http_refusals.py).
+        watch = AnswerWatch(
+            SdkRefusals(send).send, holder, connection.written if isinstance(connection, ConnectionHandle) else None
+        )
         answered = _AnsweredOnce(watch.send)
         try:
             await self.app(scope, receive, answered.send)
