@@ -21,6 +21,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from starlette.authentication import AuthCredentials
 from starlette.datastructures import Headers
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vault_recall.server.config.config_file import ConfigError
@@ -247,11 +248,16 @@ class _AnsweredOnce:
 
 def client_left_quietly(record: logging.LogRecord) -> bool:
     """A logging filter for the SDK's transport: a message for a session its client has just
-    ended is one line, not a traceback — the client left, nothing went wrong here."""
+    ended, or a request whose client hung up before it had sent it all, is one line, not a
+    traceback — the client left, nothing went wrong here."""
     error = record.exc_info[1] if record.exc_info else None
     if isinstance(error, anyio.ClosedResourceError | anyio.BrokenResourceError):
         record.msg = "a request arrived as its client ended the session; there was nobody left to answer"
-        record.args = ()
-        record.exc_info = None
-        record.exc_text = None
+    elif isinstance(error, ClientDisconnect):
+        record.msg = "a client hung up before its request arrived whole; there was nobody left to answer"
+    else:
+        return True
+    record.args = ()
+    record.exc_info = None
+    record.exc_text = None
     return True

@@ -142,6 +142,7 @@ def test_over_http_each_change_is_told_exactly_once_with_calls_overlapping_cance
             return await stress(call, vault, seed=27, rounds=14)
 
         ledger, answers = asyncio.run(scenario())
+    assert "Traceback" not in endpoint.log(), endpoint.log()  # hang-ups are the client's, told in a line
     assert ledger.broken_promises(vault, NOTES) == []
     assert len(ledger.told) > 10, "too few changes were told to say anything"
     assert any(a.result is None for a in answers), "no call was hung up on or cancelled while it ran"
