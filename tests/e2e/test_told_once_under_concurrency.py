@@ -129,9 +129,11 @@ def test_over_http_each_change_is_told_exactly_once_with_calls_overlapping_cance
     with running_endpoint() as endpoint:
 
         async def scenario() -> tuple[Ledger, list[Answer]]:
-            peer = await HttpPeer(endpoint.port, token).open()
+            # Two sessions of the one client (two windows of it): what it was told is per client.
+            peers = [await HttpPeer(endpoint.port, token).open() for _ in range(2)]
 
             async def call(tool: str, arguments: dict[str, Any], rng: random.Random) -> Answer:
+                peer = rng.choice(peers)
                 fate = rng.random()
                 if fate < 0.25:
                     return await peer.call(tool, arguments, cancel_after=rng.uniform(0.0, 0.3))
