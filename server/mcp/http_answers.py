@@ -11,6 +11,7 @@ cancelled it (the SDK then answers with an error instead), or the session ended 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +82,10 @@ def holder_of(context: Context[Any, Any] | None) -> AnswerHolder | None:
     return found if isinstance(found, AnswerHolder) else None
 
 
+# How the SDK writes a response: its members in this order, so the third names what it is.
+_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":(?:-?\d+|"(?:[^"\\]|\\.)*"),"(result|error)":')
+
+
 def is_result(body: bytes) -> bool:
     """Is this response body a JSON-RPC result (not an error), as JSON or as the last event of a
     text/event-stream?"""
@@ -88,6 +93,9 @@ def is_result(body: bytes) -> bool:
     if not text.startswith(b"{"):
         data = [line[5:].strip() for line in text.splitlines() if line.startswith(b"data:")]
         text = data[-1] if data else b""
+    head = _HEAD.match(text)
+    if head is not None:  # read from its first bytes, not parsed whole (up to 64 KiB)
+        return head.group(1) == b"result"
     try:
         message = json.loads(text)
     except (ValueError, UnicodeDecodeError):
