@@ -2,8 +2,8 @@
 with its GET stream open and six slow searches running (3,000 notes each).  Reports the time
 from the signal to the process's end, and the lines it wrote to stderr.
 
-    .venv/bin/python bench/http_stop.py              # 5 stops
-    .venv/bin/python bench/http_stop.py --runs 10
+    .venv/bin/python -m bench.http_stop              # 5 stops
+    .venv/bin/python -m bench.http_stop --runs 10
 """
 
 from __future__ import annotations
@@ -13,20 +13,17 @@ import asyncio
 import os
 import signal
 import statistics
-import sys
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.http_e2e import running_endpoint  # noqa: E402
-from tests.support.edited_vault import SLOW, make_vault, serving_over_http  # noqa: E402
-from tests.support.raw_peers import PROTOCOL, HttpPeer  # noqa: E402
+from tests.support.edited_vault import SLOW, make_vault, serving_over_http
+from tests.support.http_e2e import running_endpoint
+from tests.support.raw_peers import PROTOCOL, HttpPeer
 
 
-async def one_stop(port: int, token: str, process: object) -> float:
+async def one_stop(port: int, token: str, process: subprocess.Popen[str]) -> float:
     peer = await HttpPeer(port, token).open()
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(
@@ -39,8 +36,8 @@ async def one_stop(port: int, token: str, process: object) -> float:
     calls = [asyncio.create_task(peer.call(*SLOW)) for _ in range(6)]
     await asyncio.wait(calls, timeout=0.3)
     started = time.perf_counter()
-    process.send_signal(signal.SIGTERM)  # type: ignore[attr-defined]
-    await asyncio.get_running_loop().run_in_executor(None, process.wait)  # type: ignore[attr-defined]
+    process.send_signal(signal.SIGTERM)
+    await asyncio.get_running_loop().run_in_executor(None, process.wait)
     stopped = time.perf_counter() - started
     await asyncio.gather(*calls, return_exceptions=True)
     writer.close()
@@ -48,7 +45,7 @@ async def one_stop(port: int, token: str, process: object) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:

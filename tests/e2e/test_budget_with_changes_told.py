@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import call, serving, text_of
-from tests.vaults import record, write_vault
+from tests.support.e2e import call, serving, text_of
+from tests.support.vaults import record, write_vault
 
 pytestmark = [pytest.mark.e2e]
 

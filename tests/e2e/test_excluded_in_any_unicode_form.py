@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import call, paths, serving
-from tests.vaults import record, write_vault
+from tests.support.e2e import call, paths, serving
+from tests.support.vaults import record, write_vault
 
 pytestmark = [pytest.mark.e2e]
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.http_e2e import INITIALIZE, JSON_HEADERS, Endpoint, parse_response, post, running_endpoint
 from tests.support.edited_vault import SLOW, make_vault, serving_over_http
+from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, Endpoint, parse_response, post, running_endpoint
 
 pytestmark = [pytest.mark.e2e]
 

@@ -13,8 +13,16 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.http_e2e import INITIALIZE, JSON_HEADERS, Endpoint, parse_response, post, raw_request, running_endpoint
 from tests.support.edited_vault import make_vault
+from tests.support.http_e2e import (
+    INITIALIZE,
+    JSON_HEADERS,
+    Endpoint,
+    parse_response,
+    post,
+    raw_request,
+    running_endpoint,
+)
 from tests.support.raw_peers import PROTOCOL, HttpPeer, http_exchange
 
 pytestmark = [pytest.mark.e2e]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.http_e2e import Endpoint, running_endpoint
 from tests.support.edited_vault import SLOW, make_vault, serving_over_http
+from tests.support.http_e2e import Endpoint, running_endpoint
 from tests.support.raw_peers import PROTOCOL, HttpPeer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")]

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e import vault_recall_command
-from tests.http_e2e import running_endpoint
+from tests.support.e2e import vault_recall_command
 from tests.support.edited_vault import NOTES, SLOW, WORDS, edit, make_vault, note_text, serving_over_http
+from tests.support.http_e2e import running_endpoint
 from tests.support.raw_peers import Answer, HttpPeer, StdioPeer
 from tests.support.told_ledger import FIELD, Ledger
 

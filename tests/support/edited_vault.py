@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.vaults import record, write_vault
+from tests.support.vaults import record, write_vault
 
 NOTES = [f"Notes/Note {n:02d}.md" for n in range(24)]
 WORDS = ("bazel", "cache", "release", "review", "latency", "rollback", "schema", "queue")

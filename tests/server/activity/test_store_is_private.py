@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import call, serving
 from vault_recall.server.activity.store import connect
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX file modes")
@@ -41,14 +40,3 @@ def test_a_store_an_older_version_left_readable_by_others_is_narrowed_when_opene
         path.chmod(0o644)
     connect(store).close()
     assert set(modes(tmp_path).values()) == {0o600}
-
-
-@pytest.mark.e2e
-@pytest.mark.anyio
-async def test_the_store_a_real_server_writes_is_readable_by_its_owner_only(
-    shared_sample: Path, vault_recall_home: Path
-) -> None:
-    async with serving("private", shared_sample) as client:
-        await call(client, "list_subjects")
-    found = modes(vault_recall_home)
-    assert "activity.sqlite3" in found and set(found.values()) == {0o600}, found

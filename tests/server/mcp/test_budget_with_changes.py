@@ -13,7 +13,7 @@ import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.vaults import record, write_vault
+from tests.support.vaults import record, write_vault
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.mcp.tools import build_server
 from vault_recall.server.recall.changed_since import FIELD, MAX_TOLD
@@ -34,15 +34,16 @@ names = st.text(name_chars, min_size=1, max_size=120).map(str.strip).filter(lamb
 
 
 def arguments(tool: str, budget: int | None) -> dict[str, Any]:
-    sized = {} if budget is None else {"budget": budget}
-    return {
+    sized: dict[str, Any] = {} if budget is None else {"budget": budget}
+    fixed: dict[str, dict[str, Any]] = {
         "list_subjects": {},
         "recall_context": {"subject": "alpha", "query": "decision", "limit": 20},
         "recall_activity": {"subject": "alpha", "limit": 20},
         "read_note": {"note": "Target"},
         "search_notes": {"query": "decision", "limit": 100},
         "get_backlinks": {"note": "Target", "limit": 200},
-    }[tool] | sized
+    }
+    return fixed[tool] | sized
 
 
 def answer(server: Any, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], int]:

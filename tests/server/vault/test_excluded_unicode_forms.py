@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vaults import record, write_vault
+from tests.support.vaults import record, write_vault
 from vault_recall.server.recall import search
 from vault_recall.server.recall.changed_since import Handed, changed_since
 from vault_recall.server.recall.scope import Exposure, Scope
