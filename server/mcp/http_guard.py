@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import anyio
@@ -22,22 +21,19 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from starlette.authentication import AuthCredentials
 from starlette.datastructures import Headers
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vault_recall.server.config.config_file import ConfigError
 from vault_recall.server.config.tokens import MAX_TOKEN_LENGTH, token_hash
+from vault_recall.server.mcp.http_answers import ANSWER_KEY, AnswerHolder, AnswerWatch
+from vault_recall.server.mcp.http_connections import CONNECTION_KEY, ConnectionHandle
+from vault_recall.server.mcp.http_refusals import Refusal, SdkRefusals
 
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 REALM = "vault-recall"
-
-
-@dataclass(frozen=True)
-class Refusal:
-    status: int
-    error: str
-    description: str
 
 
 def host_name(value: str | None) -> str | None:
@@ -91,6 +87,27 @@ def check_host_and_origin(headers: Headers, allowed: frozenset[str]) -> Refusal 
     return None
 
 
+def as_the_sdk_reads(scope: Scope) -> list[tuple[bytes, bytes]]:
+    """The request's headers as the SDK behind the guard should see them, once the guard has
+    let the request through.
+
+    - Host and Origin lowercased: the guard compares names without case, as DNS does, and the
+      SDK's own check of the same names (a second lock on the same door) compares them as
+      written; `Host: LOCALHOST:27183` passed the one and got 421 from the other.
+    - No Last-Event-ID: the endpoint keeps no events to replay, and the SDK, asked to replay
+      with none kept, answered nothing (a 500).  Without it, the GET opens a fresh stream, as
+      a server that does not resume streams may.
+    """
+    headers: list[tuple[bytes, bytes]] = []
+    for name, value in scope["headers"]:
+        if name in (b"host", b"origin"):
+            value = value.lower()
+        elif name == b"last-event-id":
+            continue
+        headers.append((name, value))
+    return headers
+
+
 def bearer_token(headers: Headers) -> str | None:
     value = headers.get("authorization")
     if value is None:
@@ -142,12 +159,20 @@ class EndpointGuard:
             await _refuse(send, refusal)
             return
         assert client is not None
+        scope["headers"] = as_the_sdk_reads(scope)
         # What the SDK's session handling and our tools read: the client the token names.  The
         # token itself stays here; its hash stands in for it.
         token = AccessToken(token=token_hash(bearer_token(headers) or ""), client_id=client, scopes=[])
         scope["user"] = AuthenticatedUser(token)
         scope["auth"] = AuthCredentials([])
-        answered = _AnsweredOnce(send)
+        # A tool's answer is told as delivered only once its response is out (http_answers.py).
+        holder = scope[ANSWER_KEY] = AnswerHolder()
+        connection = scope.get(CONNECTION_KEY)
+        # The SDK's own refusals leave in our format, like ours (http_refusals.py).
+        watch = AnswerWatch(
+            SdkRefusals(send).send, holder, connection.written if isinstance(connection, ConnectionHandle) else None
+        )
+        answered = _AnsweredOnce(watch.send)
         try:
             await self.app(scope, receive, answered.send)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -156,6 +181,8 @@ class EndpointGuard:
             # A notification was accepted (202) just as its client ended the session: nothing
             # is left to hand it to, and nobody is waiting for anything more.
             log.info("a client ended its session while its last notification was delivered")
+        finally:
+            holder.close()
 
     async def _client(self, headers: Headers) -> tuple[str | None, Refusal | None]:
         token = bearer_token(headers)
@@ -221,11 +248,16 @@ class _AnsweredOnce:
 
 def client_left_quietly(record: logging.LogRecord) -> bool:
     """A logging filter for the SDK's transport: a message for a session its client has just
-    ended is one line, not a traceback — the client left, nothing went wrong here."""
+    ended, or a request whose client hung up before it had sent it all, is one line, not a
+    traceback — the client left, nothing went wrong here."""
     error = record.exc_info[1] if record.exc_info else None
     if isinstance(error, anyio.ClosedResourceError | anyio.BrokenResourceError):
         record.msg = "a request arrived as its client ended the session; there was nobody left to answer"
-        record.args = ()
-        record.exc_info = None
-        record.exc_text = None
+    elif isinstance(error, ClientDisconnect):
+        record.msg = "a client hung up before its request arrived whole; there was nobody left to answer"
+    else:
+        return True
+    record.args = ()
+    record.exc_info = None
+    record.exc_text = None
     return True
