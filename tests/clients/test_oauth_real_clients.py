@@ -1,0 +1,235 @@
+"""Real AI clients connecting to a real `vault-recall http` by URL with OAuth, no token in their
+config or environment: each runs its own headless authorization (a printed URL), the person
+opens it in a browser and approves with `vault-recall client approve` (tests/support/
+oauth_browser.py), and the client then recalls through the stand-in model API as the client id
+it was approved as.  The access tokens live 3 seconds here, so the next run must refresh; then
+the grant is revoked and the client gets nothing more.
+
+Codex CLI: `codex mcp login NAME --no-browser` prints the URL and reads the address the browser
+ended on from stdin.  Installed by `.ci/run`; skipped where it is not.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sqlite3
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.e2e import SAMPLE_VAULT
+from tests.http_e2e import running_endpoint
+from tests.model_standin import MARKER, Script, model_standin
+from tests.real_clients import BIN, client_env, installed, run_client, tool_result_json
+from tests.support.oauth_browser import approve, open_authorization, redirect_after_answer, vault_recall
+from vault_recall.app.state.activity_view import recent_events
+from vault_recall.server.config import oauth_store
+from vault_recall.server.config.config_file import activity_path
+
+pytestmark = pytest.mark.e2e
+
+NOTE = "Projects/Build/Build decision.md"
+QUESTION = f"{MARKER}: how do we build the monorepo?"
+AUTHORIZE_URL = re.compile(r"(http://127\.0\.0\.1:\d+/authorize\?[^\s'\"]+)")
+
+
+def _vault(tmp_path: Path) -> Path:
+    vault = tmp_path / "Notes"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    assert vault_recall("vault", "add", str(vault)).returncode == 0
+    return vault
+
+
+def _recall_script() -> Script:
+    return Script(arguments={"subject": "build-system", "query": "bazel"})
+
+
+def wait_until_access_tokens_expire(timeout: float = 30.0) -> None:
+    """The endpoint's store says every access token issued so far has expired (its clock)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with sqlite3.connect(oauth_store.store_path()) as db:
+            (live,) = db.execute(
+                "SELECT COUNT(*) FROM tokens WHERE kind = 'access' AND expires >= ?", (time.time(),)
+            ).fetchone()
+        if live == 0:
+            return
+        assert time.monotonic() < deadline, "access tokens did not expire"
+        time.sleep(0.1)
+
+
+def refreshes_used() -> int:
+    with sqlite3.connect(oauth_store.store_path()) as db:
+        (used,) = db.execute("SELECT COUNT(*) FROM tokens WHERE kind = 'refresh' AND used IS NOT NULL").fetchone()
+    return int(used)
+
+
+@contextmanager
+def headless_login(
+    argv: list[str], env: dict[str, str], cwd: Path, answer: str = ""
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Start a client's login command, read the authorization URL it prints; the caller answers.
+    `answer` is typed first (a consent question asked before the URL)."""
+    process = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    assert process.stdout is not None and process.stdin is not None
+    if answer:
+        process.stdin.write(answer)
+        process.stdin.flush()
+    lines: list[str] = []
+    found = threading.Event()
+    url: list[str] = []
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line)
+            match = AUTHORIZE_URL.search(line)
+            if match and not url:
+                url.append(match.group(1))
+                found.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert found.wait(120), "".join(lines)
+        yield process, url[0]
+        process.wait(120)
+        reader.join(10)
+        assert process.returncode == 0, "".join(lines)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+        reader.join(10)
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
+
+
+def _recalls_of(client: str) -> int:
+    return len([r for r in recent_events(activity_path(), client=client) if r.tool == "recall_context"])
+
+
+@pytest.mark.skipif(not installed("codex"), reason="Codex CLI is not installed (.ci/run installs it)")
+def test_codex_authorizes_headless_is_approved_refreshes_and_is_cut_off_by_revocation(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    home, work = tmp_path / "home", tmp_path / "work"
+    (home / ".codex").mkdir(parents=True)
+    work.mkdir()
+    with running_endpoint("--access-token-seconds", "3") as endpoint:
+        (home / ".codex" / "config.toml").write_text(
+            'model = "stand-in"\nmodel_provider = "standin"\n'
+            'mcp_oauth_credentials_store = "file"\n\n'  # no keyring in a test HOME
+            '[model_providers.standin]\nname = "stand-in"\nbase_url = "http://127.0.0.1:9/v1"\nwire_api = "responses"\n'
+            'env_key = "STANDIN_API_KEY"\n\n'
+            f'[mcp_servers.vault-recall]\nurl = "{endpoint.url}"\n',
+            encoding="utf-8",
+        )
+        env = client_env(home, STANDIN_API_KEY="stand-in")
+        assert not any("VAULT_RECALL_TOKEN" in key for key in env)
+        with headless_login([str(BIN / "codex"), "mcp", "login", "vault-recall", "--no-browser"], env, work) as (
+            login,
+            url,
+        ):
+            waiting = open_authorization(url)
+            assert "Codex" in waiting.text
+            approve(waiting, "codex-laptop")
+            landed = redirect_after_answer(waiting)
+            assert login.stdin is not None
+            login.stdin.write(landed + "\n")
+            login.stdin.flush()
+        wait_until_access_tokens_expire()
+        script = _recall_script()
+        with model_standin(script) as model_url:
+            _point_codex_at(home, model_url)
+            run = run_client(["codex", "exec", "--skip-git-repo-check", QUESTION], env, work)
+        assert run.returncode == 0, run.stderr
+        assert len(script.results) == 1, (script.paths, run.stderr[-3000:])
+        answer = tool_result_json(script.results[0])
+        assert answer["status"] == "ok" and answer["vault"] == vault.name
+        assert refreshes_used() >= 1  # the expired access token was refreshed, not approved again
+        assert _recalls_of("codex-laptop") == 1
+        assert vault_recall("client", "revoke", "codex-laptop").returncode == 0
+        cut_off = _recall_script()
+        with model_standin(cut_off) as model_url:
+            _point_codex_at(home, model_url)
+            run_client(["codex", "exec", "--skip-git-repo-check", QUESTION], env, work)
+        assert cut_off.results == [] or "error" in cut_off.results[0].lower()
+        assert _recalls_of("codex-laptop") == 1  # nothing reached a tool after the revocation
+
+
+def _point_codex_at(home: Path, model_url: str) -> None:
+    config = home / ".codex" / "config.toml"
+    text = re.sub(r'base_url = "[^"]*"', f'base_url = "{model_url}/v1"', config.read_text(encoding="utf-8"))
+    config.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.skipif(not installed("gemini"), reason="Gemini CLI is not installed (.ci/run installs it)")
+def test_gemini_authorizes_when_refused_is_approved_and_recalls_as_that_client(tmp_path: Path) -> None:
+    """Gemini CLI, refused with 401, asks on stdout whether to authorize, opens the URL in the
+    person's browser (xdg-open, which hands it to $BROWSER: here a script that writes it down)
+    and waits on its own loopback callback, which the browser reaches after the approval."""
+    vault = _vault(tmp_path)
+    home, work = tmp_path / "home", tmp_path / "work"
+    (home / ".gemini").mkdir(parents=True)
+    work.mkdir()
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{opened}"\n', encoding="utf-8")
+    browser.chmod(0o755)
+    script = Script(arguments={"subject": "build-system", "query": "bazel", "wait_for_previous": True})
+    with running_endpoint() as endpoint, model_standin(script) as model:
+        (home / ".gemini" / "settings.json").write_text(
+            json.dumps(
+                {
+                    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+                    "general": {"disableAutoUpdate": True},
+                    "privacy": {"usageStatisticsEnabled": False},
+                    "mcpServers": {
+                        "vault-recall": {"httpUrl": endpoint.url, "oauth": {"enabled": True}, "trust": True}
+                    },
+                }
+            ),
+            encoding="utf-8",
+        )
+        env = client_env(home, GEMINI_API_KEY="stand-in", GOOGLE_GEMINI_BASE_URL=model, BROWSER=str(browser))
+        env.pop("DISPLAY", None)
+        argv = [str(BIN / "gemini"), "--model", "gemini-2.5-flash", "-p", QUESTION]
+        process = subprocess.Popen(
+            argv, env=env, cwd=work, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            assert process.stdin is not None
+            process.stdin.write("y\n")  # "Do you want to continue? [Y/n]"
+            process.stdin.flush()
+            deadline = time.monotonic() + 120
+            while not (opened.exists() and opened.read_text(encoding="utf-8").strip()):
+                assert process.poll() is None and time.monotonic() < deadline, "Gemini opened no browser"
+                time.sleep(0.1)
+            url = opened.read_text(encoding="utf-8").split()[0]
+            waiting = open_authorization(url)
+            approve(waiting, "gemini-laptop")
+            landed = redirect_after_answer(waiting)
+            assert landed.startswith("http://localhost:")
+            with httpx2.Client(timeout=30) as http:  # the browser's last hop: Gemini's own callback
+                assert http.get(landed).status_code < 400
+            out, err = process.communicate(timeout=240)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate(timeout=10)
+    assert process.returncode == 0, err[-3000:]
+    assert len(script.results) == 1, (script.paths, out[-2000:], err[-3000:])
+    answer = tool_result_json(script.results[0])
+    assert answer["status"] == "ok" and answer["vault"] == vault.name
+    assert _recalls_of("gemini-laptop") == 1
