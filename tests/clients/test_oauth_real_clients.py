@@ -6,12 +6,15 @@ it was approved as.  The access tokens live 3 seconds here, so the next run must
 the grant is revoked and the client gets nothing more.
 
 Codex CLI: `codex mcp login NAME --no-browser` prints the URL and reads the address the browser
-ended on from stdin.  Installed by `.ci/run`; skipped where it is not.
+ended on from stdin.  Claude Code: the same, but only in a terminal (a pseudo-terminal here).
+Gemini CLI: refused with 401, it asks, then opens the URL through xdg-open and $BROWSER and
+waits on its loopback callback.  Installed by `.ci/run`; skipped where they are not.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -233,3 +236,97 @@ def test_gemini_authorizes_when_refused_is_approved_and_recalls_as_that_client(t
     answer = tool_result_json(script.results[0])
     assert answer["status"] == "ok" and answer["vault"] == vault.name
     assert _recalls_of("gemini-laptop") == 1
+
+
+class Terminal:
+    """A program on a pseudo-terminal of its own, as in a person's terminal: Claude Code's
+    `mcp login --no-browser` refuses to run without one (it asks for the redirect URL)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        import fcntl
+        import pty
+        import struct
+        import termios
+
+        self.master, follower = pty.openpty()
+        # A wide terminal: the URL is printed on one line, unwrapped.
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 4000, 0, 0))
+        self.process = subprocess.Popen(
+            argv, stdin=follower, stdout=follower, stderr=follower, env=env, cwd=cwd, close_fds=True
+        )
+        os.close(follower)
+        self.screen = ""
+
+    def read_until(self, pattern: re.Pattern[str], timeout: float = 120) -> re.Match[str]:
+        import select
+
+        deadline = time.monotonic() + timeout
+        while (found := pattern.search(self.screen)) is None:
+            assert time.monotonic() < deadline, self.screen[-3000:]
+            ready, _, _ = select.select([self.master], [], [], 0.2)
+            if ready:
+                try:
+                    data = os.read(self.master, 65536)
+                except OSError:  # the program ended and closed its terminal
+                    data = b""
+                assert data or self.process.poll() is None, self.screen[-3000:]
+                self.screen += ANSI.sub("", data.decode("utf-8", "replace"))
+        return found
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode("utf-8"))
+
+    def close(self) -> int:
+        if self.process.poll() is None:
+            try:
+                self.process.wait(120)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        os.close(self.master)
+        return self.process.returncode
+
+
+ANSI = re.compile(r"\x1b\][^\x07]*\x07|\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@pytest.mark.skipif(not installed("claude"), reason="Claude Code is not installed (.ci/run installs it)")
+def test_claude_code_logs_in_headless_is_approved_and_recalls_as_that_client(tmp_path: Path) -> None:
+    """`claude mcp login NAME --no-browser` in a terminal prints the URL and waits for the redirect
+    URL (or its loopback callback); the person opens the URL elsewhere, approves, and pastes the
+    address the browser ended on.  Then `claude -p` recalls by OAuth as the approved client."""
+    vault = _vault(tmp_path)
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    script = _recall_script()
+    with running_endpoint() as endpoint, model_standin(script) as model:
+        env = client_env(
+            home,
+            ANTHROPIC_BASE_URL=model,
+            ANTHROPIC_API_KEY="sk-ant-stand-in",
+            DISABLE_AUTOUPDATER="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            TERM="xterm",
+        )
+        added = run_client(
+            ["claude", "mcp", "add", "--transport", "http", "-s", "user", "vault-recall", endpoint.url], env, work
+        )
+        assert added.returncode == 0, added.stderr
+        terminal = Terminal([str(BIN / "claude"), "mcp", "login", "vault-recall", "--no-browser"], env, work)
+        try:
+            url = terminal.read_until(AUTHORIZE_URL).group(1)
+            terminal.read_until(re.compile(r"paste the redirect URL"))
+            waiting = open_authorization(url)
+            approve(waiting, "claude-laptop")
+            terminal.type(redirect_after_answer(waiting) + "\r")
+            terminal.read_until(re.compile(r"Authenticated with"))
+        finally:
+            code = terminal.close()
+        assert code == 0, terminal.screen[-3000:]
+        run = run_client(["claude", "-p", QUESTION, "--allowedTools", "mcp__vault-recall__recall_context"], env, work)
+    assert run.returncode == 0, run.stderr
+    assert len(script.results) == 1, (script.paths, run.stdout[-2000:])
+    answer = tool_result_json(script.results[0])
+    assert answer["status"] == "ok" and answer["vault"] == vault.name
+    assert _recalls_of("claude-laptop") == 1
