@@ -175,6 +175,7 @@ def run_endpoint(
     """Serve until SIGINT/SIGTERM; returns an exit code.  Prints the address once listening."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vault-recall http: %(message)s")
     logging.getLogger("mcp.server.streamable_http").addFilter(client_left_quietly)
+    logging.getLogger("vault_recall.oauth").setLevel(logging.INFO)  # who waits for approval, for the person
     try:
         listen = parse_listen(listen_text)
         public = parse_public_url(public_url) if public_url else None

@@ -35,6 +35,8 @@ from vault_recall.server.config.tokens import MAX_TOKEN_LENGTH, token_hash
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+# Where clients look for OAuth (RFC 9728, RFC 8414, OpenID Connect discovery, registration).
+OAUTH_DISCOVERY = ("/.well-known/oauth-", "/.well-known/openid-", "/register", "/authorize", "/token")
 REALM = "vault-recall"
 
 
@@ -159,6 +161,14 @@ class EndpointGuard:
         if refusal is None and self.oauth is not None and self.oauth.handles(scope["path"]):
             await self.oauth(scope, receive, send, headers.get("host"))
             return
+        if refusal is None and self.oauth is None and scope["path"].startswith(OAUTH_DISCOVERY):
+            # A client looking for OAuth after a 401 shows this to its person: say why it failed.
+            refusal = Refusal(
+                404,
+                "oauth_not_offered",
+                "this endpoint offers no OAuth (it was started with --no-oauth): the client needs its token "
+                "(vault-recall client token ID)",
+            )
         if refusal is None and scope["path"] != self.path:
             refusal = Refusal(404, "not_found", f"nothing here: the MCP endpoint is {self.path}")
         client: str | None = None

@@ -41,7 +41,9 @@ def waiting(name: str, approval_code: str, client: str) -> HTMLResponse:
         "Vault Recall: approve this app",
         f"<p><b>{escape(name)}</b> asks to recall the notes of your vault, as the client "
         f"<b>{escape(client)}</b>.</p>"
-        f"<p>Its code is <code>{escape(approval_code)}</code>. Check that your app shows the same name.</p>"
+        f"<p>Its code is <code>{escape(approval_code)}</code>. Approve only an app you just connected, "
+        "with this same code in the tray or in <code style='font-size:1em'>vault-recall client grants</code>."
+        "</p>"
         "<p>On the computer running Vault Recall, approve it from the tray icon's menu, or run:</p>"
         f"<pre>vault-recall client approve {escape(approval_code)}</pre>"
         f"<p>(add <code style='font-size:1em'>--as ID</code> to name the client otherwise). "

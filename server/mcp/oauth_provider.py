@@ -14,6 +14,7 @@ the address it was asked for.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from mcp.server.auth.provider import (
     AuthorizationCode,
     AuthorizationParams,
     AuthorizeError,
+    IdentityAssertionParams,
     RefreshToken,
     RegistrationError,
     TokenError,
@@ -42,6 +44,9 @@ from vault_recall.server.config.oauth_store import ApprovalError, GrantGone
 from vault_recall.server.mcp.http_address import is_loopback
 
 T = TypeVar("T")
+# What the person running `vault-recall http` in a terminal needs to see: who waits for approval
+# and what became of it (the endpoint shows this logger's INFO lines; never a secret).
+events = logging.getLogger("vault_recall.oauth")
 MAX_NAME = 80
 WAIT_PATH = "/authorize/wait"
 # Schemes a browser must never be sent to with a code: script, data and local files.
@@ -93,6 +98,15 @@ def check_redirect_uri(uri: str) -> str | None:
     return None
 
 
+class RegisteredApp(OAuthClientInformationFull):
+    """An app as the SDK's handlers see it, taking any scope it asks for: scopes grant nothing
+    here (a grant's reach is its client id's exposure), and an app that asks for one it did not
+    register (some connectors do) must not be turned away for it."""
+
+    def validate_scope(self, requested_scope: str | None) -> list[str] | None:
+        return None if requested_scope is None else requested_scope.split()
+
+
 class RecallOAuthProvider:
     """OAuthAuthorizationServerProvider for one address of the endpoint."""
 
@@ -110,7 +124,7 @@ class RecallOAuthProvider:
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         app = await self.get_app(client_id)
-        return None if app is None else OAuthClientInformationFull.model_validate_json(app.info)
+        return None if app is None else RegisteredApp.model_validate_json(app.info)
 
     async def get_app(self, client_id: str) -> oauth_store.App | None:
         return await _run(partial(oauth_store.get_app, client_id), self.limiter)
@@ -152,9 +166,15 @@ class RecallOAuthProvider:
             issuer=self.address.issuer,
         )
         try:
-            handle, _ = await _run(opening, self.limiter)
+            handle, request = await _run(opening, self.limiter)
         except ApprovalError as exc:
             raise AuthorizeError("temporarily_unavailable", str(exc)) from None
+        events.info(
+            "%r asks to recall your notes (code %s): vault-recall client approve %s [--as ID], or deny it",
+            request.name,
+            request.approval_code,
+            request.approval_code,
+        )
         return f"{self.address.issuer}{WAIT_PATH}?request={handle}"
 
     # -- codes and tokens --
@@ -184,6 +204,7 @@ class RecallOAuthProvider:
             exchange = partial(oauth_store.exchange_code, authorization_code.code, access_seconds=self.access_seconds)
             issued = await _run(exchange, self.limiter)
         except GrantGone as exc:
+            events.info("refused an authorization code of %r: %s", client.client_name, exc)
             raise TokenError("invalid_grant", str(exc)) from None
         return _token(issued)
 
@@ -208,6 +229,7 @@ class RecallOAuthProvider:
         try:
             issued = await _run(exchange, self.limiter)
         except GrantGone as exc:
+            events.info("refused a refresh token of %r: %s", client.client_name, exc)
             raise TokenError("invalid_grant", str(exc)) from None
         return _token(issued)
 
@@ -225,6 +247,13 @@ class RecallOAuthProvider:
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         await _run(partial(oauth_store.revoke_token, token.token), self.limiter)
+
+    async def exchange_identity_assertion(
+        self, client: OAuthClientInformationFull, params: IdentityAssertionParams
+    ) -> OAuthToken:
+        # An enterprise identity provider's assertion would let an app in without the person's
+        # approval here: never accepted (and not advertised in the metadata).
+        raise TokenError("unsupported_grant_type", "this server grants access only through the person's approval")
 
 
 def _token(issued: oauth_store.Issued) -> OAuthToken:
@@ -262,7 +291,7 @@ class HashedClientAuthenticator(ClientAuthenticator):
     clients, which PKCE protects) need none."""
 
     def __init__(self, provider: RecallOAuthProvider) -> None:
-        super().__init__(provider)  # type: ignore[arg-type]  # the SDK's protocol, implemented
+        super().__init__(provider)
         self.recall_provider = provider
 
     async def authenticate_request(self, request: Request) -> OAuthClientInformationFull:
@@ -273,7 +302,7 @@ class HashedClientAuthenticator(ClientAuthenticator):
         app = await self.recall_provider.get_app(client_id)
         if app is None:
             raise AuthenticationError("Invalid client_id: this app is not registered here (register it again)")
-        client = OAuthClientInformationFull.model_validate_json(app.info)
+        client = RegisteredApp.model_validate_json(app.info)
         presented: str | None = None
         header = request.headers.get("authorization", "")
         if client.token_endpoint_auth_method == "client_secret_basic":

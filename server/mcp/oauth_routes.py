@@ -46,6 +46,7 @@ from vault_recall.server.mcp.oauth_provider import (
     Address,
     HashedClientAuthenticator,
     RecallOAuthProvider,
+    events,
 )
 
 log = logging.getLogger(__name__)
@@ -97,7 +98,6 @@ def build_router(address: Address, access_seconds: int = oauth_store.ACCESS_SECO
         }
     )
     authenticator = HashedClientAuthenticator(provider)
-    sdk_provider = provider  # implements the SDK's OAuthAuthorizationServerProvider protocol
     resource_handler = ProtectedResourceMetadataHandler(resource).handle
 
     async def wait(request: Request) -> Response:
@@ -120,14 +120,14 @@ def build_router(address: Address, access_seconds: int = oauth_store.ACCESS_SECO
         ),
         Route(
             "/authorize",
-            endpoint=_limited(request_response(AuthorizationHandler(sdk_provider).handle)),  # type: ignore[arg-type]
+            endpoint=_limited(request_response(AuthorizationHandler(provider).handle)),
             methods=["GET", "POST"],
         ),
         Route(WAIT_PATH, endpoint=wait, methods=["GET"]),
         Route(
             "/token",
             endpoint=_cors(
-                _limited(request_response(TokenHandler(sdk_provider, authenticator).handle)),  # type: ignore[arg-type]
+                _limited(request_response(TokenHandler(provider, authenticator).handle)),
                 ["POST", "OPTIONS"],
             ),
             methods=["POST", "OPTIONS"],
@@ -135,7 +135,7 @@ def build_router(address: Address, access_seconds: int = oauth_store.ACCESS_SECO
         Route(
             "/register",
             endpoint=_cors(
-                _limited(request_response(RegistrationHandler(sdk_provider, registration).handle)),  # type: ignore[arg-type]
+                _limited(request_response(RegistrationHandler(provider, registration).handle)),
                 ["POST", "OPTIONS"],
             ),
             methods=["POST", "OPTIONS"],
@@ -194,6 +194,7 @@ async def _wait_page(limiter: anyio.CapacityLimiter, request: Request) -> Respon
         return oauth_page.unknown()
     if code is None:  # answered meanwhile by another load of this page
         return oauth_page.answered(f"{found.name} was approved and has its code: you can close this page.")
+    events.info("%r was approved (%s) and is sent back with its code", request_now.name, request_now.approval_code)
     target = construct_redirect_uri(
         request_now.redirect_uri, code=code, state=request_now.state, iss=request_now.issuer
     )

@@ -161,6 +161,9 @@ async def test_an_app_authorizes_after_the_person_approves_it_and_recalls_as_tha
         assert await wait_for_activity(2) == ["work-laptop", "work-laptop"]
         assert storage.tokens is not None and storage.tokens.access_token.startswith("vra_")
         assert storage.tokens.access_token not in endpoint.log()
+        log = endpoint.log()  # the person running the endpoint in a terminal sees who waits, and what became of it
+        assert "'SDK app' asks to recall your notes (code " in log and "vault-recall client approve " in log
+        assert "'SDK app' was approved" in log
         listed = vault_recall("client", "grants")
         assert "work-laptop" in listed.stdout and "SDK app" in listed.stdout
         assert "work-laptop" in vault_recall("client", "list").stdout  # approved clients are registered
@@ -317,8 +320,13 @@ def test_without_oauth_nothing_of_it_is_offered(tmp_path: Path) -> None:
     sample_vault(tmp_path)
     with running_endpoint("--no-oauth") as endpoint:
         base = f"http://127.0.0.1:{endpoint.port}"
-        assert httpx2.get(f"{base}/.well-known/oauth-protected-resource/mcp", timeout=30).status_code == 404
-        assert httpx2.post(f"{base}/register", json={}, timeout=30).status_code == 404
+        for answer in (
+            httpx2.get(f"{base}/.well-known/oauth-protected-resource/mcp", timeout=30),
+            httpx2.get(f"{base}/.well-known/oauth-authorization-server", timeout=30),
+            httpx2.post(f"{base}/register", json={}, timeout=30),
+        ):
+            assert answer.status_code == 404
+            assert "offers no OAuth" in answer.json()["error_description"]  # not "nothing here"
         refused = httpx2.post(f"{base}/mcp", json={}, timeout=30)
         assert refused.headers["www-authenticate"] == 'Bearer realm="vault-recall"'
 
@@ -563,3 +571,46 @@ def test_a_page_shows_the_app_name_as_text_never_as_markup(tmp_path: Path) -> No
         assert "<script>" not in waiting.text and "&lt;script&gt;" in waiting.text
         page = reload(waiting)
         assert "default-src 'none'" in page.headers["content-security-policy"]
+
+
+@pytest.mark.parametrize("method", ["client_secret_post", "client_secret_basic"])
+def test_a_confidential_app_must_present_its_secret_which_is_kept_as_a_hash(tmp_path: Path, method: str) -> None:
+    with oauth_endpoint(tmp_path) as (endpoint, base):
+        registered = httpx2.post(
+            f"{base}/register",
+            json={
+                "client_name": "Web connector",
+                "redirect_uris": [REDIRECT],
+                "token_endpoint_auth_method": method,
+                "scope": "claudeai",
+            },
+            timeout=30,
+        ).json()
+        client_id, secret = registered["client_id"], registered["client_secret"]
+        verifier, challenge = pkce()
+        params = authorize_params(client_id, challenge, resource=f"{base}/mcp") | {"scope": "claudeai extra"}
+        waiting = open_authorization(authorization_url(base, params))  # a scope it did not register: no matter
+        approve(waiting, "web")
+        landed = query_of(redirect_after_answer(waiting))
+        form = {
+            "grant_type": "authorization_code",
+            "code": landed["code"],
+            "redirect_uri": REDIRECT,
+            "client_id": client_id,
+            "code_verifier": verifier,
+        }
+
+        def exchange(presented: str | None) -> httpx2.Response:
+            if method == "client_secret_post":
+                data = form | ({"client_secret": presented} if presented else {})
+                return httpx2.post(f"{base}/token", data=data, timeout=30)
+            auth = httpx2.BasicAuth(client_id, presented) if presented else None
+            return httpx2.post(f"{base}/token", data=form, auth=auth, timeout=30)
+
+        for wrong in (None, secret + "x", "A" * 500):
+            refused = exchange(wrong)
+            assert refused.status_code == 401 and refused.json()["error"] == "invalid_client", wrong
+        granted = exchange(secret)
+        assert granted.status_code == 200, granted.text
+        assert mcp_post(endpoint, granted.json()["access_token"]).status_code == 200
+        assert secret.encode() not in oauth_store.store_path().read_bytes()

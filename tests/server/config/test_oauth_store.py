@@ -192,8 +192,22 @@ def test_the_store_is_readable_by_its_owner_only_and_holds_no_secret() -> None:
     assert oauth_store.secret_matches(app, "s3cret-value")
     assert not oauth_store.secret_matches(app, "s3cret-valuf")
     path = oauth_store.store_path()
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    data = path.read_bytes()
+    assert path.with_name(path.name + "-wal").exists()  # written as WAL
+    files = [p for p in path.parent.iterdir() if p.name.startswith(path.name)]  # the store, its WAL and index
+    assert len(files) >= 2
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in files} == {p.name: 0o600 for p in files}
+    data = b"".join(p.read_bytes() for p in files)
     for secret in (issued.access_token, issued.refresh_token, "s3cret-value"):
         assert secret.encode() not in data
     assert oauth_store.secret_hash(issued.access_token).encode() in data
+
+
+def test_a_store_removed_while_in_use_is_made_again_not_read_from_a_stale_connection() -> None:
+    issued = _granted()
+    assert oauth_store.client_of_access_token(issued.access_token, now=NOW + 5)[0] == "claude-code"
+    path = oauth_store.store_path()
+    for leftover in path.parent.glob(path.name + "*"):
+        leftover.unlink()
+    assert oauth_store.client_of_access_token(issued.access_token, now=NOW + 6)[0] is None
+    assert oauth_store.grants() == []
+    assert path.exists()
