@@ -13,7 +13,8 @@ What it keeps and why:
   acts as that client (its exposure, its activity, its changed-since memory).  Revoking a grant
   stops its tokens on their very next request;
 - a code is used once: its second use revokes the grant it made (someone replayed it); a
-  refresh token is rotated on use, and a rotated one presented again revokes the grant too.
+  refresh token is rotated on use, and a rotated one presented again (after a few seconds in
+  which it is the client refreshing twice at once) revokes the grant too.
 
 Every function takes `now` so tests can move the clock; nothing is cached between calls.
 """
@@ -44,6 +45,9 @@ BUSY_TIMEOUT_S = 5.0
 ACCESS_SECONDS = 60 * 60  # an access token: one hour, then the client refreshes
 REFRESH_SECONDS = 30 * 24 * 60 * 60  # a refresh token: 30 days from its last use
 CODE_SECONDS = 10 * 60  # an authorization code: enough to paste a redirect URL by hand
+# A used refresh token presented again this soon is the same client refreshing twice at once
+# (Gemini CLI does, at start): it gets a pair too.  Later, it is a replay, and revokes the grant.
+REFRESH_REUSE_SECONDS = 5
 REQUEST_SECONDS = 15 * 60  # a request waits this long for the person's approval
 MAX_PENDING = 20  # requests waiting at once: more is someone flooding the endpoint
 MAX_REGISTRATIONS = 500  # apps registered and never approved are pruned first past this
@@ -622,7 +626,8 @@ def exchange_refresh(
     token: str, scopes: tuple[str, ...], *, access_seconds: int = ACCESS_SECONDS, now: float | None = None
 ) -> Issued:
     """A new pair for a refresh token, which is used up (rotation).  A used one presented again
-    revokes the grant: either the client or someone who copied the token is replaying it."""
+    after REFRESH_REUSE_SECONDS revokes the grant: either the client or someone who copied the
+    token is replaying it."""
     now = time.time() if now is None else now
     with connect() as db:
         row = db.execute(
@@ -634,7 +639,7 @@ def exchange_refresh(
             refused = "refresh token does not exist"
         else:
             grant_id, client_id, resource, expires, used = row
-            if used is not None:
+            if used is not None and now - used > REFRESH_REUSE_SECONDS:
                 _revoke_grant(db, grant_id, now)
                 refused = "refresh token was already used; the grant is revoked"
             elif expires < now:
@@ -642,7 +647,8 @@ def exchange_refresh(
             elif not _grant_live(db, grant_id):
                 refused = "the grant was revoked (vault-recall client revoke); authorize again"
             else:
-                db.execute("UPDATE tokens SET used = ? WHERE sha256 = ?", (now, secret_hash(token)))
+                if used is None:
+                    db.execute("UPDATE tokens SET used = ? WHERE sha256 = ?", (now, secret_hash(token)))
                 issued = _issue(db, grant_id, client_id, scopes, resource, now, access_seconds)
     if issued is None:
         raise GrantGone(refused or "refresh token does not exist")

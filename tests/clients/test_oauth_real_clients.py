@@ -178,10 +178,12 @@ def _point_codex_at(home: Path, model_url: str) -> None:
 
 
 @pytest.mark.skipif(not installed("gemini"), reason="Gemini CLI is not installed (.ci/run installs it)")
-def test_gemini_authorizes_when_refused_is_approved_and_recalls_as_that_client(tmp_path: Path) -> None:
+def test_gemini_authorizes_when_refused_refreshes_and_is_cut_off_by_revocation(tmp_path: Path) -> None:
     """Gemini CLI, refused with 401, asks on stdout whether to authorize, opens the URL in the
     person's browser (xdg-open, which hands it to $BROWSER: here a script that writes it down)
-    and waits on its own loopback callback, which the browser reaches after the approval."""
+    and waits on its own loopback callback, which the browser reaches after the approval.  Its
+    next run, after the access token expired, refreshes; after the revocation it asks again, is
+    told no, and reaches no tool."""
     vault = _vault(tmp_path)
     home, work = tmp_path / "home", tmp_path / "work"
     (home / ".gemini").mkdir(parents=True)
@@ -190,8 +192,7 @@ def test_gemini_authorizes_when_refused_is_approved_and_recalls_as_that_client(t
     browser = tmp_path / "browser"
     browser.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{opened}"\n', encoding="utf-8")
     browser.chmod(0o755)
-    script = Script(arguments={"subject": "build-system", "query": "bazel", "wait_for_previous": True})
-    with running_endpoint() as endpoint, model_standin(script) as model:
+    with running_endpoint("--access-token-seconds", "3") as endpoint:
         (home / ".gemini" / "settings.json").write_text(
             json.dumps(
                 {
@@ -205,37 +206,62 @@ def test_gemini_authorizes_when_refused_is_approved_and_recalls_as_that_client(t
             ),
             encoding="utf-8",
         )
-        env = client_env(home, GEMINI_API_KEY="stand-in", GOOGLE_GEMINI_BASE_URL=model, BROWSER=str(browser))
-        env.pop("DISPLAY", None)
-        argv = [str(BIN / "gemini"), "--model", "gemini-2.5-flash", "-p", QUESTION]
-        process = subprocess.Popen(
-            argv, env=env, cwd=work, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        try:
-            assert process.stdin is not None
-            process.stdin.write("y\n")  # "Do you want to continue? [Y/n]"
-            process.stdin.flush()
-            deadline = time.monotonic() + 120
-            while not (opened.exists() and opened.read_text(encoding="utf-8").strip()):
-                assert process.poll() is None and time.monotonic() < deadline, "Gemini opened no browser"
-                time.sleep(0.1)
-            url = opened.read_text(encoding="utf-8").split()[0]
-            waiting = open_authorization(url)
-            approve(waiting, "gemini-laptop")
-            landed = redirect_after_answer(waiting)
-            assert landed.startswith("http://localhost:")
-            with httpx2.Client(timeout=30) as http:  # the browser's last hop: Gemini's own callback
-                assert http.get(landed).status_code < 400
-            out, err = process.communicate(timeout=240)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate(timeout=10)
-    assert process.returncode == 0, err[-3000:]
-    assert len(script.results) == 1, (script.paths, out[-2000:], err[-3000:])
-    answer = tool_result_json(script.results[0])
-    assert answer["status"] == "ok" and answer["vault"] == vault.name
-    assert _recalls_of("gemini-laptop") == 1
+
+        def run(answer: str, person: bool) -> Script:
+            """One `gemini -p`; `answer` to its question, if it asks; `person`: approve in the browser."""
+            script = Script(arguments={"subject": "build-system", "query": "bazel", "wait_for_previous": True})
+            with model_standin(script) as model:
+                env = client_env(home, GEMINI_API_KEY="stand-in", GOOGLE_GEMINI_BASE_URL=model, BROWSER=str(browser))
+                env.pop("DISPLAY", None)
+                argv = [str(BIN / "gemini"), "--model", "gemini-2.5-flash", "-p", QUESTION]
+                process = subprocess.Popen(
+                    argv,
+                    env=env,
+                    cwd=work,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                try:
+                    assert process.stdin is not None
+                    process.stdin.write(answer)  # "Do you want to continue? [Y/n]", if asked
+                    process.stdin.flush()
+                    if person:
+                        deadline = time.monotonic() + 120
+                        while not (opened.exists() and opened.read_text(encoding="utf-8").strip()):
+                            assert process.poll() is None and time.monotonic() < deadline, "Gemini opened no browser"
+                            time.sleep(0.1)
+                        url = opened.read_text(encoding="utf-8").split()[0]
+                        opened.unlink()
+                        waiting = open_authorization(url)
+                        approve(waiting, "gemini-laptop")
+                        landed = redirect_after_answer(waiting)
+                        assert landed.startswith("http://localhost:")
+                        with httpx2.Client(timeout=30) as http:  # the browser's last hop: Gemini's own callback
+                            assert http.get(landed).status_code < 400
+                    _, err = process.communicate(timeout=240)
+                finally:
+                    if process.poll() is None:
+                        process.kill()
+                        process.communicate(timeout=10)
+            assert process.returncode == 0 or not person, err[-3000:]
+            return script
+
+        first = run("y\n", person=True)
+        assert len(first.results) == 1, first.paths
+        answer = tool_result_json(first.results[0])
+        assert answer["status"] == "ok" and answer["vault"] == vault.name
+        assert _recalls_of("gemini-laptop") == 1
+        wait_until_access_tokens_expire()
+        again = run("", person=False)
+        assert len(again.results) == 1, again.paths
+        assert refreshes_used() >= 1 and _recalls_of("gemini-laptop") == 2  # refreshed, not approved again
+        assert vault_recall("client", "revoke", "gemini-laptop").returncode == 0
+        cut_off = run("n\n", person=False)
+        assert not any('"status":"ok"' in result for result in cut_off.results)
+        assert not opened.exists()  # told no: it opened no browser
+        assert _recalls_of("gemini-laptop") == 2
 
 
 class Terminal:
@@ -291,42 +317,58 @@ ANSI = re.compile(r"\x1b\][^\x07]*\x07|\x1b\[[0-9;?]*[A-Za-z]")
 
 
 @pytest.mark.skipif(not installed("claude"), reason="Claude Code is not installed (.ci/run installs it)")
-def test_claude_code_logs_in_headless_is_approved_and_recalls_as_that_client(tmp_path: Path) -> None:
+def test_claude_code_logs_in_headless_refreshes_and_is_cut_off_by_revocation(tmp_path: Path) -> None:
     """`claude mcp login NAME --no-browser` in a terminal prints the URL and waits for the redirect
     URL (or its loopback callback); the person opens the URL elsewhere, approves, and pastes the
-    address the browser ended on.  Then `claude -p` recalls by OAuth as the approved client."""
+    address the browser ended on.  Then `claude -p` recalls by OAuth as the approved client, after
+    the access token expired (it refreshes), and reaches no tool once the grant is revoked."""
     vault = _vault(tmp_path)
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     work.mkdir()
-    script = _recall_script()
-    with running_endpoint() as endpoint, model_standin(script) as model:
+    with running_endpoint("--access-token-seconds", "3") as endpoint:
         env = client_env(
             home,
-            ANTHROPIC_BASE_URL=model,
             ANTHROPIC_API_KEY="sk-ant-stand-in",
             DISABLE_AUTOUPDATER="1",
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             TERM="xterm",
         )
-        added = run_client(
-            ["claude", "mcp", "add", "--transport", "http", "-s", "user", "vault-recall", endpoint.url], env, work
-        )
+        add = ["claude", "mcp", "add", "--transport", "http", "-s", "user", "vault-recall", endpoint.url]
+        added = run_client(add, env, work)
         assert added.returncode == 0, added.stderr
         terminal = Terminal([str(BIN / "claude"), "mcp", "login", "vault-recall", "--no-browser"], env, work)
         try:
             url = terminal.read_until(AUTHORIZE_URL).group(1)
             terminal.read_until(re.compile(r"paste the redirect URL"))
             waiting = open_authorization(url)
+            assert "Claude Code" in waiting.text
             approve(waiting, "claude-laptop")
             terminal.type(redirect_after_answer(waiting) + "\r")
             terminal.read_until(re.compile(r"Authenticated with"))
         finally:
             code = terminal.close()
         assert code == 0, terminal.screen[-3000:]
-        run = run_client(["claude", "-p", QUESTION, "--allowedTools", "mcp__vault-recall__recall_context"], env, work)
-    assert run.returncode == 0, run.stderr
-    assert len(script.results) == 1, (script.paths, run.stdout[-2000:])
-    answer = tool_result_json(script.results[0])
-    assert answer["status"] == "ok" and answer["vault"] == vault.name
-    assert _recalls_of("claude-laptop") == 1
+        wait_until_access_tokens_expire()
+
+        def ask() -> Script:
+            script = _recall_script()
+            with model_standin(script) as model:
+                run = run_client(
+                    ["claude", "-p", QUESTION, "--allowedTools", "mcp__vault-recall__recall_context"],
+                    {**env, "ANTHROPIC_BASE_URL": model},
+                    work,
+                )
+            assert run.returncode == 0, run.stderr
+            return script
+
+        script = ask()
+        assert len(script.results) == 1, script.paths
+        answer = tool_result_json(script.results[0])
+        assert answer["status"] == "ok" and answer["vault"] == vault.name
+        assert refreshes_used() >= 1  # the expired access token was refreshed, not approved again
+        assert _recalls_of("claude-laptop") == 1
+        assert vault_recall("client", "revoke", "claude-laptop").returncode == 0
+        cut_off = ask()
+        assert not any('"status":"ok"' in result for result in cut_off.results)
+        assert _recalls_of("claude-laptop") == 1  # nothing reached a tool after the revocation

@@ -239,12 +239,14 @@ async def test_an_expired_access_token_is_refused_and_the_app_refreshes_it(tmp_p
             assert storage.tokens.access_token != first.access_token
             assert storage.tokens.refresh_token != first.refresh_token
         assert person.approvals == 1
-        # The rotated refresh token, presented again, revokes the grant: someone replays it.
-        replay = token_request(
+        # The rotated refresh token, presented again at once, is the client refreshing twice (as
+        # Gemini CLI does): a pair too, the grant kept.  Later it revokes the grant (the store's
+        # tests move its clock for that).
+        again = token_request(
             endpoint, grant_type="refresh_token", refresh_token=first.refresh_token, client_id=_client_id(storage)
         )
-        assert replay.status_code == 400 and "already used" in replay.json()["error_description"]
-        assert mcp_post(endpoint, storage.tokens.access_token).status_code == 401
+        assert again.status_code == 200, again.text
+        assert mcp_post(endpoint, storage.tokens.access_token).status_code == 200
 
 
 def test_each_address_gets_metadata_naming_the_url_the_client_used(tmp_path: Path) -> None:

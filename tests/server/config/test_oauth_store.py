@@ -138,10 +138,23 @@ def test_a_refresh_token_is_rotated_and_a_used_one_presented_again_revokes_the_g
     issued = _granted()
     second = oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 10)
     assert second.refresh_token != issued.refresh_token and second.access_token != issued.access_token
+    later = NOW + 10 + oauth_store.REFRESH_REUSE_SECONDS + 1
     with pytest.raises(GrantGone, match="already used"):
-        oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 11)
-    assert oauth_store.client_of_access_token(second.access_token, now=NOW + 12)[0] is None
+        oauth_store.exchange_refresh(issued.refresh_token, (), now=later)
+    assert oauth_store.client_of_access_token(second.access_token, now=later + 1)[0] is None
     assert oauth_store.grants() == []
+
+
+def test_a_client_refreshing_twice_at_once_gets_two_pairs_and_keeps_its_grant() -> None:
+    issued = _granted()
+    first = oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 10)
+    second = oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 10.5)
+    assert first.access_token != second.access_token
+    for pair in (first, second):
+        assert oauth_store.client_of_access_token(pair.access_token, now=NOW + 11)[0] == "claude-code"
+    # The window runs from the first use, not the last: the token stays spent.
+    with pytest.raises(GrantGone, match="already used"):
+        oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 10 + oauth_store.REFRESH_REUSE_SECONDS + 1)
 
 
 def test_an_access_token_expires_after_an_hour_and_a_refresh_gives_a_new_one() -> None:
