@@ -167,7 +167,7 @@ def test_codex_authorizes_headless_is_approved_refreshes_and_is_cut_off_by_revoc
         with model_standin(cut_off) as model_url:
             _point_codex_at(home, model_url)
             run_client(["codex", "exec", "--skip-git-repo-check", QUESTION], env, work)
-        assert cut_off.results == [] or "error" in cut_off.results[0].lower()
+        assert not any('"status":"ok"' in result for result in cut_off.results)
         assert _recalls_of("codex-laptop") == 1  # nothing reached a tool after the revocation
 
 

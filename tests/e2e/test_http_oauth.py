@@ -616,3 +616,41 @@ def test_a_confidential_app_must_present_its_secret_which_is_kept_as_a_hash(tmp_
         assert granted.status_code == 200, granted.text
         assert mcp_post(endpoint, granted.json()["access_token"]).status_code == 200
         assert secret.encode() not in oauth_store.store_path().read_bytes()
+
+
+def test_a_session_opened_with_one_clients_grant_is_not_continued_with_another_clients_token(tmp_path: Path) -> None:
+    from vault_recall.app.state.config_store import issue_token
+
+    with oauth_endpoint(tmp_path) as (endpoint, base):
+        client_id = register(base, "Phone app")
+        verifier, challenge = pkce()
+        landed = approved_code(base, client_id, challenge, as_client="phone")
+        tokens = token_request(
+            endpoint,
+            grant_type="authorization_code",
+            code=landed["code"],
+            redirect_uri=REDIRECT,
+            client_id=client_id,
+            code_verifier=verifier,
+        ).json()
+        opened = mcp_post(endpoint, tokens["access_token"])
+        assert opened.status_code == 200
+        session_id = opened.headers["mcp-session-id"]
+        other = issue_token("laptop")[0]
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Mcp-Session-Id": session_id,
+            "Mcp-Protocol-Version": "2025-11-25",
+        }
+        stolen = httpx2.post(
+            endpoint.url, json=listing, headers=headers | {"Authorization": f"Bearer {other}"}, timeout=30
+        )
+        assert stolen.status_code in (403, 404), stolen.text
+        own = httpx2.post(
+            endpoint.url,
+            json=listing,
+            headers=headers | {"Authorization": f"Bearer {tokens['access_token']}"},
+            timeout=30,
+        )
+        assert own.status_code == 200 and "recall_context" in own.text
