@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import json
 import os
 import re
 import secrets
@@ -777,7 +776,3 @@ def _prune(db: sqlite3.Connection, now: float) -> None:
             "ORDER BY created LIMIT ?)",
             (count - MAX_REGISTRATIONS + 1,),
         )
-
-
-def app_info_json(info: dict[str, object]) -> str:
-    return json.dumps(info, sort_keys=True)

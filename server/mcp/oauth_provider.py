@@ -13,6 +13,8 @@ the address it was asked for.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import logging
 import re
@@ -20,7 +22,7 @@ import time
 from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import anyio
 import anyio.to_thread
@@ -316,10 +318,6 @@ class HashedClientAuthenticator(ClientAuthenticator):
 
 
 def _basic_secret(header: str, client_id: str) -> str:
-    import base64
-    import binascii
-    from urllib.parse import unquote
-
     if not header.startswith("Basic "):
         raise AuthenticationError("Missing or invalid Basic authentication in Authorization header")
     try:

@@ -15,6 +15,7 @@ address.  OAuth needs TLS between machines: an address that is neither loopback 
 from __future__ import annotations
 
 import logging
+import time
 from functools import partial
 
 import anyio
@@ -178,7 +179,7 @@ async def _wait_page(limiter: anyio.CapacityLimiter, request: Request) -> Respon
     found = await anyio.to_thread.run_sync(oauth_store.request_by_handle, handle, limiter=limiter)
     if found is None:
         return oauth_page.unknown()
-    if found.expired(_now()) or found.status == "denied":
+    if found.expired(time.time()) or found.status == "denied":
         why = "the request was denied" if found.status == "denied" else "the request was not approved in time"
         target = construct_redirect_uri(
             found.redirect_uri, error="access_denied", error_description=why, state=found.state, iss=found.issuer
@@ -199,12 +200,6 @@ async def _wait_page(limiter: anyio.CapacityLimiter, request: Request) -> Respon
         request_now.redirect_uri, code=code, state=request_now.state, iss=request_now.issuer
     )
     return RedirectResponse(target, status_code=302, headers={"Cache-Control": "no-store"})
-
-
-def _now() -> float:
-    import time
-
-    return time.time()
 
 
 class OAuthEndpoint:
