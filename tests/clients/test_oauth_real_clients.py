@@ -119,8 +119,15 @@ def headless_login(
                 pipe.close()
 
 
-def _recalls_of(client: str) -> int:
-    return len([r for r in recent_events(activity_path(), client=client) if r.tool == "recall_context"])
+def _recalls_of(client: str, expected: int | None = None) -> int:
+    """The client's recall_context rows; with `expected`, waits (bounded) for that many first: the
+    endpoint's writer thread records a call just after answering it."""
+    deadline = time.monotonic() + 20
+    while True:
+        count = len([r for r in recent_events(activity_path(), client=client) if r.tool == "recall_context"])
+        if expected is None or count >= expected or time.monotonic() > deadline:
+            return count
+        time.sleep(0.05)
 
 
 @pytest.mark.skipif(not installed("codex"), reason="Codex CLI is not installed (.ci/run installs it)")
@@ -161,7 +168,7 @@ def test_codex_authorizes_headless_is_approved_refreshes_and_is_cut_off_by_revoc
         answer = tool_result_json(script.results[0])
         assert answer["status"] == "ok" and answer["vault"] == vault.name
         assert refreshes_used() >= 1  # the expired access token was refreshed, not approved again
-        assert _recalls_of("codex-laptop") == 1
+        assert _recalls_of("codex-laptop", 1) == 1
         assert vault_recall("client", "revoke", "codex-laptop").returncode == 0
         cut_off = _recall_script()
         with model_standin(cut_off) as model_url:
@@ -252,11 +259,11 @@ def test_gemini_authorizes_when_refused_refreshes_and_is_cut_off_by_revocation(t
         assert len(first.results) == 1, first.paths
         answer = tool_result_json(first.results[0])
         assert answer["status"] == "ok" and answer["vault"] == vault.name
-        assert _recalls_of("gemini-laptop") == 1
+        assert _recalls_of("gemini-laptop", 1) == 1
         wait_until_access_tokens_expire()
         again = run("", person=False)
         assert len(again.results) == 1, again.paths
-        assert refreshes_used() >= 1 and _recalls_of("gemini-laptop") == 2  # refreshed, not approved again
+        assert refreshes_used() >= 1 and _recalls_of("gemini-laptop", 2) == 2  # refreshed, not approved again
         assert vault_recall("client", "revoke", "gemini-laptop").returncode == 0
         cut_off = run("n\n", person=False)
         assert not any('"status":"ok"' in result for result in cut_off.results)
@@ -367,7 +374,7 @@ def test_claude_code_logs_in_headless_refreshes_and_is_cut_off_by_revocation(tmp
         answer = tool_result_json(script.results[0])
         assert answer["status"] == "ok" and answer["vault"] == vault.name
         assert refreshes_used() >= 1  # the expired access token was refreshed, not approved again
-        assert _recalls_of("claude-laptop") == 1
+        assert _recalls_of("claude-laptop", 1) == 1
         assert vault_recall("client", "revoke", "claude-laptop").returncode == 0
         cut_off = ask()
         assert not any('"status":"ok"' in result for result in cut_off.results)
