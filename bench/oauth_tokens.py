@@ -24,7 +24,6 @@ from pathlib import Path
 
 import httpx2
 
-ROOT = Path(__file__).resolve().parent.parent
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,

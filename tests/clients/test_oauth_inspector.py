@@ -6,7 +6,7 @@ tools/call as the approved client; after `client revoke`, its stored token gets 
 
 The conformance suite's auth scenarios (`auth/*`) test an MCP *client* against the suite's own
 authorization server, so none applies to a server; its server scenarios run over a client token
-in test_e2e_http_clients.py."""
+in test_http_clients.py."""
 
 from __future__ import annotations
 
@@ -20,10 +20,11 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.e2e import copy_sample_vault
-from tests.http_e2e import running_endpoint
-from tests.npm_tools import INSPECTOR, require
+from tests.support.e2e import copy_sample_vault
+from tests.support.http_e2e import running_endpoint
+from tests.support.npm_tools import INSPECTOR, node_command
 from tests.support.oauth_browser import approve, open_authorization, redirect_after_answer, vault_recall
+from tests.support.parts import need
 from vault_recall.app.state.activity_view import recent_events
 from vault_recall.server.config.config_file import activity_path
 
@@ -37,7 +38,8 @@ def _free_port() -> int:
 
 
 def test_the_inspector_authorizes_with_oauth_after_approval_and_is_cut_off_by_revocation(tmp_path: Path) -> None:
-    node = require(INSPECTOR)
+    need("inspector")
+    node = node_command(INSPECTOR)
     vault = copy_sample_vault(tmp_path / "Sample vault")
     assert vault_recall("vault", "add", str(vault)).returncode == 0
     home = tmp_path / "npm-home"

@@ -28,11 +28,12 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.e2e import SAMPLE_VAULT
-from tests.http_e2e import running_endpoint
-from tests.model_standin import MARKER, Script, model_standin
-from tests.real_clients import BIN, client_env, installed, run_client, tool_result_json
+from tests.support.http_e2e import running_endpoint
+from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.oauth_browser import approve, open_authorization, redirect_after_answer, vault_recall
+from tests.support.parts import need
+from tests.support.paths import SAMPLE_VAULT
+from tests.support.real_clients import BIN, client_env, run_client, tool_result_json
 from vault_recall.app.state.activity_view import recent_events
 from vault_recall.server.config import oauth_store
 from vault_recall.server.config.config_file import activity_path
@@ -130,8 +131,8 @@ def _recalls_of(client: str, expected: int | None = None) -> int:
         time.sleep(0.05)
 
 
-@pytest.mark.skipif(not installed("codex"), reason="Codex CLI is not installed (.ci/run installs it)")
 def test_codex_authorizes_headless_is_approved_refreshes_and_is_cut_off_by_revocation(tmp_path: Path) -> None:
+    need("codex")
     vault = _vault(tmp_path)
     home, work = tmp_path / "home", tmp_path / "work"
     (home / ".codex").mkdir(parents=True)
@@ -184,13 +185,13 @@ def _point_codex_at(home: Path, model_url: str) -> None:
     config.write_text(text, encoding="utf-8")
 
 
-@pytest.mark.skipif(not installed("gemini"), reason="Gemini CLI is not installed (.ci/run installs it)")
 def test_gemini_authorizes_when_refused_refreshes_and_is_cut_off_by_revocation(tmp_path: Path) -> None:
     """Gemini CLI, refused with 401, asks on stdout whether to authorize, opens the URL in the
     person's browser (xdg-open, which hands it to $BROWSER: here a script that writes it down)
     and waits on its own loopback callback, which the browser reaches after the approval.  Its
     next run, after the access token expired, refreshes; after the revocation it asks again, is
     told no, and reaches no tool."""
+    need("gemini")
     vault = _vault(tmp_path)
     home, work = tmp_path / "home", tmp_path / "work"
     (home / ".gemini").mkdir(parents=True)
@@ -323,12 +324,12 @@ class Terminal:
 ANSI = re.compile(r"\x1b\][^\x07]*\x07|\x1b\[[0-9;?]*[A-Za-z]")
 
 
-@pytest.mark.skipif(not installed("claude"), reason="Claude Code is not installed (.ci/run installs it)")
 def test_claude_code_logs_in_headless_refreshes_and_is_cut_off_by_revocation(tmp_path: Path) -> None:
     """`claude mcp login NAME --no-browser` in a terminal prints the URL and waits for the redirect
     URL (or its loopback callback); the person opens the URL elsewhere, approves, and pastes the
     address the browser ended on.  Then `claude -p` recalls by OAuth as the approved client, after
     the access token expired (it refreshes), and reaches no tool once the grant is revoked."""
+    need("claude")
     vault = _vault(tmp_path)
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()

@@ -1,8 +1,8 @@
 """The real tray approving an app that authorizes with OAuth on a real `vault-recall http`: on a
-private `dbus-daemon`, the test plays the panel and the notification service (tests/sni_host.py)
-and the person's browser (tests/support/oauth_browser.py).  The app starts waiting: the tray
-notifies with its name and code and lists it; a click on Approve sends the browser back with a
-code; a click on Revoke ends the grant."""
+private `dbus-daemon`, the test plays the panel and the notification service
+(tests/support/sni_host.py) and the person's browser (tests/support/oauth_browser.py).  The app
+starts waiting: the tray notifies with its name and code and lists it; a click on Approve sends
+the browser back with a code; a click on Revoke ends the grant."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ import base64
 import hashlib
 import os
 import secrets
-import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,10 +18,11 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.e2e import copy_sample_vault, vault_recall_command
-from tests.http_e2e import running_endpoint
-from tests.sni_host import SessionBus, find_node, panel, start_session_bus
+from tests.support.e2e import copy_sample_vault, vault_recall_command
+from tests.support.http_e2e import running_endpoint
 from tests.support.oauth_browser import open_authorization, query_of, redirect_after_answer, reload
+from tests.support.parts import need, need_linux
+from tests.support.sni_host import SessionBus, find_node, panel, start_session_bus
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config import oauth_store
 from vault_recall.server.config.config_file import Config, VaultEntry
@@ -35,13 +34,8 @@ REDIRECT = "http://127.0.0.1:9/callback"
 
 @pytest.fixture
 def bus(tmp_path: Path) -> Iterator[tuple[SessionBus, dict[str, str]]]:
-    missing = [tool for tool in ("dbus-daemon", "Xvfb") if shutil.which(tool) is None]
-    if not sys.platform.startswith("linux"):
-        pytest.skip("the StatusNotifierItem tray is Linux's")
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the tray tests; missing: {', '.join(missing)} (.ci/run installs them)")
-        pytest.skip(f"missing for the tray test: {', '.join(missing)}")
+    need_linux("the StatusNotifierItem tray")
+    need("dbus-daemon", "xvfb")
     number = next(n for n in range(250, 350) if not Path(f"/tmp/.X11-unix/X{n}").exists())
     xvfb = subprocess.Popen(
         ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],

@@ -27,9 +27,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from mcp_types import Implementation
+from pydantic import AnyUrl
 
-from tests.e2e import call, copy_sample_vault
-from tests.http_e2e import Endpoint, running_endpoint
+from tests.support.e2e import call, copy_sample_vault
+from tests.support.http_e2e import Endpoint, running_endpoint
 from tests.support.oauth_browser import (
     approve,
     open_authorization,
@@ -102,8 +103,8 @@ async def oauth_session(
         server_url=url,
         client_metadata=OAuthClientMetadata(
             client_name=name,
-            redirect_uris=[REDIRECT],
-            token_endpoint_auth_method="none",  # type: ignore[list-item]
+            redirect_uris=[AnyUrl(REDIRECT)],
+            token_endpoint_auth_method="none",
         ),
         storage=storage,
         redirect_handler=person.redirect,
@@ -190,7 +191,7 @@ async def test_a_revoked_grant_is_refused_on_its_next_request_with_the_reason(tm
     with running_endpoint() as endpoint:
         async with oauth_session(endpoint.url, person, storage) as session:
             await call(session, "list_subjects")
-        assert storage.tokens is not None
+        assert storage.tokens is not None and storage.tokens.refresh_token is not None
         token = storage.tokens.access_token
         assert mcp_post(endpoint, token).status_code == 200
         revoked = vault_recall("client", "revoke", "sdk-app")
@@ -229,6 +230,7 @@ async def test_an_expired_access_token_is_refused_and_the_app_refreshes_it(tmp_p
             await call(session, "list_subjects")
             assert storage.tokens is not None and storage.tokens.expires_in == 2
             first = storage.tokens
+            assert first.refresh_token is not None
             with anyio.fail_after(20):  # the endpoint's clock, not ours, says when it has expired
                 while (
                     answer := await anyio.to_thread.run_sync(mcp_post, endpoint, first.access_token)

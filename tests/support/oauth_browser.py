@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 
-from tests.e2e import vault_recall_command
+from tests.support.e2e import vault_recall_command
 
 APPROVAL_CODE = re.compile(r"vault-recall client approve ([A-Z2-9]{4}-[A-Z2-9]{4})")
 

@@ -87,7 +87,8 @@ def test_an_answer_that_came_too_late_is_told_not_raised() -> None:
 
 
 def test_the_person_is_told_once_about_each_app_that_starts_waiting() -> None:
-    notices, told = ApprovalNotices(), []
+    notices = ApprovalNotices()
+    told: list[str] = []
     already = _waiting_request("Old app", "app-0")
     assert not notices.poll(told.append, read_approvals().waiting)  # waiting before the tray looked
     fresh = _waiting_request("Codex", "app-2")
