@@ -38,7 +38,7 @@ from vault_recall.server.activity.store import Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.config.tokens import client_of_token
-from vault_recall.server.mcp.http_address import PATH, Listen, ListenError, parse_listen
+from vault_recall.server.mcp.http_address import PATH, Listen, ListenError, PublicUrl, parse_listen, parse_public_url
 from vault_recall.server.mcp.http_answers import HttpDelivery
 from vault_recall.server.mcp.http_connections import EndpointProtocol
 from vault_recall.server.mcp.http_deadline import REQUEST_SECONDS
@@ -55,11 +55,14 @@ WORKER_THREADS = 64
 log = logging.getLogger(__name__)
 
 
-def allowed_hosts(listen: Listen, extra: list[str]) -> frozenset[str]:
-    """The names a request's Host (and an Origin) may carry: loopback, the listen address, --allow-host."""
+def allowed_hosts(listen: Listen, extra: list[str], public: PublicUrl | None = None) -> frozenset[str]:
+    """The names a request's Host (and an Origin) may carry: loopback, the listen address,
+    --allow-host, and the --public-url's host (a proxy or tunnel passes it on)."""
     names = {*LOOPBACK_NAMES, *(name.strip().lower().strip("[]") for name in extra if name.strip())}
     if listen.host not in ("0.0.0.0", "::"):
         names.add(listen.host.lower())
+    if public is not None:
+        names.add(public.host)
     return frozenset(names)
 
 
@@ -110,13 +113,18 @@ def token_client(token: str) -> str | None:
 
 
 def build_endpoint(
-    listen: Listen, extra_hosts: list[str] | None = None, on_started: Callable[[], None] | None = None
+    listen: Listen,
+    extra_hosts: list[str] | None = None,
+    public: PublicUrl | None = None,
+    oauth: bool = True,
+    access_seconds: int = 3600,
+    on_started: Callable[[], None] | None = None,
 ) -> tuple[ASGIApp, HttpRecallServer]:
-    """The ASGI app (guard in front of the SDK's Streamable HTTP app) and the MCP server behind
-    it; `on_started` runs on the event loop as the app starts."""
+    """The ASGI app (guard in front of the SDK's Streamable HTTP app and of the OAuth routes) and
+    the MCP server behind it; `on_started` runs on the event loop as the app starts."""
     server = build_server(ServeOptions(client="http"), HttpRecallServer)
     assert isinstance(server, HttpRecallServer)
-    hosts = allowed_hosts(listen, extra_hosts or [])
+    hosts = allowed_hosts(listen, extra_hosts or [], public)
     # The SDK checks Host and Origin too, on the same names: a second lock on the same door.
     bracketed = [f"[{h}]" if ":" in h else h for h in sorted(hosts)]
     security = TransportSecuritySettings(
@@ -144,7 +152,14 @@ def build_endpoint(
             on_started()
 
     kept = ShareKeeper(inner, path=PATH)
-    app = EndpointGuard(kept, allowed_hosts=hosts, path=PATH, client_of=token_client, on_startup=on_startup)
+    oauth_routes = None
+    if oauth:
+        from vault_recall.server.mcp.oauth_routes import OAuthEndpoint
+
+        oauth_routes = OAuthEndpoint(public, access_seconds)
+    app = EndpointGuard(
+        kept, allowed_hosts=hosts, path=PATH, client_of=token_client, on_startup=on_startup, oauth=oauth_routes
+    )
     return app, server
 
 
@@ -165,13 +180,22 @@ def bind(listen: Listen) -> socket.socket:
     return sock
 
 
-def run_endpoint(listen_text: str, extra_hosts: list[str], request_seconds: float = REQUEST_SECONDS) -> int:
+def run_endpoint(
+    listen_text: str,
+    extra_hosts: list[str],
+    request_seconds: float = REQUEST_SECONDS,
+    public_url: str | None = None,
+    oauth: bool = True,
+    access_seconds: int = 3600,
+) -> int:
     """Serve until SIGINT/SIGTERM (which end the process by the signal, http_stop.py); returns
     an exit code otherwise.  Prints the address once serving."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vault-recall http: %(message)s")
     logging.getLogger("mcp.server.streamable_http").addFilter(client_left_quietly)
+    logging.getLogger("vault_recall.oauth").setLevel(logging.INFO)  # who waits for approval, for the person
     try:
         listen = parse_listen(listen_text)
+        public = parse_public_url(public_url) if public_url else None
     except ListenError as exc:
         sys.stderr.write(f"vault-recall http: {exc}\n")
         return 2
@@ -181,19 +205,23 @@ def run_endpoint(listen_text: str, extra_hosts: list[str], request_seconds: floa
         sys.stderr.write(f"vault-recall http: cannot listen on {listen_text}: {exc.strerror or exc}\n")
         return 1
     port = sock.getsockname()[1]
-    warning = "" if listen.loopback else " — not loopback: put TLS or a private network in front (see README)"
+    warning = "" if listen.loopback else " — not loopback: put TLS or a private network in front (see docs/http.md)"
+    outside = f"Reached from elsewhere at {public.url} (through your proxy or tunnel).\n" if public else ""
+    how = (
+        "Each client needs its token (vault-recall client token ID), or authorizes with OAuth and waits for your "
+        "approval (vault-recall client approve CODE, or the tray)."
+        if oauth
+        else "Each client needs its token (vault-recall client token ID)."
+    )
 
     def started() -> None:
         # On the event loop, once the app has started: from here a signal stops it our way.
         stopper.install()
         # For the person (and the tray, which reads the address from it): this stdout is no MCP wire.
-        sys.stdout.write(
-            f"Vault Recall endpoint: {listen.url(port)}{warning}\n"
-            "Each client needs its token (vault-recall client token ID). Ctrl-C stops it.\n"
-        )
+        sys.stdout.write(f"Vault Recall endpoint: {listen.url(port)}{warning}\n{outside}{how} Ctrl-C stops it.\n")
         sys.stdout.flush()
 
-    app, server = build_endpoint(listen, extra_hosts, on_started=started)
+    app, server = build_endpoint(listen, extra_hosts, public, oauth, access_seconds, on_started=started)
     config = uvicorn.Config(
         app,
         http=type("Protocol", (EndpointProtocol,), {"request_seconds": request_seconds, "shares": ConnectionShares()}),

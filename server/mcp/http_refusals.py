@@ -24,6 +24,7 @@ class Refusal:
     status: int
     error: str
     description: str
+    resource_metadata: str | None = None  # a 401's pointer to how to authorize here (RFC 9728)
 
 
 def refusal_body(error: str, description: str) -> bytes:
