@@ -118,7 +118,9 @@ _HTTP: dict[str, Callable[[str, str], Entry]] = {
     "cursor": lambda url, token: {"url": url, "headers": _bearer(token)},
     "vscode": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token)},
     "windsurf": lambda url, token: {"serverUrl": url, "headers": _bearer(token)},
-    "codex": lambda url, token: {"url": url, "bearer_token_env_var": TOKEN_ENV},
+    # `required`, as in its stdio entry: without it Codex starts without us when the token is
+    # missing or refused, and says nothing (docs/clients.md, "Waiting for the server").
+    "codex": lambda url, token: {"url": url, "bearer_token_env_var": TOKEN_ENV, "required": True},
     "zed": lambda url, token: {"url": url, "headers": _bearer(token)},
     "gemini": lambda url, token: {"httpUrl": url, "headers": _bearer(token)},
     "opencode": lambda url, token: {"type": "remote", "url": url, "headers": _bearer(token), "enabled": True},
