@@ -91,6 +91,38 @@ def check_host_and_origin(headers: Headers, allowed: frozenset[str]) -> Refusal 
     return None
 
 
+# Where a client refused with 401 looks for OAuth: the protected resource's and the
+# authorization server's metadata (RFC 9728, RFC 8414, OpenID discovery, each also with the
+# endpoint's path after it), then the endpoints it falls back to without metadata.
+OAUTH_PATHS = (
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+    "/register",
+    "/authorize",
+    "/token",
+)
+
+
+def elsewhere(path: str, endpoint: str) -> Refusal:
+    """The answer for a path other than the endpoint's.
+
+    A client whose token was refused (or that sent none) looks for OAuth next, and when that
+    fails it shows the person what the last of those requests answered — so there the answer
+    says how this endpoint is reached instead, in the `error_description` clients show.
+    """
+    if any(path == known or path.startswith(known + "/") for known in OAUTH_PATHS):
+        return Refusal(
+            404,
+            "not_found",
+            "this endpoint uses bearer tokens, not OAuth: each client sends its own token as "
+            "'Authorization: Bearer <token>', and this client's token was missing or refused; on the computer "
+            "running Vault Recall, `vault-recall doctor` says why and `vault-recall install CLIENT --form http` "
+            "writes a new one into the client's config",
+        )
+    return Refusal(404, "not_found", f"nothing here: the MCP endpoint is {endpoint}")
+
+
 def bearer_token(headers: Headers) -> str | None:
     value = headers.get("authorization")
     if value is None:
@@ -134,7 +166,7 @@ class EndpointGuard:
         headers = Headers(scope=scope)
         refusal = check_host_and_origin(headers, self.allowed_hosts)
         if refusal is None and scope["path"] != self.path:
-            refusal = Refusal(404, "not_found", f"nothing here: the MCP endpoint is {self.path}")
+            refusal = elsewhere(scope["path"], self.path)
         client: str | None = None
         if refusal is None:
             client, refusal = await self._client(headers)
