@@ -114,7 +114,9 @@ def _bearer(token: str) -> dict[str, str]:
 
 # Each client's own keys for a Streamable HTTP server with a header (docs/clients.md, "Connecting by URL").
 _HTTP: dict[str, Callable[[str, str], Entry]] = {
-    "claude-code": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token)},
+    # `alwaysLoad`, as in its stdio entry: Claude Code connects a URL server in the background
+    # too, and without it offers our tools only by name, behind its ToolSearch tool.
+    "claude-code": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token), "alwaysLoad": True},
     "cursor": lambda url, token: {"url": url, "headers": _bearer(token)},
     "vscode": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token)},
     "windsurf": lambda url, token: {"serverUrl": url, "headers": _bearer(token)},
