@@ -1,7 +1,7 @@
-"""The real Codex CLI and Gemini CLI, switched between our two forms by `vault-recall install`:
-by URL (a real `vault-recall http` on 127.0.0.1) and back to starting `vault-recall serve`.
-After switching back, Codex starts and recalls over stdio, and Gemini lists our server as
-stdio; by URL, Codex refuses to start — saying why — when its token is missing or revoked
+"""The real Codex CLI and Gemini CLI, switched between our two forms by `vault-recall install`,
+both ways: from starting `vault-recall serve` to a real `vault-recall http` on 127.0.0.1 by
+URL, and back.  After switching back, Codex starts and recalls over stdio, and Gemini lists our
+server as stdio; by URL, Codex refuses to start — saying why — when its token is missing or revoked
 (`required = true`, as in its stdio entry).  The clients talk to the stand-in model API, in a
 temporary HOME; installed by `.ci/run`, skipped where they are not."""
 
@@ -86,24 +86,29 @@ def installed_token(home: Path, endpoint: Endpoint, client: str) -> str:
 
 
 @pytest.mark.skipif(not installed("codex"), reason="Codex CLI is not installed (.ci/run installs it)")
-def test_codex_switched_from_url_back_to_stdio_starts_and_recalls_over_stdio(tmp_path: Path) -> None:
+def test_codex_switched_to_the_url_and_back_recalls_each_way(tmp_path: Path) -> None:
     home, work = setup(tmp_path)
     script = Script(arguments={"subject": "build-system", "query": "bazel"}, rounds=1)
     with running_endpoint() as endpoint, model_standin(script) as model:
         config = codex_config(home, model)
-        token = installed_token(home, endpoint, "codex")
+        vault_recall(home, "install", "codex")
+        code, err = codex(home, work)
+        assert code == 0, err
+
+        token = installed_token(home, endpoint, "codex")  # stdio → URL
+        entry = tomllib.loads(config.read_text(encoding="utf-8"))["mcp_servers"][SERVER_NAME]
+        assert "command" not in entry and "env" not in entry and entry["url"] == endpoint.url
         code, err = codex(home, work, **{TOKEN_ENV: token})
         assert code == 0, err
-        assert recall_pids("codex") == [endpoint.process.pid]  # by URL: the endpoint answered
 
-        vault_recall(home, "install", "codex")  # back to `serve`, from the shell without the token
+        vault_recall(home, "install", "codex")  # URL → stdio, from the shell without the token
         entry = tomllib.loads(config.read_text(encoding="utf-8"))["mcp_servers"][SERVER_NAME]
         assert "url" not in entry and "bearer_token_env_var" not in entry and entry["command"]
         code, err = codex(home, work)
         assert code == 0, err  # before: "url is not supported for stdio", and Codex did not start
-    pids = recall_pids("codex")
-    assert len(pids) == 2 and pids[1] != endpoint.process.pid  # its own `serve` process answered
-    assert len(script.results) == 2 and tool_result_json(script.results[1])["status"] == "ok"
+    by_stdio, by_url, back = recall_pids("codex")
+    assert by_url == endpoint.process.pid and endpoint.process.pid not in (by_stdio, back)  # its own `serve`
+    assert len(script.results) == 3 and all(tool_result_json(r)["status"] == "ok" for r in script.results)
 
 
 @pytest.mark.skipif(not installed("codex"), reason="Codex CLI is not installed (.ci/run installs it)")
@@ -144,10 +149,12 @@ def gemini_lists(home: Path, work: Path) -> str:
 
 
 @pytest.mark.skipif(not installed("gemini"), reason="Gemini CLI is not installed (.ci/run installs it)")
-def test_gemini_switched_from_url_back_to_stdio_lists_stdio_and_recalls(tmp_path: Path) -> None:
+def test_gemini_switched_to_the_url_and_back_lists_each_form_and_recalls(tmp_path: Path) -> None:
     home, work = setup(tmp_path)
     gemini_settings(home)
     with running_endpoint() as endpoint:
+        vault_recall(home, "install", "gemini", "--allow-tools")
+        assert "serve --client gemini (stdio) - Connected" in gemini_lists(home, work)
         vault_recall(home, "install", "gemini", "--form", "http", "--url", endpoint.url, "--allow-tools")
         line = gemini_lists(home, work)
         assert f"{endpoint.url} (http) - Connected" in line, line
