@@ -1,5 +1,11 @@
 """`vault-recall client token`, and snippets and install in the URL form (`--form http`): what a
-client needs to reach `vault-recall http` — the endpoint's URL and its own bearer token."""
+client needs to reach `vault-recall http` — the endpoint's URL and its own bearer token.
+
+Tokens are the person's to manage: nothing here replaces a token an installed entry sends
+without being asked to (`--new-token`, `client token ID`), and then it names the entries cut
+off; an install keeps the valid token our entry already sends; removing our URL entry revokes
+its token unless another entry of ours sends it; every message says where the token is.
+"""
 
 from __future__ import annotations
 
@@ -100,7 +106,8 @@ def install_http(
         if not kept:
             print(f"(a new token for {spec.id} would be made and written where '<new token>' stands)", file=sys.stderr)
         return 0
-    _private(path)
+    in_file = not _token_in_environment(spec)
+    _private(path)  # the token, or (Codex) the address of an endpoint that takes one
     plan = _plan(http_spec(spec, url, token), path, extra)
     backup = _apply(plan, spec, url, token, kept is not None)
     replaced = False
@@ -111,7 +118,8 @@ def install_http(
     else:
         verb = "Replaced the Vault Recall entry in" if plan.replaced else "Added Vault Recall to"
         print(f"{verb} {path} (by URL: {url})" + (f" (old file kept as {backup.name})" if backup else ""))
-        print(f"{path} is readable by you only: it holds {spec.id}'s token.")
+        held = f"it holds {spec.id}'s token" if in_file else f"{spec.name}'s token is not in it but in the environment"
+        print(f"{path} is readable by you only: {held}.")
     if _token_in_environment(spec):
         if kept:
             print(f"{spec.name} reads its token from ${TOKEN_ENV}, which this shell sets to {spec.id}'s token: kept.")
