@@ -27,15 +27,14 @@ from typing import Any
 
 import pytest
 
-from tests.e2e import SAMPLE_VAULT, vault_recall_command
-from tests.http_e2e import running_endpoint
-from tests.model_standin import MARKER, Script, model_standin
-from tests.real_clients import BIN, client_env, installed, tool_result_json
+from tests.support.e2e import vault_recall_command
+from tests.support.http_e2e import running_endpoint
+from tests.support.model_standin import MARKER, Script, model_standin
+from tests.support.parts import need
+from tests.support.paths import SAMPLE_VAULT
+from tests.support.real_clients import BIN, client_env, tool_result_json
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not installed("claude"), reason="Claude Code is not installed (.ci/run installs it)"),
-]
+pytestmark = [pytest.mark.e2e]
 
 SERVER = "vault-recall"
 
@@ -167,6 +166,7 @@ def recalled(script: Script, turn: int) -> dict[str, Any]:
 
 
 def test_a_session_that_called_while_the_endpoint_was_down_recalls_once_it_is_back(tmp_path: Path) -> None:
+    need("claude")
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     script = Script(arguments={"subject": "build-system", "query": "bazel"}, per_turn=True)
@@ -189,6 +189,7 @@ def test_a_session_started_before_the_endpoint_recalls_once_reconnected(tmp_path
     """Claude Code leaves it `failed` after its first tries; its Reconnect (what `/mcp` offers)
     then finds the endpoint — or, better, the endpoint is up before the session starts (the
     tray starts it at login: docs/tray.md)."""
+    need("claude")
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     script = Script(arguments={"subject": "build-system", "query": "bazel"}, per_turn=True)

@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import SAMPLE_VAULT, vault_recall_command
-from tests.http_e2e import Endpoint, running_endpoint
-from tests.model_standin import MARKER, Script, model_standin
-from tests.real_clients import Run, client_env, installed, revision_of, run_client, tool_result_json
+from tests.support.e2e import vault_recall_command
+from tests.support.http_e2e import Endpoint, running_endpoint
+from tests.support.model_standin import MARKER, Script, model_standin
+from tests.support.parts import need
+from tests.support.paths import SAMPLE_VAULT
+from tests.support.real_clients import Run, client_env, revision_of, run_client, tool_result_json
 from vault_recall.app.clients.catalogue import TOKEN_ENV
 from vault_recall.server.config.config_file import activity_path
 
@@ -72,8 +74,8 @@ def check(script: Script, vault: Path, client: str, before: str, endpoint: Endpo
     assert [pid for (pid,) in rows] == [endpoint.process.pid] * 2  # by URL, under its own id
 
 
-@pytest.mark.skipif(not installed("claude"), reason="Claude Code is not installed (.ci/run installs it)")
 def test_claude_code_by_url_recalls_sees_an_edit_and_shows_a_revoked_token(tmp_path: Path) -> None:
+    need("claude")
     home, vault, work = setup(tmp_path)
     before = revision_of(vault / NOTE)
     script = edit_between(vault)
@@ -109,8 +111,8 @@ def codex(home: Path, work: Path, token: str) -> Run:
     return run_client(["codex", "exec", "--skip-git-repo-check", QUESTION], env, work)
 
 
-@pytest.mark.skipif(not installed("codex"), reason="Codex CLI is not installed (.ci/run installs it)")
 def test_codex_by_url_recalls_sees_an_edit_and_refuses_to_start_with_a_revoked_token(tmp_path: Path) -> None:
+    need("codex")
     home, vault, work = setup(tmp_path)
     before = revision_of(vault / NOTE)
     script = edit_between(vault)
@@ -126,8 +128,8 @@ def test_codex_by_url_recalls_sees_an_edit_and_refuses_to_start_with_a_revoked_t
     assert run.returncode != 0 and "invalid_token" in run.stderr, run.stderr
 
 
-@pytest.mark.skipif(not installed("gemini"), reason="Gemini CLI is not installed (.ci/run installs it)")
 def test_gemini_by_url_recalls_sees_an_edit_and_lists_a_revoked_token_as_disconnected(tmp_path: Path) -> None:
+    need("gemini")
     home, vault, work = setup(tmp_path)
     settings = home / ".gemini/settings.json"
     settings.parent.mkdir()

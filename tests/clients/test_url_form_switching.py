@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import SAMPLE_VAULT, vault_recall_command
-from tests.http_e2e import Endpoint, running_endpoint
-from tests.model_standin import MARKER, Script, model_standin
-from tests.real_clients import client_env, installed, run_client, tool_result_json
+from tests.support.e2e import vault_recall_command
+from tests.support.http_e2e import Endpoint, running_endpoint
+from tests.support.model_standin import MARKER, Script, model_standin
+from tests.support.parts import need
+from tests.support.paths import SAMPLE_VAULT
+from tests.support.real_clients import client_env, run_client, tool_result_json
 from vault_recall.app.clients.catalogue import SERVER_NAME, TOKEN_ENV
 from vault_recall.server.config.config_file import activity_path
 
@@ -85,8 +87,8 @@ def installed_token(home: Path, endpoint: Endpoint, client: str) -> str:
     return done.stderr.split(f"export {TOKEN_ENV}=", 1)[1].split()[0]
 
 
-@pytest.mark.skipif(not installed("codex"), reason="Codex CLI is not installed (.ci/run installs it)")
 def test_codex_switched_to_the_url_and_back_recalls_each_way(tmp_path: Path) -> None:
+    need("codex")
     home, work = setup(tmp_path)
     script = Script(arguments={"subject": "build-system", "query": "bazel"}, rounds=1)
     with running_endpoint() as endpoint, model_standin(script) as model:
@@ -111,8 +113,8 @@ def test_codex_switched_to_the_url_and_back_recalls_each_way(tmp_path: Path) -> 
     assert len(script.results) == 3 and all(tool_result_json(r)["status"] == "ok" for r in script.results)
 
 
-@pytest.mark.skipif(not installed("codex"), reason="Codex CLI is not installed (.ci/run installs it)")
 def test_codex_by_url_refuses_to_start_without_its_token_and_says_why(tmp_path: Path) -> None:
+    need("codex")
     home, work = setup(tmp_path)
     script = Script(arguments={"subject": "build-system", "query": "bazel"})
     with running_endpoint() as endpoint, model_standin(script) as model:
@@ -148,8 +150,8 @@ def gemini_lists(home: Path, work: Path) -> str:
     return line
 
 
-@pytest.mark.skipif(not installed("gemini"), reason="Gemini CLI is not installed (.ci/run installs it)")
 def test_gemini_switched_to_the_url_and_back_lists_each_form_and_recalls(tmp_path: Path) -> None:
+    need("gemini")
     home, work = setup(tmp_path)
     gemini_settings(home)
     with running_endpoint() as endpoint:

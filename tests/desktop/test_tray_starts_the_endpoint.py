@@ -6,36 +6,33 @@ it ends, and remembers it for next time."""
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.e2e import copy_sample_vault, vault_recall_command
-from tests.http_e2e import INITIALIZE, JSON_HEADERS, post
-from tests.sni_host import SessionBus, panel, start_session_bus
+from tests.support.e2e import copy_sample_vault, vault_recall_command
+from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, post
+from tests.support.parts import need, need_linux
+from tests.support.sni_host import SessionBus, panel, start_session_bus
 from vault_recall.app.state.config_store import save_config
 from vault_recall.app.tray.endpoint import endpoint_to_start
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-TOOLS = ("dbus-daemon", "Xvfb", "xdotool")
+# A private session bus, and an X server found ready by xdotool.
+PARTS = ("dbus-daemon", "xvfb", "xdotool")
 
 
 @pytest.fixture
 def session(tmp_path: Path) -> Iterator[tuple[SessionBus, dict[str, str]]]:
     """A private session bus and X server, and the tray's environment."""
-    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
-    if not sys.platform.startswith("linux") or missing:
-        if os.environ.get("CI") and sys.platform.startswith("linux"):
-            pytest.fail(f"CI must run the tray tests; missing: {', '.join(missing)} (.ci/run installs them)")
-        pytest.skip(f"the tray test needs Linux and {', '.join(TOOLS)}")
+    need_linux("the StatusNotifierItem tray")
+    need(*PARTS)
     number = next(n for n in range(150, 250) if not Path(f"/tmp/.X11-unix/X{n}").exists())
     xvfb = subprocess.Popen(
         ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e import copy_sample_vault
-from tests.http_e2e import Endpoint, running_endpoint
+from tests.support.e2e import copy_sample_vault
+from tests.support.http_e2e import Endpoint, running_endpoint
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import SERVER_NAME, TOKEN_ENV
 from vault_recall.app.state.config_store import update_config

@@ -11,7 +11,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.http_e2e import INITIALIZE, JSON_HEADERS, Endpoint, parse_response, post, raw_request, running_endpoint
+from tests.support.http_e2e import (
+    INITIALIZE,
+    JSON_HEADERS,
+    Endpoint,
+    parse_response,
+    post,
+    raw_request,
+    running_endpoint,
+)
 from vault_recall.app.state.config_store import issue_token
 
 pytestmark = [pytest.mark.e2e]

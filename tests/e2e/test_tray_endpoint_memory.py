@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from tests.e2e import vault_recall_command
-from tests.http_e2e import INITIALIZE, JSON_HEADERS, post
+from tests.support.e2e import vault_recall_command
+from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, post
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action, endpoint_to_start
 from vault_recall.server.config.config_file import Config, load_config
