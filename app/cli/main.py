@@ -263,9 +263,17 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
     snippet.add_argument("client", nargs="?", metavar="CLIENT", help="a client id (see --list)")
     snippet.add_argument("--list", action="store_true", help="the clients, their forms and config files")
     snippet.add_argument(
-        "--form", choices=FORMS, default="file", help="file (default), cli, link, or http (by URL, with a new token)"
+        "--form",
+        choices=FORMS,
+        default="file",
+        help="file (default), cli, link, or http (by URL, with a new token; never one an installed entry sends)",
     )
     snippet.add_argument("--url", metavar="URL", help=f"with --form http: the endpoint's URL (default {DEFAULT_URL})")
+    snippet.add_argument(
+        "--new-token",
+        action="store_true",
+        help="with --form http: make the new token even when an installed entry sends the client's current one",
+    )
     snippet.add_argument("--pin-vault", nargs="?", const=PIN_ACTIVE, metavar="PATH", help=pin_help)
     snippet.set_defaults(handler=client_commands.snippet_command)
 
@@ -288,12 +296,23 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
         "--form",
         choices=("file", "http"),
         default="file",
-        help="file: the client starts `vault-recall serve` (default); http: it connects by URL with a new token",
+        help="file: the client starts `vault-recall serve` (default); http: it connects by URL with its token. "
+        "Switching forms replaces our entry whole",
     )
     install.add_argument("--url", metavar="URL", help=f"with --form http: the endpoint's URL (default {DEFAULT_URL})")
+    install.add_argument(
+        "--new-token",
+        action="store_true",
+        help="with --form http: a new token even when the entry sends a valid one (kept otherwise)",
+    )
     install.set_defaults(handler=client_commands.install_command)
 
-    uninstall = commands.add_parser("uninstall", help="remove only our entry from a client's config file")
+    uninstall = commands.add_parser(
+        "uninstall",
+        help="remove only our entry from a client's config file",
+        description="Remove only our entry (and our tools from the allow list). A URL entry's token is revoked "
+        "when no other entry of ours sends it.",
+    )
     uninstall.add_argument("client", metavar="CLIENT")
     uninstall.add_argument("--dry-run", action="store_true", help="show the change as a diff, write nothing")
     uninstall.add_argument("--config-file", metavar="PATH", help="the client's config file, if not the usual one")

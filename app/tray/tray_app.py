@@ -145,6 +145,7 @@ class TrayApp:
     def _started(self) -> None:
         threading.Thread(target=self._watch, name="tray-watch", daemon=True).start()
         threading.Thread(target=self._work, name="tray-actions", daemon=True).start()
+        self.dispatch(("endpoint", "start_with_tray"))  # if the person left it running (endpoint.py)
 
     def _watch(self) -> None:
         while not self._stop.wait(POLL_SECONDS):

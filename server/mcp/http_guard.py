@@ -38,8 +38,17 @@ from vault_recall.server.mcp.http_refusals import Refusal, SdkRefusals
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
-# Where clients look for OAuth (RFC 9728, RFC 8414, OpenID Connect discovery, registration).
-OAUTH_DISCOVERY = ("/.well-known/oauth-", "/.well-known/openid-", "/register", "/authorize", "/token")
+# Where a client refused with 401 looks for OAuth: the protected resource's and the
+# authorization server's metadata (RFC 9728, RFC 8414, OpenID discovery, each also with the
+# endpoint's path after it), then the endpoints it falls back to without metadata.
+OAUTH_PATHS = (
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+    "/register",
+    "/authorize",
+    "/token",
+)
 REALM = "vault-recall"
 
 
@@ -130,6 +139,10 @@ def as_the_sdk_reads(scope: Scope) -> list[tuple[bytes, bytes]]:
     return headers
 
 
+def looks_for_oauth(path: str) -> bool:
+    return any(path == known or path.startswith(known + "/") for known in OAUTH_PATHS)
+
+
 def bearer_token(headers: Headers) -> str | None:
     value = headers.get("authorization")
     if value is None:
@@ -177,13 +190,16 @@ class EndpointGuard:
         if refusal is None and self.oauth is not None and self.oauth.handles(scope["path"]):
             await self.oauth(scope, receive, send, headers.get("host"))
             return
-        if refusal is None and self.oauth is None and scope["path"].startswith(OAUTH_DISCOVERY):
-            # A client looking for OAuth after a 401 shows this to its person: say why it failed.
+        if refusal is None and self.oauth is None and looks_for_oauth(scope["path"]):
+            # A client looking for OAuth after a 401 shows this to its person: say how this
+            # endpoint is reached instead, in the `error_description` clients show.
             refusal = Refusal(
                 404,
                 "oauth_not_offered",
-                "this endpoint offers no OAuth (it was started with --no-oauth): the client needs its token "
-                "(vault-recall client token ID)",
+                "this endpoint offers no OAuth (it was started with --no-oauth): each client sends its own token "
+                "as 'Authorization: Bearer <token>', and this client's token was missing or refused; on the "
+                "computer running Vault Recall, `vault-recall doctor` says why and `vault-recall install CLIENT "
+                "--form http` writes a new one into the client's config",
             )
         if refusal is None and scope["path"] != self.path:
             refusal = Refusal(404, "not_found", f"nothing here: the MCP endpoint is {self.path}")
