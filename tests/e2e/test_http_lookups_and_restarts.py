@@ -87,7 +87,7 @@ def test_a_session_of_a_restarted_endpoint_answers_404_and_a_new_one_starts() ->
     with running_endpoint("--listen", f"127.0.0.1:{port}") as restarted:
         status, _, body = post(port, listing, {**auth, "Mcp-Session-Id": old, "MCP-Protocol-Version": "2025-11-25"})
         assert status == 404, body
-        assert json.loads(body)["error"]["message"] == "Session not found"
+        assert json.loads(body)["error"] == "unknown_session"  # the SDK's refusal, in our format
         status, headers, _ = post(port, INITIALIZE, auth)
         assert status == 200 and headers["mcp-session-id"] != old
         assert "Traceback" not in restarted.log()
