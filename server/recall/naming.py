@@ -12,13 +12,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
-from vault_recall.server.obsidian.resolve import MappedNames, fold, named_among
+from vault_recall.server.obsidian.resolve import MAX_NOTE_ARGUMENT, MappedNames, fold, named_among
 from vault_recall.server.recall.scan import as_listed, read_one, undecodable_note, unreadable_folder
 from vault_recall.server.recall.scope import Exposure
 from vault_recall.server.recall.view import in_view, index_of
+from vault_recall.server.vault.exact_path import Listed, listed_as_note
+from vault_recall.server.vault.excluded import read_excluded_files
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import VaultListing
 from vault_recall.server.vault.paths import NOTE_SUFFIX, display
+from vault_recall.server.vault.settings import config_folders
+from vault_recall.server.vault.templates import read_template_folders
 
 _SEPARATOR = "\0"  # no path holds it
 
@@ -31,6 +35,32 @@ def path_key(path: str) -> str:
         return key[: -len(NOTE_SUFFIX)] if key.endswith(NOTE_SUFFIX) else key
     plain = path[: -len(NOTE_SUFFIX)] if path.lower().endswith(NOTE_SUFFIX) else path
     return fold(plain)
+
+
+def exact_note(exposure: Exposure, root: Path, text: str) -> tuple[str, Note | None, InvalidNote | None] | None:
+    """The note a `note` argument names by its exact vault path, as `resolve_names` and
+    `ListedNames.judge` would find it — (path, the note if visible, the problem if shown) —
+    told without listing the vault (vault/exact_path.py); None when only the listing can tell,
+    or when the argument is no exact path of a note this client may see (a name, an alias, a
+    near miss: the listing resolves those)."""
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_NOTE_ARGUMENT:
+        return None  # resolve_names says what is wrong with it
+    folders = config_folders(root)
+    excluded = read_excluded_files(root, folders)
+    templates = read_template_folders(root, folders)
+    # In resolve_names' order: the argument as given, then with '.md' added.
+    for path in (text, text + NOTE_SUFFIX):
+        listed = listed_as_note(root, path, excluded)
+        if listed is Listed.UNSURE:
+            return None
+        if listed is Listed.NO:
+            continue
+        parsed = as_listed(templates, read_one(root, path))
+        note, trouble = (None, None) if parsed is None else in_view(exposure, parsed)
+        if note is not None or trouble is not None:
+            return path, note, trouble
+        # Listed, but not for this client (or gone since): the next reading, as resolve_names.
+    return None
 
 
 class ListedNames:
