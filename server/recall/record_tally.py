@@ -145,6 +145,8 @@ def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
 
 
 def _utf8(start: bytes | bytearray, length: int) -> bool:
+    if len(start) == length and start.isascii():
+        return True  # the whole note, and ASCII: no need to decode it
     try:
         codecs.utf_8_decode(memoryview(start)[:length], "strict", True)
     except UnicodeDecodeError:

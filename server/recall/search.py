@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import cast, overload
+from typing import AnyStr, cast, overload
 
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote, Note, decode_note_text, modified_second, parse_note
 from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.arguments import check_range, check_subject
-from vault_recall.server.recall.hit_lines import NO_HITS, HitLines, ascii_hit_lines, hit_lines
+from vault_recall.server.recall.hit_lines import NO_HITS, HitLines, LineCounter
 from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, shortened_by
 from vault_recall.server.recall.record_tally import plain_note
 from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchResult
@@ -45,7 +45,7 @@ class _NoteHits:
     size: int  # the length and CRC-32 of the bytes searched, to know the note read again is
     crc: int  # the same (the revision's SHA-256 would cost more than the rest of a word's search)
     count: int  # lines with a hit
-    shortest: int  # characters of the shortest line with a hit: a bound on every hit's size
+    least: int  # the fewest characters a hit line holds from its first match on: a bound on every hit
     bound: int = -1  # that bound, once packing needs it
 
 
@@ -104,7 +104,8 @@ def _find_hits(
     # not UTF-8) are one problem to report.
     broken: dict[str, Problem] = {}
     whole_vault = exposure.mode == "vault" and subject is None
-    for item in each_looked_at(listing.root, listing, _looker(pattern, exposure, subject)):
+    counter = LineCounter(pattern)
+    for item in each_looked_at(listing.root, listing, _looker(pattern, counter, exposure, subject)):
         if isinstance(item, Looked):
             size, crc, lines = item.seen
             found.append(_NoteHits(modified_second(item.mtime_ns), item.path, size, crc, *lines))
@@ -114,7 +115,7 @@ def _find_hits(
             if problem is not None and could_hold(problem, pattern):
                 broken[problem.path] = view_problem(problem)
             if note is not None:
-                _collect(found, note, pattern)
+                _collect(found, note, counter)
             continue
         record = record_item(item, subject)
         if record is None:
@@ -126,7 +127,7 @@ def _find_hits(
                 broken[trouble.path] = view_problem(trouble)
             continue  # a note whose record cannot be read is no record of any subject
         if note is not None:
-            _collect(found, note, pattern)
+            _collect(found, note, counter)
     return found, list(broken.values())
 
 
@@ -134,7 +135,9 @@ def _find_hits(
 _Seen = tuple[int, int, HitLines]
 
 
-def _looker(pattern: Phrase, exposure: Exposure, subject: str | None) -> Callable[[str, bytes], _Seen | bool]:
+def _looker(
+    pattern: Phrase, counter: LineCounter, exposure: Exposure, subject: str | None
+) -> Callable[[str, bytes], _Seen | bool]:
     """What tells, for one search, from a note's bytes what parsing it would: whether this
     client sees it (a valid note without properties, or one whose properties block is of the
     plainest shape: record_tally.plain_note) and its hit lines — or that it must be parsed
@@ -173,13 +176,13 @@ def _looker(pattern: Phrase, exposure: Exposure, subject: str | None) -> Callabl
         if view is not None and data.isascii():
             if b"\r" in lowered:
                 lowered = lowered.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            lines = _in_regions(lowered, opens_block, lambda start, end: ascii_hit_lines(lowered, needle, start, end))
+            lines = _in_regions(lowered, opens_block, counter.in_lowered)
         else:
             try:
                 text = decode_note_text(data)
             except UnicodeDecodeError:
                 return True  # reported as a problem by the full reading
-            lines = _in_regions(text, opens_block, lambda start, end: hit_lines(pattern, text, start, end))
+            lines = _in_regions(text, opens_block, counter.in_text)
         return (len(data), zlib.crc32(data), lines) if lines.number else False
 
     return look
@@ -189,16 +192,14 @@ _BOM = b"\xef\xbb\xbf"
 _BLOCK_STARTS = (b"---", _BOM + b"---")
 
 
-def _in_regions(text: str | bytes, block: bool, count: Callable[[int, int], HitLines]) -> HitLines:
+def _in_regions(text: AnyStr, block: bool, count: Callable[[AnyStr, int, int], HitLines]) -> HitLines:
     """The hit lines of the texts search looks in (`searched_texts`) of a note's text (LF line
     endings, no BOM): the whole text, or — after a plain properties block, which opens and
     closes with a bare '---' line and holds none — the properties lines and the body."""
     if not block:
-        return count(0, len(text))
-    close = text.find("\n---\n", 3) if isinstance(text, str) else text.find(b"\n---\n", 3)
-    properties = count(4, close + 1)
-    body = count(close + 5, len(text))
-    return _joined(properties, body)
+        return count(text, 0, len(text))
+    close = text.find("\n---\n" if isinstance(text, str) else b"\n---\n", 3)
+    return _joined(count(text, 4, close + 1), count(text, close + 5, len(text)))
 
 
 def _joined(first: HitLines, second: HitLines) -> HitLines:
@@ -206,7 +207,7 @@ def _joined(first: HitLines, second: HitLines) -> HitLines:
         return second
     if not second.number:
         return first
-    return HitLines(first.number + second.number, min(first.shortest, second.shortest))
+    return HitLines(first.number + second.number, min(first.least, second.least))
 
 
 def could_hold(trouble: InvalidNote, pattern: Phrase) -> bool:
@@ -225,10 +226,10 @@ def searched_texts(note: Note) -> list[tuple[str, int]]:
     return [(note.yaml_text, 1), (note.body, note.body_first_line)]
 
 
-def _collect(found: list[_NoteHits], note: Note, pattern: Phrase) -> None:
+def _collect(found: list[_NoteHits], note: Note, counter: LineCounter) -> None:
     lines = NO_HITS
     for text, _ in searched_texts(note):
-        lines = _joined(lines, hit_lines(pattern, text))
+        lines = _joined(lines, counter.in_text(text))
     if lines.number:
         found.append(
             _NoteHits(modified_second(note.mtime_ns), note.path, len(note.data), zlib.crc32(note.data), *lines)
@@ -270,11 +271,11 @@ class _HitRefs(Sequence[tuple[_NoteHits, int]]):
         return self._found[position], index - (self._ends[position - 1] if position else 0)
 
     def at_least(self, ref: tuple[_NoteHits, int]) -> int:
-        """A size no hit of the note can be under: its path, link and shortest line with a hit
+        """A size no hit of the note can be under: its path, link and the least a hit line shows
         (a line up to LINE_WIDTH characters is shown whole, a longer one cut to that)."""
         note = ref[0]
         if note.bound < 0:
-            shown = min(note.shortest, LINE_WIDTH) + 2  # at least a byte a character, in quotes
+            shown = min(note.least, LINE_WIDTH) + 2  # at least a byte a character, in quotes
             uri_size = obsidian_uri_size(self._vault, note.path) + 2  # ASCII, nothing escaped, in quotes
             note.bound = hit_size(json_text_size(note.path), 1, shown, uri_size, False)
         return note.bound

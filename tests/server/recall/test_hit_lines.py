@@ -1,5 +1,5 @@
-"""Hit lines counted in bulk must be the lines `Phrase.lines_with_hits` gives, and the bound a
-note's shortest hit line gives must be no larger than any of its hits."""
+"""Hit lines counted in bulk must be the lines `Phrase.lines_with_hits` gives, and the bound
+packing passes a note over by must be no larger than any of its hits."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import Note
-from vault_recall.server.recall.hit_lines import ascii_hit_lines, hit_lines
+from vault_recall.server.recall.hit_lines import LineCounter
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.search import _HitRefs, _NoteHits, line_hits
 from vault_recall.server.recall.text_prefilter import Phrase
@@ -21,20 +21,21 @@ PHRASES = st.sampled_from(["a", "ab", "b a", "k", KELVIN, "i", "\u0130", "é", "
 
 
 def expected(pattern: Phrase, text: str) -> tuple[int, int]:
-    lengths = [end - start for _, start, end, _, _ in pattern.lines_with_hits(text, 1)]
-    return len(lengths), min(lengths, default=0)
+    """(lines with a hit, the fewest characters from a line's first hit to its end)"""
+    tails = [end - hit for _, _, end, hit, _ in pattern.lines_with_hits(text, 1)]
+    return len(tails), min(tails, default=0)
 
 
 @example("ab\nxx ab ab\n\nab", "ab")
 @example("k\nK\n" + KELVIN, "k")
 @settings(max_examples=400, deadline=None)
 @given(LINES, PHRASES)
-def test_hit_lines_are_the_lines_with_a_hit_and_the_shortest_of_them(text: str, phrase: str) -> None:
+def test_hit_lines_are_the_lines_with_a_hit(text: str, phrase: str) -> None:
     pattern = Phrase.of(phrase)
-    assert tuple(hit_lines(pattern, text)) == expected(pattern, text)
+    assert tuple(LineCounter(pattern).in_text(text)) == expected(pattern, text)
     if text.isascii() and phrase.isascii():
         lowered = text.lower().encode("ascii")
-        assert tuple(ascii_hit_lines(lowered, phrase.lower().encode("ascii"))) == expected(pattern, text)
+        assert tuple(LineCounter(pattern).in_lowered(lowered)) == expected(pattern, text)
 
 
 @settings(max_examples=200, deadline=None)
@@ -43,8 +44,8 @@ def test_hit_lines_of_a_part_of_the_text_are_those_of_that_part_alone(head: str,
     pattern = Phrase.of(phrase)
     text = f"{head}\n{tail}"
     start = len(head) + 1
-    assert tuple(hit_lines(pattern, text, start)) == expected(pattern, tail)
-    assert tuple(hit_lines(pattern, text, 0, len(head))) == expected(pattern, head)
+    assert tuple(LineCounter(pattern).in_text(text, start)) == expected(pattern, tail)
+    assert tuple(LineCounter(pattern).in_text(text, 0, len(head))) == expected(pattern, head)
 
 
 @settings(max_examples=300, deadline=None)
@@ -54,8 +55,8 @@ def test_no_hit_of_a_note_is_smaller_than_the_bound_packing_skips_it_by(text: st
     path = f"Folder/{name}.md"
     note = Note(path=path, title=name, properties={}, aliases=(), tags=(), body=text, data=text.encode())
     hits = line_hits(note, pattern, "My vault")
-    lines = hit_lines(pattern, text)
+    lines = LineCounter(pattern).in_text(text)
     assert len(hits) == lines.number
     if hits:
-        refs = _HitRefs([_NoteHits(0, path, 0, 0, lines.number, lines.shortest)], "My vault")
+        refs = _HitRefs([_NoteHits(0, path, 0, 0, lines.number, lines.least)], "My vault")
         assert refs.at_least(refs[0]) <= min(json_size(hit) for hit in hits)
