@@ -44,8 +44,10 @@ class LineCounter:
         return _tally(self._text.findall(text, start, len(text) if end is None else end))
 
     def in_lowered(self, lowered: bytes, start: int = 0, end: int | None = None) -> HitLines:
-        """The same for a note whose bytes are ASCII, lowered, with LF line endings, and an ASCII
-        phrase: the bytes are then the characters, and the phrase lowered is found as is."""
+        """The same for an ASCII phrase in a note's bytes as `text_prefilter.AsciiView` shows
+        them (lowered, the characters that compare as ASCII letters written as those), with LF
+        line endings: the least is then counted in bytes, never fewer than the characters
+        they write."""
         assert self._lowered is not None, "an ASCII phrase only"
         return _tally(self._lowered.findall(lowered, start, len(lowered) if end is None else end))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import zlib
 from array import array
 from bisect import bisect_right
@@ -173,7 +174,15 @@ def _looker(
             return True  # properties to parse: they may be broken, a problem to report
         elif not opens_block and data.startswith(_BOM):
             return True  # left to the full reading
-        if view is not None and data.isascii():
+        if view is not None:
+            # An ASCII phrase is counted on the view's bytes: its lines are the text's (UTF-8
+            # never writes a '\n' byte inside a character), and a line holds the phrase in the
+            # text exactly when it does in the view.  Only the text must be UTF-8 (plain_note
+            # has checked that of a note with properties).
+            if plain is None and not data.isascii() and not _utf8(data):
+                return True  # reported as a problem by the full reading
+            if lowered.startswith(_BOM):
+                lowered = lowered[len(_BOM) :]
             if b"\r" in lowered:
                 lowered = lowered.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
             lines = _in_regions(lowered, opens_block, counter.in_lowered)
@@ -186,6 +195,14 @@ def _looker(
         return (len(data), zlib.crc32(data), lines) if lines.number else False
 
     return look
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        codecs.utf_8_decode(data, "strict", True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 _BOM = b"\xef\xbb\xbf"
