@@ -23,7 +23,7 @@ from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchR
 from vault_recall.server.recall.scan import Looked, NoteChanged, as_seen, each_looked_at, record_item
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.subject_prefilter import plainly_not_about
-from vault_recall.server.recall.text_prefilter import CASE_ESCAPES, AsciiView, Phrase, phrase_filter
+from vault_recall.server.recall.text_prefilter import CASE_ESCAPES, AsciiView, Phrase, digits_in, phrase_filter
 from vault_recall.server.recall.view import answer_anew, in_view
 from vault_recall.server.recall.view import problem as view_problem
 from vault_recall.server.vault.listing import VaultListing, vault_name
@@ -149,8 +149,11 @@ def _looker(
     worth = phrase_filter(pattern)
     needle = pattern.ascii_lower.encode("ascii") if pattern.ascii_lower is not None else b""
     view = AsciiView(CASE_ESCAPES, [needle]) if needle else None
+    digits = digits_in(needle)  # looked for in the raw bytes, before lowering them
 
     def look(path: str, data: bytes) -> _Seen | bool:
+        if digits and digits not in data:
+            return False
         if view is not None:
             lowered = cast(bytes, view.of(data))  # phrase_filter's own test, its lowered bytes kept
             if needle not in lowered:

@@ -66,7 +66,9 @@ def scopes(vault: Path) -> list[Scope]:
 
 
 @pytest.mark.parametrize("subject", [None, "build-system"])
-@pytest.mark.parametrize("query", ["cache", "CACHE", "kelvin", KELVIN, "istanbul", "straße", '"quoted"', "x: 1", "zzz"])
+@pytest.mark.parametrize(
+    "query", ["cache", "CACHE", "kelvin", KELVIN, "istanbul", "straße", '"quoted"', "x: 1", "2026-01", "zzz"]
+)
 def test_the_counted_search_answers_as_the_one_that_kept_every_note(
     vault: Path, query: str, subject: str | None
 ) -> None:
