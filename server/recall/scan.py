@@ -18,6 +18,7 @@ from vault_recall.server.recall.subject_prefilter import plainly_not_about
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import VaultListing
 from vault_recall.server.vault.note_files import (
+    START_BYTES,
     NoteBytes,
     NoteTooLarge,
     read_note_bytes,
@@ -196,7 +197,12 @@ def _look_at(
         os.close(fd)
 
 
-def each_record(root: Path, listing: VaultListing, subject: str | None) -> Iterator[MemoryRecord | InvalidNote]:
+def each_record(
+    root: Path,
+    listing: VaultListing,
+    subject: str | None,
+    worth: Callable[[bytes | bytearray], bool] | None = None,
+) -> Iterator[MemoryRecord | InvalidNote]:
     """The records of `subject` (None: of every subject) and the invalid notes that could be
     about it, one at a time, so a caller that only counts keeps nothing.
 
@@ -206,10 +212,19 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
     subject_prefilter.py).  Anything less plain is read whole and parsed, so the answer is the
     same as from `each_note` (tests/test_fast_scan.py checks that on generated vaults).  The
     template folders' notes are not even opened: a template is neither a record nor a problem.
+    With `worth`, a note read whole whose bytes it refuses is skipped too (as each_parsed).
     """
     wanted = subject.encode("ascii") if subject is not None else None
 
-    skip = partial(plainly_not_about, wanted)  # called for every note: no wrapper frame
+    skip: Callable[[bytes | bytearray, int], bool] = partial(plainly_not_about, wanted)  # no wrapper frame
+    if worth is not None:
+        # As each_parsed: a note is refused on its bytes only when they were read whole.
+        by_subject = skip
+
+        def skip_also(start: bytes | bytearray, length: int) -> bool:
+            return by_subject(start, length) or (length < START_BYTES and not worth(start[:length]))
+
+        skip = skip_also
 
     yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
     yield from (undecodable_note(root, name) for name in _not_templates(listing.templates, listing.undecodable))

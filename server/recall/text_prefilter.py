@@ -216,6 +216,56 @@ def name_filter(target: str) -> Worth:
     return worth
 
 
+def line_filter(target: str) -> Callable[[str], bool] | None:
+    """Could this line of a note's body (code blanked out) hold a link to the note at
+    `target`?  None when every line could.
+
+    A link is written on one line, and resolves to the target only if what it names folds to
+    the target's name (or a path ending with it): then the line, folded, holds each ASCII run
+    of the name's words — unless the link is a markdown one written percent-encoded.  A line
+    is folded as `resolve.fold` folds a link's target (NFC, then casefold), lowered when it is
+    ASCII: the target is set off by brackets, which compose with nothing.
+    """
+    name = fold(target.rsplit("/", 1)[-1].removesuffix(".md"))
+    words = [word for word in name.split(" ") if word]
+    if not words or any(_joins_what_precedes(word[0]) for word in words):
+        return None
+    runs = [run.decode("ascii") for run in _ascii_runs(" ".join(words))]
+    if not runs:
+        return None
+
+    def wanted(line: str) -> bool:
+        if "%" in line:
+            return True
+        seen = line.lower() if line.isascii() else fold(line)
+        return _all_in(runs, seen)
+
+    return wanted
+
+
+def alias_filter(key: str) -> Worth:
+    """Could a note with these bytes have an alias that folds (`resolve.fold`) to `key`?
+
+    Its properties are YAML, where an alias's words stand in the bytes as written, each whole
+    (a long value folded over lines is broken only between words), in any case and Unicode
+    form — unless a backslash escape spells them, so a note with a backslash is always read.
+    """
+    words = [word for word in key.split(" ") if word]
+    if not words or any(_joins_what_precedes(word[0]) for word in words):
+        return lambda data: True  # as name_filter: no word to look for, or one that may fuse
+    runs = _ascii_runs(" ".join(words))
+    whole = all(word.isascii() for word in words)
+    view = AsciiView(FOLD_ESCAPES, runs)
+    rarest_first = _RarestFirst(runs)
+
+    def worth(data: bytes | bytearray) -> bool:
+        if b"\\" in data:
+            return True
+        return rarest_first.all_in(view.of(data)) and (whole or _all_in(words, fold(_text(data))))
+
+    return worth
+
+
 def _escapes_that_could_spell(runs: list[bytes], view: AsciiView) -> re.Pattern[bytes]:
     """The escapes, as an AsciiView shows them (lowered), that decode to a byte one of these
     ASCII `runs` could be made of: its letters in either case — or any byte of a character
