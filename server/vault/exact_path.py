@@ -4,9 +4,10 @@ the listing's rules applied to the one path.
 
 `read_note` given a path exactly as a tool returned it needs only that note; listing a large
 vault to find it costs a hundred times more than reading it.  The answer is "listed", "not
-listed" or "unsure": whatever only a listing can tell (a folder that cannot be read, a file
-system that ignores case or Unicode form, a name that is not UTF-8, Windows) is "unsure", and
-the caller lists the vault as before.  tests/server/vault/test_exact_path.py compares every
+listed" or "unsure": whatever only a listing can tell (a folder that cannot be read, a name
+that is not UTF-8, a path deeper than the listing walks, Windows) is "unsure", and the caller
+lists the vault as before.  Where a file system ignores case or Unicode form, the one folder
+holding a name is listed to see the name as stored.  tests/server/vault/test_exact_path.py compares every
 answer but "unsure" with the listing.  Nothing is kept between calls; nothing is opened for
 writing.
 """
@@ -87,7 +88,8 @@ def listed_as_note(root: Path, path: str, excluded: ExcludedFiles) -> Listed:
 def _named_exactly(name: str, folder: int, found: os.stat_result) -> bool:
     """Does the folder hold an entry named exactly `name` (the one opened as `found`)?  A file
     system that ignores case (macOS, Windows, a case-folding folder on Linux) or Unicode form
-    (macOS) opens 'plan.md' for 'Plan.md', and the listing would give the name as stored."""
+    (macOS) opens 'plan.md' for 'Plan.md', and the listing would give the name as stored.  An
+    ASCII name is told by one look under the other case; any other by the folder's names."""
     if name.isascii():
         other = name.swapcase()
         if other == name:
@@ -98,9 +100,15 @@ def _named_exactly(name: str, folder: int, found: os.stat_result) -> bool:
             return True  # the folder tells case apart, so the name opened is the name stored
         except OSError:
             return False
-        # The same file under the other case: the folder ignores case (or a hard link: unsure
-        # all the same).  Another file: the folder tells them apart.
-        return (twin.st_ino, twin.st_dev) != (found.st_ino, found.st_dev)
+        if (twin.st_ino, twin.st_dev) != (found.st_ino, found.st_dev):
+            return True  # another file: the folder tells them apart
+        # The same file under the other case: the folder ignores case (macOS and Windows by
+        # default), or holds a hard link under that name.  Its own names say which is stored.
+    return _holds(name, folder)
+
+
+def _holds(name: str, folder: int) -> bool:
+    """Is `name` one of the folder's own entry names?  (Only this one folder is listed.)"""
     try:
         return name in os.listdir(folder)
     except OSError:

@@ -51,8 +51,8 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     os.symlink(outside / "Dir", root / "Linked folder")
     os.mkfifo(root / "Pipe.md")
     (root / "Undecodable \udcff.md").write_bytes(b"not UTF-8 in its name")
-    # A hard link under the other case stands for a file system that ignores case: the same
-    # file answers to 'pLAN'.  Only the listing can say which name the folder holds.
+    # A hard link under the other case answers as a file system that ignores case does: the
+    # same file under both names.  The folder's own names then say which one is stored.
     os.makedirs(root / "Folded")
     (root / "Folded/Twin.md").write_text("twin", encoding="utf-8")
     os.link(root / "Folded/Twin.md", root / "Folded" / "Twin.md".swapcase())
@@ -87,8 +87,8 @@ def test_what_is_said_listed_or_not_is_what_the_listing_says(vault: Path) -> Non
     for path, answer in told.items():
         if answer is not Listed.UNSURE:
             assert (answer is Listed.YES) == (path in listed), path
-    # Every listed note is found by its path alone, but where the folder seems to ignore case.
-    assert [path for path in listed if told[path] is not Listed.YES] == ["Folded/Twin.md"]
+    # Every listed note is found by its path alone.
+    assert [path for path in listed if told[path] is not Listed.YES] == []
 
 
 @pytest.mark.parametrize(
@@ -114,7 +114,7 @@ def test_what_is_said_listed_or_not_is_what_the_listing_says(vault: Path) -> Non
         ("Back\\slash.md", Listed.YES),
         ("Undecodable \udcff.md", Listed.UNSURE),
         ("Undecodable \ufffd.md", Listed.UNSURE),
-        ("Folded/Twin.md", Listed.UNSURE),
+        ("Folded/Twin.md", Listed.YES),
         ("Folded/twin.md", Listed.NO),
         (f"{DEEP}/Too deep.md", Listed.UNSURE),
         ("Pl\x00an.md", Listed.NO),
