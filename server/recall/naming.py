@@ -4,9 +4,9 @@ notes themselves can tell — only the notes whose bytes could hold it, and only
 name matches.
 
 Answers exactly as a whole-vault index of the notes the client may see would
-(`view.index_of`; tests/test_read_note_index.py and tests/server/recall/test_alias_filter.py
-compare the two), so an ambiguity error or a "no note" answer never counts a note the client
-may not see.
+(`view.index_of`; tests/server/recall/test_read_note_index.py and
+tests/server/recall/test_alias_filter.py compare the two), so an ambiguity error or a "no note"
+answer never counts a note the client may not see.
 """
 
 from __future__ import annotations

@@ -210,7 +210,7 @@ def each_record(
     `subject` is skipped on those bytes, before any decoding or YAML — no properties block, no
     `subject` in it, or a `subject:` line that plainly names other subjects (see
     subject_prefilter.py).  Anything less plain is read whole and parsed, so the answer is the
-    same as from `each_note` (tests/test_fast_scan.py checks that on generated vaults).  The
+    same as from `each_note` (tests/server/recall/test_fast_scan.py checks that on generated vaults).  The
     template folders' notes are not even opened: a template is neither a record nor a problem.
     With `worth`, a note read whole whose bytes it refuses is skipped too (as each_parsed).
     """

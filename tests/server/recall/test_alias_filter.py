@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.test_read_note_index import outcome, reference_read
-from tests.vaults import write_vault
+from tests.support.reference_tools import outcome, reference_read
+from tests.support.vaults import write_vault
 from vault_recall.server.obsidian.note import parse_note
 from vault_recall.server.obsidian.resolve import fold
 from vault_recall.server.recall import reading

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_read_note_index import reference_backlinks
-from tests.test_search_stream import reference_search
-from tests.vaults import record, write_vault
+from tests.support.reference_tools import reference_backlinks, reference_search
+from tests.support.vaults import record, write_vault
 from vault_recall.server.recall import search
 from vault_recall.server.recall.backlinks import get_backlinks
 from vault_recall.server.recall.scope import Exposure, Scope

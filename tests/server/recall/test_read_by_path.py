@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_fast_paths import scopes, vault  # noqa: F401 - a fixture: the vault of tricky names
-from tests.test_read_note_index import outcome, reference_read
-from tests.vaults import record, write_vault
+from tests.server.recall.test_fast_paths import scopes, vault  # noqa: F401 - a fixture: the vault of tricky names
+from tests.support.reference_tools import outcome, reference_read
+from tests.support.vaults import record, write_vault
 from vault_recall.server.recall import reading, view
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.listing import list_notes

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.synthetic_vault import generate
-from tests.test_fast_scan import TRICKY
-from tests.test_search_stream import reference_search
-from tests.vaults import record, write_vault
+from tests.support.reference_tools import reference_search
+from tests.support.synthetic_vault import generate
+from tests.support.tricky_notes import TRICKY
+from tests.support.vaults import record, write_vault
 from vault_recall.server.recall import scan, search
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.scope import Exposure, Scope

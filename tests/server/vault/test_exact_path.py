@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vaults import write_vault
+from tests.support.vaults import write_vault
 from vault_recall.server.vault.exact_path import Listed, listed_as_note
 from vault_recall.server.vault.excluded import read_excluded_files
 from vault_recall.server.vault.listing import MAX_DEPTH, list_notes
