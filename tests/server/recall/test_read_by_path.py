@@ -7,12 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.recall.test_fast_paths import scopes, vault  # noqa: F401 - a fixture: the vault of tricky names
 from tests.support.reference_tools import outcome, reference_read
+from tests.support.tricky_names import scopes, tricky_names_vault
 from tests.support.vaults import record, write_vault
 from vault_recall.server.recall import reading, view
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.listing import list_notes
+
+
+@pytest.fixture(scope="module")
+def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tricky_names_vault(tmp_path_factory.mktemp("bypath"))
 
 
 def exact_arguments(root: Path) -> list[str]:
@@ -21,7 +26,7 @@ def exact_arguments(root: Path) -> list[str]:
     return [*chosen, *(p.removesuffix(".md") for p in chosen), " " + chosen[0], chosen[0].upper()]
 
 
-def test_read_note_by_exact_path_answers_as_the_whole_vault_index(vault: Path) -> None:  # noqa: F811
+def test_read_note_by_exact_path_answers_as_the_whole_vault_index(vault: Path) -> None:
     for scope in scopes(vault):
         for argument in exact_arguments(vault):
             fast = outcome(reading.read_note, scope, argument, None, 16384)
