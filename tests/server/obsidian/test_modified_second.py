@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import iso_utc, modified_second
@@ -27,13 +27,11 @@ def shown(seconds: int) -> str:
 @example(2**32 * SECOND)
 @example(-1)
 @example(253_402_300_800 * SECOND)
-@settings(max_examples=2000, deadline=None)
 @given(TIMES)
 def test_the_second_is_the_one_the_modified_text_shows(mtime_ns: int) -> None:
     assert shown(modified_second(mtime_ns)) == iso_utc(mtime_ns)
 
 
-@settings(max_examples=500, deadline=None)
 @given(TIMES, TIMES)
 def test_two_times_compare_as_their_modified_texts_do(first: int, second: int) -> None:
     a, b = modified_second(first), modified_second(second)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.reference_tools import outcome, reference_read
@@ -82,7 +82,6 @@ ALIAS_TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
 @given(ALIAS_TEXT, st.sampled_from(["[{}]", "\n  - {}", ' "{}"', " '{}'", " {}"]))
 def test_a_note_with_an_alias_always_passes_the_byte_test_for_it(alias: str, written: str) -> None:
     data = f"---\naliases:{written.format(alias)}\n---\nbody\n".encode()

@@ -3,7 +3,7 @@ packing passes a note over by must be no larger than any of its hits."""
 
 from __future__ import annotations
 
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import Note
@@ -28,7 +28,6 @@ def expected(pattern: Phrase, text: str) -> tuple[int, int]:
 
 @example("ab\nxx ab ab\n\nab", "ab")
 @example("k\nK\n" + KELVIN, "k")
-@settings(max_examples=400, deadline=None)
 @given(LINES, PHRASES)
 def test_hit_lines_are_the_lines_with_a_hit(text: str, phrase: str) -> None:
     pattern = Phrase.of(phrase)
@@ -38,7 +37,6 @@ def test_hit_lines_are_the_lines_with_a_hit(text: str, phrase: str) -> None:
         assert tuple(LineCounter(pattern).in_lowered(lowered)) == expected(pattern, text)
 
 
-@settings(max_examples=200, deadline=None)
 @given(LINES, LINES, PHRASES)
 def test_hit_lines_of_a_part_of_the_text_are_those_of_that_part_alone(head: str, tail: str, phrase: str) -> None:
     pattern = Phrase.of(phrase)
@@ -48,7 +46,6 @@ def test_hit_lines_of_a_part_of_the_text_are_those_of_that_part_alone(head: str,
     assert tuple(LineCounter(pattern).in_text(text, 0, len(head))) == expected(pattern, head)
 
 
-@settings(max_examples=300, deadline=None)
 @given(LINES, PHRASES, st.text(min_size=1, max_size=40).filter(lambda name: "\x00" not in name and "/" not in name))
 def test_no_hit_of_a_note_is_smaller_than_the_bound_packing_skips_it_by(text: str, phrase: str, name: str) -> None:
     pattern = Phrase.of(phrase)

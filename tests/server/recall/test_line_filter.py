@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.resolve import fold
@@ -21,7 +21,6 @@ FORMS = st.sampled_from(
 
 @example("Pl`x`an", "[[{}]]")
 @example("Straße", "[[STRASSE]]")
-@settings(max_examples=400, deadline=None)
 @given(NAMES, FORMS)
 def test_a_line_with_a_link_to_the_target_is_always_looked_at(name: str, form: str) -> None:
     line = form.format(name, q=quote(name))
