@@ -44,7 +44,7 @@ def test_a_note_read_by_its_exact_path_needs_no_listing(tmp_path: Path, monkeypa
     )
     records = Scope(client="t", vault=root, exposure=Exposure(mode="subjects", subjects=frozenset({"build-system"})))
     listings: list[Path] = []
-    real = view.list_notes
+    real = list_notes  # what view calls, before it is wrapped
 
     def counted(folder: Path) -> object:
         listings.append(folder)

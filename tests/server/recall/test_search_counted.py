@@ -5,6 +5,7 @@ and must really take that way for most notes, or the comparison proves nothing."
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from tests.support.vaults import record, write_vault
 from vault_recall.server.recall import scan, search
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.scope import Exposure, Scope
-from vault_recall.server.vault.listing import list_notes
+from vault_recall.server.vault.listing import VaultListing, list_notes
 
 KELVIN = "\u212a"
 LONG = "cache " + "x" * 300 + " cache"
@@ -83,8 +84,8 @@ def test_most_notes_are_counted_from_their_bytes(vault: Path, monkeypatch: pytes
     looked: list[object] = []
     real = scan.each_looked_at
 
-    def counting(*args: object) -> object:
-        for item in real(*args):  # type: ignore[arg-type]
+    def counting(root: Path, listing: VaultListing, look: Callable[[str, bytes], object]) -> Iterator[object]:
+        for item in real(root, listing, look):
             looked.append(item)
             yield item
 
