@@ -38,7 +38,9 @@ WORD_SAMPLE = 2000  # notes sampled to find the most widespread words
 # A name that a glob (server-filesystem), a regex (mcp-obsidian) or a wikilink would read as
 # syntax would make the question mean something else to some servers.
 PLAIN_NAME = re.compile(r"[^\[\]{}()*?!+@#|^\\\"<>:;=$%~`]+")
-PHRASE = re.compile(r"(?<![A-Za-z])[A-Za-z]+(?: [A-Za-z]+){3}(?![A-Za-z])")
+# Whole words: no letter of any script right before or after (a phrase cut out of "Commentaires"
+# would still be found, but is not what a person searches for).
+PHRASE = re.compile(r"(?<![^\W\d_])[A-Za-z]+(?: [A-Za-z]+){3}(?![^\W\d_])")
 WORD = re.compile(r"[a-z]{4,}")
 SUBJECT_LINE = re.compile(r"^subject:[ \t]*\[?[ \t]*([a-z0-9][a-z0-9-]*)", re.MULTILINE)
 
