@@ -266,8 +266,10 @@ def prepare(server: Server, peers_dir: Path, node: Path | None) -> Ready | Skipp
     if node is None:
         return Skipped(server, "no Node here (give one with --node)")
     major = node_major(node)
-    if major is None or major < server.min_node:
-        return Skipped(server, f"needs Node {server.min_node} or newer, {node} is {major}")
+    if major is None:
+        return Skipped(server, f"{node} does not run as Node")
+    if major < server.min_node:
+        return Skipped(server, f"needs Node {server.min_node} or newer, {node} is Node {major}")
     version = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
     warning = None if version == server.pinned else f"{server.name} is {version}, not the pinned {server.pinned}"
     entry = str(package / server.entry)

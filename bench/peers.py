@@ -480,6 +480,10 @@ def _time(ms: float | None) -> str:
     return f"{ms:,.0f}" if ms >= 10 else f"{ms:.1f}"
 
 
+def _rss(idle: float | None, peak: float | None) -> str:
+    return "—" if idle is None or peak is None else f"{idle} / {peak} MB"  # read from /proc: Linux only
+
+
 def _markdown(rows: list[list[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |" for row in rows]
@@ -531,7 +535,7 @@ def server_table(result: VaultResult) -> list[str]:
                 s.version,
                 f"{_time(s.initialize_p50_ms)} / {_time(s.initialize_p95_ms)} ms",
                 f"{_time(s.first_answer_p50_ms)} / {_time(s.first_answer_p95_ms)} ms",
-                f"{s.idle_rss_mb} / {s.peak_rss_mb} MB",
+                _rss(s.idle_rss_mb, s.peak_rss_mb),
                 f"{s.fresh_read}/{s.fresh_of}, {search}",
                 shown,
             ]
