@@ -4,5 +4,5 @@ Its rooms, lower first: `state` (the shared files as the app reads and writes th
 `clients` (client configs: catalogue, snippets, install), `desktop` (platform glue: icon,
 clipboard, opener, folder picker, start at login, launcher), `tray` (menu model, its life and its backends),
 `cli` (the `vault-recall` command).  `timefmt` is a leaf both front ends use.  May import
-`vault_recall.server`; the server never imports this (tests/test_layers.py checks both).
+`vault_recall.server`; the server never imports this (tests/project/test_layers.py checks both).
 """

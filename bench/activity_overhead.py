@@ -1,7 +1,7 @@
 """What recording activity costs a tool call: the same calls against two servers, one whose
 activity store is writable and one whose store cannot be opened, in the same run.
 
-    .venv/bin/python bench/activity_overhead.py [--calls 200] [--vault PATH]
+    .venv/bin/python -m bench.activity_overhead [--calls 200] [--vault PATH]
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import SAMPLE_VAULT
 
 
 def params(vault: Path, home: str) -> StdioServerParameters:
@@ -63,7 +63,7 @@ async def measure(calls: int, vault: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=200)
-    parser.add_argument("--vault", type=Path, default=ROOT / "assets" / "sample-vault")
+    parser.add_argument("--vault", type=Path, default=SAMPLE_VAULT)
     args = parser.parse_args()
     anyio.run(measure, args.calls, args.vault)
 

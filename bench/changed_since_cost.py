@@ -3,7 +3,7 @@ same vault, in the same run — one that has handed out no note, one that rememb
 most it keeps per client), so every call of it reads those 50 again.  Also the check alone,
 in this process, on the same notes.
 
-    .venv/bin/python bench/changed_since_cost.py [--notes 1000] [--calls 200] [--json out.json]
+    .venv/bin/python -m bench.changed_since_cost [--notes 1000] [--calls 200] [--json out.json]
 
 Ratios are against the server remembering nothing, the two servers called in turn, call by
 call, so load drift hits both alike.  At the end every remembered note is edited, and the second server must
@@ -27,17 +27,14 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import TextContent
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.synthetic_vault import generate  # noqa: E402
-from vault_recall.server.recall.changed_since import (  # noqa: E402
+from tests.support.synthetic_vault import generate
+from vault_recall.server.recall.changed_since import (
     FIELD,
     MAX_REMEMBERED,
     Handed,
     changed_since,
 )
-from vault_recall.server.recall.scope import Exposure, Scope  # noqa: E402
+from vault_recall.server.recall.scope import Exposure, Scope
 
 # Calls that hand out no whole note, so the server remembering nothing keeps remembering nothing.
 MEASURED: tuple[tuple[str, dict[str, Any]], ...] = (

@@ -10,7 +10,7 @@ Reported: p50 and p95 of each and the ratio of medians (ours / baseline), so the
 the same on a slow machine and a fast one.  Samples are interleaved, so drift in the machine's
 load hits every case alike.
 
-    .venv/bin/python bench/first_answer.py [--runs 15] [--vault PATH]
+    .venv/bin/python -m bench.first_answer [--runs 15] [--vault PATH]
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+from tests.support.paths import REPO_ROOT, SAMPLE_VAULT
+
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -70,9 +70,9 @@ def p95(values: list[float]) -> float:
 
 async def measure(runs: int, vault: Path) -> None:
     ours = [str(Path(sys.executable).with_name("vault-recall")), "serve", "--client", "bench", "--vault", str(vault)]
-    bare = [sys.executable, str(HERE / "baseline_server.py")]
+    bare = [sys.executable, str(REPO_ROOT / "bench" / "baseline_server.py")]
     env = dict(os.environ)
-    calls = {
+    calls: dict[str, tuple[list[str], str, dict[str, object]]] = {
         "bare MCPServer, ping": (bare, "ping", {}),
         "vault-recall serve, list_subjects": (ours, "list_subjects", {}),
         "vault-recall serve, recall_context": (ours, "recall_context", {"subject": "build-system", "query": "bazel"}),
@@ -102,7 +102,7 @@ async def measure(runs: int, vault: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--vault", type=Path, default=ROOT / "assets" / "sample-vault")
+    parser.add_argument("--vault", type=Path, default=SAMPLE_VAULT)
     args = parser.parse_args()
     anyio.run(measure, args.runs, args.vault)
 

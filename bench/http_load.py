@@ -6,8 +6,8 @@ on 127.0.0.1), then against N `vault-recall serve` processes (one per client, as
 run them).  Reports failed calls, activity rows lost (every call must leave exactly one, under
 its client's id) and call latency p50/p95 for each transport.
 
-    .venv/bin/python bench/http_load.py                      # 16 clients x 200 calls
-    .venv/bin/python bench/http_load.py --clients 4 --calls 20 --json out.json
+    .venv/bin/python -m bench.http_load                      # 16 clients x 200 calls
+    .venv/bin/python -m bench.http_load --clients 4 --calls 20 --json out.json
 """
 
 from __future__ import annotations
@@ -30,11 +30,9 @@ from typing import Any
 import anyio
 from mcp import Client
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.e2e import SAMPLE_VAULT, serve_params  # noqa: E402
-from tests.http_e2e import http_client, running_endpoint  # noqa: E402
+from tests.support.e2e import serve_params
+from tests.support.http_e2e import http_client, running_endpoint
+from tests.support.paths import SAMPLE_VAULT
 
 # The mix each client repeats: recall, search, read, list, history, backlinks.
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (

@@ -10,8 +10,8 @@ Per vault it prints:
   composer finds their properties fine: we are wrong, goal 0) and those it cannot read;
 - backlinks: every (linking note, line) → target our get_backlinks gives, against the
   reference's links (markdown-it-py's code blocks and spans, a plain wikilink / markdown-link
-  pattern, property values, and Obsidian's resolution rule as tests/test_resolve.py states
-  it), for the most linked notes (`--top`) and a sample of the rest (`--sample`), with the disagreements;
+  pattern, property values, and Obsidian's resolution rule as tests/support/obsidian_links.py
+  states it), for the most linked notes (`--top`) and a sample of the rest (`--sample`), with the disagreements;
 - headings: how many we list, how many markdown-it-py finds outside code, and how many are
   written with inline code.
 The notes read are the listing's (hidden and Excluded files out) for both readings; links
@@ -33,7 +33,7 @@ from urllib.parse import unquote
 from markdown_it import MarkdownIt
 from ruamel.yaml import YAML
 
-from tests.test_resolve import obsidian_link_target
+from tests.support.obsidian_links import obsidian_link_target
 from vault_recall.server.obsidian.note import decode_note_text
 from vault_recall.server.recall import backlinks
 from vault_recall.server.recall.scan import each_note

@@ -1,12 +1,12 @@
 """A/B: recall over real `serve` processes of two installs, called in turn, in one run.
 
-    .venv/bin/python bench/recall_ab.py --baseline /path/to/other/.venv/bin/python
-    .venv/bin/python bench/recall_ab.py --baseline … --sizes 10000 --real 6500 --rounds 30
+    .venv/bin/python -m bench.recall_ab --baseline /path/to/other/.venv/bin/python
+    .venv/bin/python -m bench.recall_ab --baseline … --sizes 10000 --real 6500 --rounds 30
 
 The baseline is another install of Vault Recall (a checkout of an earlier commit with its own
 venv: `git worktree add ../before COMMIT && python3 -m venv ../before/.venv &&
 ../before/.venv/bin/pip install -e ../before`).  Both servers read the same vaults — the
-synthetic ones of each size and the real-shaped one (tests/synthetic_vault.py) — and answer the
+synthetic ones of each size and the real-shaped one (tests/support/synthetic_vault.py) — and answer the
 same `recall_context` calls as assistants make them (one word; a few keywords; a question),
 one call to A, one to B, so that the machine's drift hits both alike.  Prints p50 and p95 of
 each and the ratio, and each server's peak RSS after the calls (VmHWM).  Nothing here asserts
@@ -29,11 +29,8 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.bench import memory_mb, percentile  # noqa: E402
-from tests.synthetic_vault import SUBJECTS, WORDS, generate, generate_realistic  # noqa: E402
+from bench.tools import memory_mb, percentile
+from tests.support.synthetic_vault import SUBJECTS, WORDS, generate, generate_realistic
 
 QUESTIONS = ("what did we decide about the {w} {v}?", "why do we {w} the {v}", "{w} {v} policy")
 

@@ -5,7 +5,7 @@ Its layers, lower first, each importing only those below it: `vault` (listing an
 files) ← `obsidian` (notes, properties, links) ← `recall` (records and the tools' logic) ←
 `config` (the config file and each call's scope) ← `activity` (the activity store) ← `mcp`
 (tools and serve).  `errors` is the base every layer shares.  Nothing here imports
-`vault_recall.app`, `pystray` or `PIL` (tests/test_layers.py checks all of this).
+`vault_recall.app`, `pystray` or `PIL` (tests/project/test_layers.py checks all of this).
 """
 
 # The one place the version is written: pyproject.toml reads it from here for the wheel's metadata

@@ -1,14 +1,43 @@
+"""What every test shares: Hypothesis's two profiles, a config and state folder of its own, and
+the checks that nothing wrote into the sample vault."""
+
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
-from tests.e2e import SAMPLE_VAULT, copy_sample_vault
-from tests.vaults import snapshot
+from tests.support.depth import CI_EXAMPLES
+from tests.support.e2e import copy_sample_vault
+from tests.support.paths import SAMPLE_VAULT
+from tests.support.vaults import snapshot
+
+# Property tests run as many cases as the profile says, chosen by HYPOTHESIS_PROFILE: `ci` (the
+# default, what `pytest -q` and CI run) tries 1,000 cases per test; `dev` tries 100, for the
+# fast loop (tests/README.md), which also races and compares less (tests/support/depth.py).
+# No deadline in either: a case's time depends on the machine's load, and the tests that care
+# about time count work instead.  The health checks on how hard cases are to make are off (the
+# generated vaults, property blocks and hostile paths are slow or picky to draw by design);
+# those that flag a mistake in a test itself stay on.
+PROFILE_ENV = "HYPOTHESIS_PROFILE"
+PROFILES = {"ci": CI_EXAMPLES, "dev": 100}
+SUPPRESSED = [
+    HealthCheck.too_slow,
+    HealthCheck.filter_too_much,
+    HealthCheck.data_too_large,
+    HealthCheck.large_base_example,
+]
+for _name, _examples in PROFILES.items():
+    settings.register_profile(_name, max_examples=_examples, deadline=None, suppress_health_check=SUPPRESSED)
+_chosen = os.environ.get(PROFILE_ENV, "ci")
+if _chosen not in PROFILES:
+    raise pytest.UsageError(f"{PROFILE_ENV} must be one of {', '.join(PROFILES)}; got {_chosen!r}")
+settings.load_profile(_chosen)
 
 
 @pytest.fixture

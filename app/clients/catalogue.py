@@ -21,7 +21,7 @@ from vault_recall.app.clients.launch import home_env
 SERVER_NAME = "vault-recall"
 # Codex reads a bearer token only from an environment variable (it refuses one in config.toml).
 TOKEN_ENV = "VAULT_RECALL_TOKEN"
-# Our tools, as `serve` lists them (tests/test_allow_list.py checks): for clients' allow lists.
+# Our tools, as `serve` lists them (tests/app/clients/test_allow_list.py checks): for clients' allow lists.
 TOOL_NAMES = ("list_subjects", "recall_context", "recall_activity", "read_note", "search_notes", "get_backlinks")
 CODEX_STARTUP_SECONDS = 20
 

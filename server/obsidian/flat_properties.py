@@ -15,7 +15,7 @@ Reading that through PyYAML's Python constructors is most of the cost of checkin
 line is matched against a few shapes whose YAML meaning is certain; the moment a line is
 anything else — a comment, a tab, an escape, a nested map, a duplicate name, a value YAML
 would resolve to a number we do not model — the answer is `None` and the caller reads
-the block with YAML as before.  `tests/test_flat_properties.py` checks the two readings agree
+the block with YAML as before.  `tests/server/obsidian/test_flat_properties.py` checks the two readings agree
 on generated blocks full of such edge cases.
 """
 

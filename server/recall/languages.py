@@ -25,6 +25,11 @@ SUPPORTED = tuple(STOP_WORDS)
 # A query is taken to be written in a language when at least this many of its words are that
 # language's stop words, more of them than of any other language's or any configured one's.
 _DETECT_AT_LEAST = 2
+# Snowball's stemmers take time quadratic in a word's length (a step may rewrite the word once
+# per letter: English turns each 'y' after a vowel or a 'y' into 'Y'), and a note may hold one
+# "word" of a million letters.  No word of a language is near this long: a longer run of
+# letters is its own stem.
+LONGEST_STEMMED = 100
 
 
 class Stemmer(Protocol):
@@ -40,6 +45,8 @@ class Language:
     framing: tuple[frozenset[str], ...]  # stems of framing words, one set per meaning
 
     def stem(self, folded_word: str) -> str:
+        if len(folded_word) > LONGEST_STEMMED:
+            return folded_word
         return str(_stemmer(self.name).stemWord(folded_word))
 
     def framing_meaning(self, stem: str) -> frozenset[str]:

@@ -3,7 +3,7 @@ mean are read (to know whether this client may see them), and aliases — which 
 reading of every note can give — only when no path or name matches.
 
 Answers exactly as a whole-vault index of the notes the client may see would
-(`view.index_of`; tests/test_read_note_index.py compares the two), so an ambiguity error or a
+(`view.index_of`; tests/server/recall/test_read_note_index.py compares the two), so an ambiguity error or a
 "no note" answer never counts a note the client may not see.
 """
 

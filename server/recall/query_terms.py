@@ -10,7 +10,7 @@ against the whole of Debian's word lists for English, French, Spanish, Italian, 
 German (there after reading 'ae', 'oe', 'ue' as 'a', 'o', 'u', as the German stemmer does), with
 one family of exceptions, English 'die'/'dying' and the like, found by a second start.  So a
 text is searched for those starts (a C-speed substring search), and only the words found there
-are stemmed: the same matches as stemming every word (tests/test_query_terms.py).  Dutch
+are stemmed: the same matches as stemming every word (tests/server/recall/test_query_terms.py).  Dutch
 stemming also takes 'ge-' off the middle of words (uit*ge*doofd), so for Dutch every word is
 looked at.
 """

@@ -5,7 +5,7 @@ The statistics are those of the records one call read (no index): a term few rec
 weighs more than one most hold; a hit in a title, alias, heading or tag weighs more than one
 in the body; and term frequency saturates and is divided by the record's length relative to
 the others', so a long note does not win by length alone.  Plain functions over plain data:
-tests/test_ranking.py states the properties.
+tests/server/recall/test_ranking.py states the properties.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Such a block is matched in one step here; its `subject`, `status`, `kind` and `d
 held to the record rules of records.py.  Anything else — any other shape of block, a value
 the rules would refuse, a YAML keyword as a name, a duplicate name, a note that is not UTF-8
 or does not fit the first read — is "unsure" (None), and the note is parsed as before.
-`tests/test_record_tally.py` checks that what is counted is what the full reading makes.
+`tests/server/recall/test_record_tally.py` checks that what is counted is what the full reading makes.
 """
 
 from __future__ import annotations

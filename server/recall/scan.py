@@ -129,7 +129,7 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
     `subject` is skipped on those bytes, before any decoding or YAML — no properties block, no
     `subject` in it, or a `subject:` line that plainly names other subjects (see
     subject_prefilter.py).  Anything less plain is read whole and parsed, so the answer is the
-    same as from `each_note` (tests/test_fast_scan.py checks that on generated vaults).  The
+    same as from `each_note` (tests/server/recall/test_fast_scan.py checks that on generated vaults).  The
     template folders' notes are not even opened: a template is neither a record nor a problem.
     """
     wanted = subject.encode("ascii") if subject is not None else None

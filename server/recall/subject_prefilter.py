@@ -4,7 +4,8 @@ recall of one subject.
 The rule every branch keeps: answer True only when the full reading (decode, split, strict
 YAML, record rules — note.py and records.py) could give neither a record of the subject nor a
 broken note that might be about it.  Whenever unsure, answer False and let the note be read
-whole.  `tests/test_fast_scan.py` holds the layouts that make each check necessary.
+whole.  `tests/support/tricky_notes.py` holds the layouts that make each check necessary
+(tests/server/recall/test_fast_scan.py compares this with the full reading on them).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ A search hit or problem needs the phrase in the note's text (case ignored as `re
 ignores it); a backlink or a backlinks problem needs the target's name in it (case and
 Unicode form ignored as `resolve.fold` ignores them), as written or percent-encoded.  A note
 whose bytes cannot hold that is skipped; every other note is read in full and judged exactly.
-tests/test_text_prefilter.py holds the cases that make each rule necessary, and checks the
+tests/server/recall/test_text_prefilter.py holds the cases that make each rule necessary, and checks the
 tools against the whole-vault readings.
 """
 

@@ -1,7 +1,7 @@
 """What one client can see of the vault on one call, decided note by note as a pass reads it.
 
 Notes outside the exposure are never visible here, so no tool built on these can show, count
-or name them.  (tests/whole_vault.py holds the same rules applied to a whole scan at once: the
+or name them.  (tests/support/whole_vault.py holds the same rules applied to a whole scan at once: the
 reference the streaming tools are checked against.)
 """
 

@@ -1,0 +1,1 @@
+"""Repo-wide checks: layers, imports, lint, types."""

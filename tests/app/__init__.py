@@ -1,0 +1,1 @@
+"""Unit tests of `app/`, one folder per layer: no desktop session needed."""

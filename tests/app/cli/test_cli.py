@@ -1,0 +1,163 @@
+"""The management CLI: each command, its errors as one sentence, its exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import SAMPLE_VAULT
+from tests.support.vaults import write_vault
+from vault_recall.app.cli.main import main
+from vault_recall.server.config.config_file import config_path, load_config
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def two_vaults(tmp_path: Path) -> tuple[Path, Path]:
+    work = write_vault(tmp_path / "Work", {".obsidian/app.json": "{}", "A.md": "a"})
+    home = write_vault(tmp_path / "Home", {".obsidian/app.json": "{}", "B.md": "b"})
+    return work, home
+
+
+def test_vault_languages_shows_and_sets_a_vault_s_languages(
+    capsys: pytest.CaptureFixture[str], two_vaults: tuple[Path, Path]
+) -> None:
+    work, _ = two_vaults
+    run(capsys, "vault", "add", str(work))
+    assert run(capsys, "vault", "languages", "Work")[1] == "Work: english\n"
+    code, out, _ = run(capsys, "vault", "languages", "Work", "German", "english")
+    assert code == 0 and "Work: recall now matches words in german, english" in out
+    assert load_config().vault("Work").languages == ("german", "english")  # type: ignore[union-attr]
+    code, _, err = run(capsys, "vault", "languages", "Work", "klingon")
+    assert code == 1 and "'klingon' is not a language recall knows; use one of: english, german" in err
+    assert "\n" not in err.strip()
+    code, _, err = run(capsys, "vault", "languages", "Nope", "german")
+    assert code == 1 and "there is no vault named 'Nope'" in err
+    assert load_config().vault("Work").languages == ("german", "english")  # type: ignore[union-attr]
+
+
+def test_vault_add_use_list_remove(capsys: pytest.CaptureFixture[str], two_vaults: tuple[Path, Path]) -> None:
+    work, home = two_vaults
+    assert run(capsys, "vault", "add", str(work))[0] == 0
+    code, out, _ = run(capsys, "vault", "add", str(home), "--name", "Personal")
+    assert code == 0 and "Added vault 'Personal'" in out and "now active" not in out
+    assert load_config().active_vault == "Work"  # the first vault added becomes active
+    assert run(capsys, "vault", "use", "Personal")[0] == 0
+    assert load_config().active_vault == "Personal"
+    _, out, _ = run(capsys, "vault", "list")
+    assert "* Personal" in out and "  Work" in out
+    assert run(capsys, "vault", "remove", "Personal")[0] == 0
+    assert load_config().active_vault == "Work"
+    assert home.is_dir() and (home / "B.md").exists()  # removing forgets, never deletes
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["vault", "add", "/no/such/folder"], "/no/such/folder is not a folder"),
+        (["vault", "use", "Nope"], "there is no vault named 'Nope'"),
+        (["vault", "remove", "Nope"], "there is no vault named 'Nope'"),
+        (["client", "add", "Bad Id"], "client id 'Bad Id' is not valid"),
+        (["client", "expose", "cursor", "Not-A-Slug!"], "is not a subject slug, nor 'records' or 'vault'"),
+        (["client", "add", "zed", "--vault", "Nope"], "there is no vault named 'Nope'"),
+        (["vault", "add", "/"], "this vault needs a name: give one with --name"),
+        (["client", "expose", "zed", "records", "vault"], "'records' and 'vault' stand alone"),
+    ],
+)
+def test_errors_are_one_sentence_and_exit_1(capsys: pytest.CaptureFixture[str], argv: list[str], words: str) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and out == ""
+    assert err.startswith("vault-recall: ") and words in err
+    assert err.count("\n") == 1
+    assert not config_path().exists()  # nothing written
+
+
+def test_adding_a_vault_twice_is_refused(capsys: pytest.CaptureFixture[str], two_vaults: tuple[Path, Path]) -> None:
+    work, _ = two_vaults
+    run(capsys, "vault", "add", str(work))
+    code, _, err = run(capsys, "vault", "add", str(work), "--name", "Again")
+    assert code == 1 and "is added already" in err
+    code, _, err = run(capsys, "vault", "add", str(two_vaults[1]), "--name", "Work")
+    assert code == 1 and "a vault named 'Work' exists already" in err
+
+
+def test_removing_a_vault_a_client_uses_is_refused(
+    capsys: pytest.CaptureFixture[str], two_vaults: tuple[Path, Path]
+) -> None:
+    run(capsys, "vault", "add", str(two_vaults[0]))
+    run(capsys, "client", "add", "zed", "--vault", "Work")
+    code, _, err = run(capsys, "vault", "remove", "Work")
+    assert code == 1 and "client 'zed' uses vault 'Work'" in err
+
+
+def test_client_add_expose_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "client", "add", "cursor")[0] == 0
+    assert run(capsys, "client", "expose", "cursor", "build-system", "release-process")[0] == 0
+    assert load_config().client("cursor").exposure == ("build-system", "release-process")  # type: ignore[union-attr]
+    assert run(capsys, "client", "expose", "zed", "vault")[0] == 0  # registers it on the way
+    assert load_config().client("zed").exposure == "vault"  # type: ignore[union-attr]
+    _, out, _ = run(capsys, "client", "list")
+    assert "cursor\tvault: active\tsees: records of build-system, release-process\tno calls yet" in out
+    assert "zed" in out and "every note of the vault" in out
+    code, _, err = run(capsys, "client", "add", "cursor")
+    assert code == 1 and "is registered already" in err
+
+
+def test_every_command_reports_a_broken_config_and_leaves_it(capsys: pytest.CaptureFixture[str]) -> None:
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"version": 1,\n "vaults": [}', encoding="utf-8")
+    before = path.read_bytes()
+    for argv in (
+        ["vault", "list"],
+        ["vault", "add", str(SAMPLE_VAULT)],
+        ["client", "expose", "x", "vault"],
+        ["client", "list"],
+        ["status"],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 1, argv
+        assert f"{path}, line 2: is not valid JSON" in err + out, argv
+    assert path.read_bytes() == before
+
+
+def test_discover_lists_obsidians_vaults(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    listing = tmp_path / "xdg/obsidian/obsidian.json"
+    listing.parent.mkdir(parents=True)
+    listing.write_text(
+        json.dumps({"vaults": {"abc": {"path": str(SAMPLE_VAULT), "ts": 1}, "def": {"path": "/gone/Old", "ts": 2}}}),
+        encoding="utf-8",
+    )
+    code, out, _ = run(capsys, "vault", "discover")
+    assert code == 0
+    assert "Old\t/gone/Old   (folder not found)" in out
+    assert f"sample-vault\t{SAMPLE_VAULT}" in out
+
+
+def test_health_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert run(capsys, "health", "--vault", str(SAMPLE_VAULT))[0] == 0
+    broken = write_vault(tmp_path / "b", {"X.md": "---\nsubject: s\nsubject: s\n---\n"})
+    code, out, _ = run(capsys, "health", "--vault", str(broken))
+    assert code == 1 and "X.md, line 3: property 'subject' is defined twice" in out
+    code, out, _ = run(capsys, "health", "--vault", str(tmp_path / "none"), "--json")
+    assert code == 2 and json.loads(out)["status"] == "unavailable"
+    assert run(capsys, "health")[0] == 2  # nothing configured
+
+
+def test_status_on_one_screen(capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "vault", "add", str(SAMPLE_VAULT))
+    run(capsys, "client", "add", "cursor")
+    code, out, _ = run(capsys, "status")
+    assert code == 0
+    assert "* sample-vault" in out and "health: sample-vault — 10 notes, 7 records, no problems" in out
+    assert "cursor: vault active, sees memory records of every subject; no calls" in out

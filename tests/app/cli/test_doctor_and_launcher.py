@@ -1,0 +1,78 @@
+"""`vault-recall desktop install|uninstall`, and `vault-recall doctor` on broken setups (doctor
+starting installed entries: tests/e2e/test_doctor_probes.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.doctor import checks, own_home
+from tests.support.parts import need
+from vault_recall.app.cli.main import main
+from vault_recall.app.desktop import launcher_entry
+from vault_recall.app.state.config_store import save_config
+from vault_recall.server.config.config_file import Config, VaultEntry, activity_path, config_path
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return own_home(tmp_path, monkeypatch)
+
+
+def test_the_launcher_installs_an_entry_and_icons_and_uninstalls_cleanly(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["desktop", "install"]) == 0
+    entry = home / ".local/share/applications/vault-recall.desktop"
+    assert entry.is_file() and "Exec=" in entry.read_text(encoding="utf-8")
+    assert " tray\n" in entry.read_text(encoding="utf-8")
+    icons = sorted((home / ".local/share/icons/hicolor").glob("*/apps/vault-recall.png"))
+    assert len(icons) == len(launcher_entry.ICON_SIZES)
+    assert main(["desktop", "uninstall"]) == 0
+    assert not entry.exists() and not list((home / ".local/share/icons/hicolor").glob("*/apps/vault-recall.png"))
+    assert "Added Vault Recall to the applications menu" in capsys.readouterr().out
+
+
+def test_the_launchers_entry_is_a_valid_desktop_entry(home: Path) -> None:
+    need("desktop-file-validate")
+    assert main(["desktop", "install"]) == 0
+    entry = home / ".local/share/applications/vault-recall.desktop"
+    done = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout == "", done.stdout
+
+
+def test_doctor_names_each_broken_link(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save_config(Config(vaults=(VaultEntry("Gone", str(home / "missing")),), active_vault="Gone"))
+    cursor = home / ".cursor/mcp.json"
+    cursor.parent.mkdir(parents=True)
+    cursor.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "vault-recall": {"command": "/nowhere/vault-recall", "args": ["serve", "--client", "cursor"]}
+                }
+            }
+        )
+    )
+    activity_path().mkdir(parents=True)  # a folder where the store's file should be
+    code, found = checks(capsys)
+    assert code == 1
+    assert (found["vault"], found["activity"], found["client cursor"]) == ("FAIL", "FAIL", "FAIL")
+    config_path().write_text("{", encoding="utf-8")
+    code, found = checks(capsys)
+    assert code == 1 and found["config"] == "FAIL" and "vault" not in found
+
+
+def test_doctor_says_when_the_tray_or_the_clipboard_cannot_work(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("vault_recall.app.cli.doctor.tray_problem", lambda: "the tray menu needs PyGObject with GTK 3")
+    monkeypatch.setattr("vault_recall.app.cli.doctor.clipboard.copy_command", lambda: None)
+    code = main(["doctor"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "FAIL  tray" in out and "PyGObject" in out
+    assert "FAIL  clipboard" in out and "fix: install xclip (X11) or wl-clipboard (Wayland)" in out

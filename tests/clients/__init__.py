@@ -1,0 +1,1 @@
+"""Real AI clients and npm tools against real servers."""

@@ -1,0 +1,148 @@
+"""Real AI clients, as a person installs and uses them: `vault-recall install` writes the entry,
+the client starts the server itself, a stand-in for the model's API on 127.0.0.1 makes it call
+`recall_context` twice in one turn with an edit of the note in between, and what the client
+sent back to the model is checked: the record, its revision, the edit seen at once, and the
+activity rows under the client's id.
+
+The clients run in a temporary HOME without this run's VAULT_RECALL_HOME in their environment:
+only the installed entry tells the server where the config and the activity store are.
+Gemini CLI is driven too, with the `wait_for_previous` argument it adds to every tool set by
+the model, as it passes it on to the server.  Installed by `.ci/run` (pinned versions, Node 22
+from npm); skipped where they are not.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.e2e import vault_recall_command
+from tests.support.model_standin import MARKER, Script, model_standin
+from tests.support.parts import need
+from tests.support.paths import SAMPLE_VAULT
+from tests.support.real_clients import client_env, revision_of, run_client, tool_result_json
+from vault_recall.app.state.activity_view import recent_events
+from vault_recall.server.config.config_file import activity_path
+
+pytestmark = pytest.mark.e2e
+
+NOTE = "Projects/Build/Build decision.md"
+QUESTION = f"{MARKER}: how do we build the monorepo?"
+EDIT = "\nUpdate: remote execution is on for every CI job since the autumn.\n"
+
+
+def _setup(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A temporary HOME, a copy of the sample vault made the active vault, a working folder."""
+    home = tmp_path / "home"
+    home.mkdir()
+    vault = tmp_path / "Notes"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    work = tmp_path / "work"
+    work.mkdir()
+    _vault_recall(["vault", "add", str(vault)], home)
+    return home, vault, work
+
+
+def _vault_recall(args: list[str], home: Path) -> str:
+    """The real command, as a person types it (this run's VAULT_RECALL_HOME, the temporary HOME)."""
+    env = {**os.environ, "HOME": str(home)}
+    done = subprocess.run([*vault_recall_command(), *args], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _script(vault: Path) -> Script:
+    def edit(_: int) -> None:  # between the two calls, as a person saving in Obsidian
+        with (vault / NOTE).open("a", encoding="utf-8") as note:
+            note.write(EDIT)
+
+    return Script(arguments={"subject": "build-system", "query": "bazel"}, rounds=2, between=edit)
+
+
+def _check(script: Script, vault: Path, client_id: str, client_name: str, before: str) -> None:
+    assert len(script.results) == 2, (script.paths, script.results)
+    first, second = (tool_result_json(text) for text in script.results)
+    for answer in (first, second):
+        assert answer["status"] == "ok", answer
+        assert answer["vault"] == vault.name  # the config the installing command wrote
+    record = next(r for r in first["records"] if r["path"] == NOTE)
+    assert record["revision"] == before
+    assert "Bazel" in record["text"]
+    fresh = next(r for r in second["records"] if r["path"] == NOTE)
+    assert fresh["revision"] == revision_of(vault / NOTE) != before  # the edit, on the very next call
+    assert "remote execution is on" in fresh["text"]
+    rows = [r for r in recent_events(activity_path(), client=client_id) if r.tool == "recall_context"]
+    assert len(rows) == 2, rows
+    assert [dict(zip(r.returned, r.revisions, strict=True))[NOTE] for r in rows] == [before, fresh["revision"]]
+    assert rows[0].client_name == client_name and rows[0].client_version
+
+
+def test_claude_code_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
+    need("claude")
+    home, vault, work = _setup(tmp_path)
+    out = _vault_recall(["install", "claude-code", "--allow-tools"], home)
+    assert "Allowed Claude Code to run" in out
+    before = revision_of(vault / NOTE)
+    script = _script(vault)
+    with model_standin(script) as url:
+        env = client_env(
+            home,
+            ANTHROPIC_BASE_URL=url,
+            ANTHROPIC_API_KEY="sk-ant-stand-in",
+            DISABLE_AUTOUPDATER="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )
+        # No --allowedTools: the allow list written by `install --allow-tools` is what lets it run.
+        run = run_client(["claude", "-p", QUESTION], env, work)
+    assert run.returncode == 0, run.stderr
+    assert "Recalled it." in run.stdout
+    _check(script, vault, "claude-code", "claude-code", before)
+
+
+def test_codex_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
+    need("codex")
+    home, vault, work = _setup(tmp_path)
+    before = revision_of(vault / NOTE)
+    script = _script(vault)
+    with model_standin(script) as url:
+        codex_home = home / ".codex"
+        codex_home.mkdir()
+        (codex_home / "config.toml").write_text(
+            'model = "stand-in"\nmodel_provider = "standin"\n\n[model_providers.standin]\nname = "stand-in"\n'
+            f'base_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_API_KEY"\n',
+            encoding="utf-8",
+        )
+        _vault_recall(["install", "codex"], home)
+        env = client_env(home, STANDIN_API_KEY="stand-in")
+        run = run_client(["codex", "exec", "--skip-git-repo-check", QUESTION], env, work)
+    assert run.returncode == 0, run.stderr
+    assert "mcp__vault_recall.recall_context" in script.tool_names  # our tools, there on the first request
+    _check(script, vault, "codex", "codex-mcp-client", before)
+
+
+def test_gemini_recalls_a_note_with_its_own_wait_for_previous_argument(tmp_path: Path) -> None:
+    """Gemini CLI adds `wait_for_previous` to every tool and passes what the model sets on."""
+    need("gemini")
+    home, vault, work = _setup(tmp_path)
+    settings = home / ".gemini/settings.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        '{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},'
+        ' "general": {"disableAutoUpdate": true}, "privacy": {"usageStatisticsEnabled": false}}',
+        encoding="utf-8",
+    )
+    assert "Registered client 'gemini'" in _vault_recall(["install", "gemini", "--allow-tools"], home)
+    before = revision_of(vault / NOTE)
+    script = _script(vault)
+    script.arguments["wait_for_previous"] = True  # as the model sets it on a dependent call
+    with model_standin(script) as url:
+        env = client_env(home, GEMINI_API_KEY="stand-in", GOOGLE_GEMINI_BASE_URL=url)
+        # A model named: no routing request first (it wants a JSON verdict the stand-in lacks).
+        run = run_client(["gemini", "--model", "gemini-2.5-flash", "-p", QUESTION], env, work)
+    assert run.returncode == 0, run.stderr
+    assert "mcp_vault-recall_recall_context" in script.tool_names
+    _check(script, vault, "gemini", "gemini-cli-mcp-client", before)

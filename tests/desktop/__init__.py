@@ -1,0 +1,1 @@
+"""The tray on a real D-Bus, Xvfb and panels."""

@@ -1,0 +1,1 @@
+"""End to end: real `serve`, `http` and CLI processes, the benchmarks run as scripts."""

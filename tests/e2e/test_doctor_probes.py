@@ -1,0 +1,57 @@
+"""`vault-recall doctor` starts each installed entry as its client would (real `serve`
+processes) and says whether it reaches this config, this vault and this activity store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.doctor import checks, detail_of, own_home
+from tests.support.paths import SAMPLE_VAULT
+from vault_recall.app.cli.main import main
+from vault_recall.app.state.config_store import save_config
+from vault_recall.server.config.config_file import Config, VaultEntry
+
+pytestmark = [pytest.mark.e2e]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return own_home(tmp_path, monkeypatch)
+
+
+def test_doctor_on_a_healthy_setup(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save_config(Config(vaults=(VaultEntry("Sample", str(SAMPLE_VAULT)),), active_vault="Sample"))
+    assert main(["install", "cursor"]) == 0
+    capsys.readouterr()
+    _, found = checks(capsys)
+    assert (found["config"], found["vault"], found["activity"], found["client cursor"]) == ("ok", "ok", "ok", "ok")
+
+
+def test_doctor_starts_each_entry_as_its_client_does_and_finds_this_config(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save_config(Config(vaults=(VaultEntry("Sample", str(SAMPLE_VAULT)),), active_vault="Sample"))
+    assert main(["install", "codex"]) == 0
+    assert main(["install", "claude-code"]) == 0
+    capsys.readouterr()
+    verdict, line = detail_of(capsys, "client codex")
+    assert verdict == "ok", line
+    assert "a cleared environment" in line and "vault 'sample-vault'" in line and "this activity store" in line
+    verdict, line = detail_of(capsys, "client claude-code")
+    assert verdict == "ok" and "its own environment" in line, line
+
+
+def test_doctor_finds_an_entry_that_reaches_another_config(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An entry without the environment it needs (as older versions wrote): fine where the
+    client passes its environment on, wrong in Codex, which clears it."""
+    save_config(Config(vaults=(VaultEntry("Sample", str(SAMPLE_VAULT)),), active_vault="Sample"))
+    assert main(["install", "codex"]) == 0
+    codex = home / ".codex/config.toml"
+    text = codex.read_text(encoding="utf-8")
+    codex.write_text(text[: text.index("[mcp_servers.vault-recall.env]")], encoding="utf-8")
+    capsys.readouterr()
+    verdict, line = detail_of(capsys, "client codex")
+    assert verdict == "FAIL", line
+    assert "reads another config: it finds no vault, this config gives vault 'sample-vault'" in line

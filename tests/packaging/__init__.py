@@ -1,0 +1,1 @@
+"""The wheel, fresh venvs, the bundle, the wheels other platforms get."""

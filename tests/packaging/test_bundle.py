@@ -1,0 +1,85 @@
+"""The one-folder bundle (PyInstaller): its single executable answers --version, serves recall
+over stdio to a real client, runs the demo, and writes snippets that point at itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.e2e import call
+from tests.support.parts import need
+from tests.support.paths import REPO_ROOT, SAMPLE_VAULT
+from tests.support.sni_host import find_node, panel, start_session_bus
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    need("pyinstaller", "binutils")
+    out = tmp_path_factory.mktemp("bundle")
+    env = {**os.environ, "PYTHON": sys.executable, "DIST": str(out / "dist"), "WORK": str(out / "work")}
+    subprocess.run(
+        ["bash", str(REPO_ROOT / "packaging/build-linux.sh")], env=env, check=True, timeout=900, capture_output=True
+    )
+    executable = out / "dist/vault-recall/vault-recall"
+    assert executable.is_file()
+    return executable
+
+
+def test_the_bundle_answers_version(bundle: Path) -> None:
+    done = subprocess.run([str(bundle), "--version"], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip().startswith("vault-recall ")
+
+
+async def test_the_bundle_serves_recall_to_a_real_client(bundle: Path) -> None:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=str(bundle), args=["serve", "--client", "bundle", "--vault", str(SAMPLE_VAULT)], env=dict(os.environ)
+    )
+    async with Client(params, read_timeout_seconds=60) as session:
+        result = await call(session, "recall_context", {"subject": "build-system", "query": "bazel"})
+    assert result["status"] == "ok" and "Projects/Build/Build decision.md" in [r["path"] for r in result["records"]]
+
+
+def test_the_bundles_snippets_point_at_the_bundle_and_its_demo_passes(bundle: Path) -> None:
+    snippet = subprocess.run([str(bundle), "snippet", "cursor"], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(snippet.stdout)["mcpServers"]["vault-recall"]["command"] == str(bundle)
+    demo = subprocess.run([str(bundle), "demo"], capture_output=True, text=True, timeout=180, check=False)
+    assert demo.returncode == 0 and demo.stdout.splitlines()[-1] == "demo: all steps passed", demo.stdout
+
+
+async def test_the_bundles_tray_is_a_statusnotifieritem_without_gtk(bundle: Path, tmp_path: Path) -> None:
+    """The bundle carries no GTK; on a panel that hosts StatusNotifierItems its tray shows."""
+    assert not (bundle.parent / "_internal/gi").exists()
+    need("dbus-daemon")
+    bus = start_session_bus()
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "VAULT_RECALL_TRAY", "PYSTRAY_BACKEND")}
+    env.update(DBUS_SESSION_BUS_ADDRESS=bus.address, WAYLAND_DISPLAY="wayland-bundle-test")
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    try:
+        async with panel(bus.address) as host:
+            tray = subprocess.Popen([str(bundle)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                _, service = await host.until(lambda: host.registrations and host.registrations[-1], "registration")
+                _, root = await host.eventually(
+                    lambda: host.layout(service),
+                    lambda layout: layout[1]["children"][0]["label"].startswith("Sample vault — "),
+                    "the bundled sample vault's health line",
+                )
+                await host.click(service, find_node(root, "Quit Vault Recall")["id"])
+                assert tray.wait(timeout=30) == 0
+            finally:
+                if tray.poll() is None:
+                    tray.kill()
+                _, errors = tray.communicate(timeout=30)
+                assert b"Traceback" not in errors, errors.decode(errors="replace")
+    finally:
+        bus.stop()

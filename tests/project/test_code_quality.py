@@ -1,0 +1,40 @@
+"""ruff (lint and format) and mypy stay clean: part of the one test command."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import REPO_ROOT
+from tests.support.typecheck import run_mypy
+
+TYPED = ("server", "app", "tests", "bench")
+
+
+def tool(name: str) -> str:
+    found = Path(sys.executable).with_name(name)
+    if found.exists():
+        return str(found)
+    on_path = shutil.which(name)
+    if on_path is None:
+        pytest.fail(f"{name} is not installed: install the test extra (pip install -e '.[test]')")
+    return on_path
+
+
+@pytest.mark.parametrize("args", [["check", "."], ["format", "--check", "."]], ids=["lint", "format"])
+def test_ruff_is_clean(args: list[str]) -> None:
+    done = subprocess.run([tool("ruff"), *args], cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_is_clean() -> None:
+    tool("mypy")
+    done = run_mypy()
+    assert done.returncode == 0, done.stdout + done.stderr
+    # mypy did look at every folder (a wrong link would check nothing and succeed).
+    checked = int(done.stdout.rsplit("in ", 1)[1].split()[0]) if " source file" in done.stdout else 0
+    assert checked >= sum(len(list((REPO_ROOT / folder).rglob("*.py"))) for folder in TYPED)

@@ -1,0 +1,73 @@
+"""A folder swapped for a symlink to somewhere outside the vault while calls run: no call ever
+reads what is outside (issue 13, item 6).
+
+Another process swaps `Folder/` and a symlink to an outside folder back and forth as fast as
+it can while recall and search run over and over.  Checking each path and then opening it by
+name would follow the symlink whenever the swap lands in between; the vault is walked and read
+by folder descriptors instead (server/vault/folders.py), so it never is.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.depth import race_seconds
+from tests.support.vaults import record, write_vault
+from vault_recall.server.recall import context, search
+from vault_recall.server.recall.scope import Exposure, Scope
+
+OUTSIDE = "OUTSIDEWORD from a folder that is not the vault"
+# Each state (the real folder, the symlink in its place) holds for a moment, so a call that
+# checked one finds the other when it opens.
+SWAPPER = """
+import os, sys, time
+vault, outside, stop = sys.argv[1:]
+folder, parked = os.path.join(vault, "Folder"), os.path.join(vault, ".parked")
+swaps = 0
+while not os.path.exists(stop):
+    os.rename(folder, parked)
+    os.symlink(outside, folder)
+    time.sleep(0.0003)
+    os.unlink(folder)
+    os.rename(parked, folder)
+    time.sleep(0.0003)
+    swaps += 1
+print(swaps)
+"""
+SECONDS = 6.0  # under the `ci` profile; the fast loop races for less (tests/support/depth.py)
+
+
+@pytest.mark.parametrize("exposure", ["records", "vault"])
+def test_no_call_reads_outside_while_a_folder_is_swapped_for_a_symlink(tmp_path: Path, exposure: str) -> None:
+    notes = {f"Folder/Note {i}.md": record("build-system", f"inside note {i} about caching") for i in range(40)}
+    vault = write_vault(tmp_path / "vault", {"Top.md": record("build-system", "caching at the top"), **notes})
+    outside = write_vault(
+        tmp_path / "outside",
+        {f"Note {i}.md": record("build-system", f"caching {OUTSIDE}") for i in range(40)},
+    )
+    scope = Scope(client="race", vault=vault, exposure=Exposure(mode=exposure))
+    stop = tmp_path / "stop"
+    swapper = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(vault), str(outside), str(stop)], stdout=subprocess.PIPE, text=True
+    )
+    calls = leaks = 0
+    try:
+        seconds = race_seconds(SECONDS)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            found = context.recall_context(scope, "build-system", "caching", budget=65536, limit=20, match="any")
+            hits = search.search_notes(scope, "OUTSIDEWORD", limit=100, budget=65536)
+            calls += 2
+            if "OUTSIDEWORD" in repr(found) or hits["records"]:
+                leaks += 1
+    finally:
+        stop.touch()
+        swaps = int(swapper.communicate(timeout=30)[0])
+    assert swaps > 150 * seconds and calls > 8 * seconds  # both really ran side by side
+    assert leaks == 0, f"{leaks} of {calls} calls returned text from outside the vault"
+    assert not (vault / "Folder").is_symlink()

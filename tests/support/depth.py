@@ -1,0 +1,29 @@
+"""How far the tests that are not Hypothesis's own go, set by the same profile
+(HYPOTHESIS_PROFILE, tests/conftest.py): under `ci` all the way; under `dev`, the fast loop,
+races against another process run a tenth as long (a second at least) and the long
+comparisons against a reference check every third case."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from hypothesis import settings
+
+CI_EXAMPLES = 1000  # the `ci` profile's cases per property test: full depth
+T = TypeVar("T")
+
+
+def depth() -> float:
+    """1.0 under the `ci` profile, less under a lighter one."""
+    return min(1.0, settings().max_examples / CI_EXAMPLES)
+
+
+def race_seconds(full: float) -> float:
+    """How long a race against another process runs: `full` under `ci`."""
+    return max(1.0, full * depth())
+
+
+def cases(items: Sequence[T]) -> list[T]:
+    """The cases a long comparison checks: all of them under `ci`, every third else."""
+    return list(items) if depth() >= 1.0 else list(items[::3])

@@ -1,0 +1,34 @@
+"""A person's own home for `vault-recall doctor` and the launcher, and doctor's verdicts read
+back from what it prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vault_recall.app.cli.main import main
+
+
+def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A person's home of its own: the clients' config files and XDG folders live there."""
+    monkeypatch.setenv("HOME", str(tmp_path / "me"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "me/.config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "me/.local/share"))
+    (tmp_path / "me").mkdir()
+    return tmp_path / "me"
+
+
+def checks(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, str]]:
+    code = main(["doctor"])
+    lines = [line for line in capsys.readouterr().out.splitlines() if not line.startswith(" ")]
+    return code, {
+        line[6:].split()[0] + (" " + line[6:].split()[1] if line[6:].startswith("client") else ""): line[:4].strip()
+        for line in lines
+    }
+
+
+def detail_of(capsys: pytest.CaptureFixture[str], what: str) -> tuple[str, str]:
+    main(["doctor"])
+    line = next(line for line in capsys.readouterr().out.splitlines() if line[6:].startswith(what + " "))
+    return line[:4].strip(), line

