@@ -42,9 +42,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.peer_questions import Case
+from tests.support.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-PEERS_DIR = ROOT / ".peers" / "node_modules"
+PEERS_DIR = REPO_ROOT / ".peers" / "node_modules"
 INSTALL = (
     "npm install --prefix .peers --no-save --no-audit --no-fund --ignore-scripts obsidian-mcp@2.0.1 "
     "@bitbonsai/mcpvault@0.16.0 mcp-obsidian@1.0.0 @modelcontextprotocol/server-filesystem@2026.8.31"
@@ -236,7 +236,7 @@ SERVERS = (VAULT_RECALL, OBSIDIAN_MCP, MCPVAULT, MCP_OBSIDIAN, SERVER_FILESYSTEM
 def default_node() -> Path | None:
     """Node 22 as `.ci/run` installs it, else the machine's `node`."""
     arch = "arm64" if platform.machine() in ("aarch64", "arm64") else "x64"
-    pinned = ROOT / ".ci" / "npm" / "node_modules" / f"node-linux-{arch}" / "bin" / "node"
+    pinned = REPO_ROOT / ".ci" / "npm" / "node_modules" / f"node-linux-{arch}" / "bin" / "node"
     if pinned.exists():
         return pinned
     found = shutil.which("node")

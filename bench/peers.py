@@ -67,7 +67,7 @@ from bench.peer_catalogue import (
 )
 from bench.peer_questions import Case, Plan, answered, choose
 from bench.vault_copies import Changes, changes, copy_vault, snapshot
-from tests.synthetic_vault import GENERATOR_VERSION, generate
+from tests.support.synthetic_vault import GENERATOR_VERSION, generate
 
 BARE_SERVER = Path(__file__).resolve().parent / "baseline_server.py"  # Python and the MCP SDK, nothing else
 BARE = "bare MCPServer"

@@ -14,12 +14,11 @@ import pytest
 from bench import peers
 from bench.peer_catalogue import PEERS_DIR, QUESTIONS, SERVERS, Ready, default_node, prepare
 from bench.peer_questions import Case, answered
-from tests.synthetic_vault import generate
-from tests.vaults import snapshot
+from tests.support.paths import REPO_ROOT
+from tests.support.synthetic_vault import generate
+from tests.support.vaults import snapshot
 
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(tmp_path: Path, *arguments: str) -> dict[str, Any]:
@@ -88,7 +87,7 @@ def test_every_question_a_server_is_asked_is_in_the_tool_table_the_docs_show() -
         assert set(server.asks) == set(server.how), server.name
         assert set(server.asks) <= set(QUESTIONS), server.name
     table = peers.tools_table([s.name for s in SERVERS])
-    page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    page = (REPO_ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     assert "\n".join(table) in page, "docs/benchmarks.md shows another tool table than bench/peers.py prints"
 
 
