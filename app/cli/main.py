@@ -75,6 +75,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="another name clients reach this machine by (a Host header to accept), e.g. desktop.tailnet.ts.net",
     )
     http.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the https address a proxy or tunnel gives this endpoint (e.g. https://desktop.tailnet.ts.net): OAuth "
+        "metadata and redirects carry it, and its host is accepted; still listens on --listen only",
+    )
+    http.add_argument(
+        "--no-oauth",
+        action="store_true",
+        help="offer no OAuth authorization (metadata, registration, approval): client tokens only",
+    )
+    http.add_argument(
+        "--access-token-seconds",
+        type=_token_seconds,
+        default=3600,
+        metavar="SECONDS",
+        help="how long an OAuth access token lives before its app refreshes it (default 3600, 1-86400)",
+    )
+    http.add_argument(
         "--request-timeout",
         type=_seconds,
         default=10.0,
@@ -206,6 +224,28 @@ def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
     token.add_argument("id", metavar="ID")
     token.add_argument("--revoke", action="store_true", help="remove the token: refused from the next request on")
     token.set_defaults(handler=http_commands.client_token)
+    from vault_recall.app.cli import grant_commands
+
+    approve = actions.add_parser(
+        "approve",
+        help="let an app that authorizes with OAuth in (its browser page shows the CODE), as a client id",
+    )
+    approve.add_argument("code", metavar="CODE", help="the code the app's authorization page shows, e.g. ABCD-EFGH")
+    approve.add_argument(
+        "--as", dest="as_client", metavar="ID", help="the client id it acts as (default: from the app's name)"
+    )
+    approve.set_defaults(handler=grant_commands.approve_command)
+    deny = actions.add_parser("deny", help="refuse an app waiting for approval")
+    deny.add_argument("code", metavar="CODE")
+    deny.set_defaults(handler=grant_commands.deny_command)
+    actions.add_parser("grants", help="apps waiting for approval, and the OAuth grants given").set_defaults(
+        handler=grant_commands.grants_command
+    )
+    revoke = actions.add_parser(
+        "revoke", help="revoke a client's OAuth grants (or one GRANT): its tokens are refused from the next request on"
+    )
+    revoke.add_argument("target", metavar="ID|GRANT")
+    revoke.set_defaults(handler=grant_commands.revoke_command)
 
 
 def _client_config_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -310,6 +350,12 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _token_seconds(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 86400:
+        raise argparse.ArgumentTypeError("must be a whole number of seconds from 1 to 86400")
+    return int(text)
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if not 1 <= value <= MAX_LIMIT:
@@ -363,7 +409,14 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.command == "http":
         from vault_recall.server.mcp.http_endpoint import run_endpoint
 
-        return run_endpoint(args.listen, args.allow_host, args.request_timeout)
+        return run_endpoint(
+            args.listen,
+            args.allow_host,
+            args.request_timeout,
+            args.public_url,
+            not args.no_oauth,
+            args.access_token_seconds,
+        )
     if args.command == "demo":
         from vault_recall.app.cli.demo import run_demo
 

@@ -29,6 +29,7 @@ from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import FileMark, NoteRef, file_mark, revisions_now, vault_folders
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
+from vault_recall.app.tray.approvals import ApprovalNotices, approval_action, read_approvals, with_approvals
 from vault_recall.app.tray.changed_notes import (
     RECALL_WINDOW_SECONDS,
     ChangeNotices,
@@ -129,6 +130,9 @@ class TrayApp:
         self._stale: list[StaleNote] = []
         self._notices = ChangeNotices()
         self.endpoint = EndpointProcess()  # the HTTP endpoint, when the person starts it here
+        self._approvals = read_approvals()  # apps waiting for approval (OAuth), and grants
+        self._approval_notices = ApprovalNotices()
+        self._approval_notices.poll(self._notify, self._approvals.waiting)
         self.state = self._gather(None)
         self.view = make_view(self.dispatch)
         self.view.show(self._shown(self.state))
@@ -156,7 +160,9 @@ class TrayApp:
                 self.endpoint.stop()
                 return
             try:
-                if not endpoint_action(action, self.endpoint, self._notify):
+                if not endpoint_action(action, self.endpoint, self._notify) and not approval_action(
+                    action, self._notify
+                ):
                     perform(action, ActionContext(self.state, self._notify, self.dispatch))
             except (ConfigError, InstallError, EndpointError, OSError) as exc:
                 self._notify(str(exc))
@@ -190,6 +196,10 @@ class TrayApp:
             self._next_health = 0.0
         if time.monotonic() >= self._next_health and not self._checking:
             self._start_health_check(vault)
+        approvals = read_approvals()
+        if self._approval_notices.poll(self._notify, approvals.waiting) or approvals != self._approvals:
+            self._approvals = approvals
+            changed = True
         if self._recall_until and time.monotonic() > self._recall_until:
             self._recall_until = 0.0
             changed = True
@@ -279,7 +289,7 @@ class TrayApp:
         return dataclasses.replace(tray_state.gather(health), endpoint_url=self.endpoint.url)
 
     def _shown(self, state: TrayState) -> Shown:
-        items = build_menu(state)
+        items = with_approvals(build_menu(state), self._approvals)
         dump = os.environ.get(MENU_DUMP_ENV)
         if dump:
             temp = dump + ".tmp"

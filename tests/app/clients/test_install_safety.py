@@ -1,6 +1,6 @@
 """Installing into a client's config loses nothing: not what the client app writes meanwhile,
 not a byte of a YAML file outside our entry, not the file's shape after an uninstall, not a
-dotfiles symlink, not the person's original among the backups (issue 13, items 1-4)."""
+dotfiles symlink, not the person's original among the backups."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A folder swapped for a symlink to somewhere outside the vault while calls run: no call ever
-reads what is outside (issue 13, item 6).
+reads what is outside.
 
 Another process swaps `Folder/` and a symlink to an outside folder back and forth as fast as
 it can while recall and search run over and over.  Checking each path and then opening it by
