@@ -95,7 +95,7 @@ def _tray() -> Check:
     problem = tray_problem()
     if problem is None:
         return Check("tray", True, "a tray with a menu can run here")
-    return Check("tray", False, problem.splitlines()[0], "see README: The tray (Linux desktop requirements)")
+    return Check("tray", False, problem.splitlines()[0], "see docs/tray.md, Linux desktops, in the source")
 
 
 def _clipboard() -> Check:

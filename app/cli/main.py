@@ -60,9 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
         "http",
         help="serve every client that connects by URL, from one process (MCP Streamable HTTP)",
         description="Serve the same tools over MCP Streamable HTTP to many clients at once. Each client "
-        "sends its own token (vault-recall client token ID), which names it as --client does for serve. "
-        "Loopback only unless --listen names another address: then put TLS or a private network in "
-        "front (see README).",
+        "sends its own token (vault-recall client token ID) or, once you approve it, authorizes with OAuth; "
+        "either names it as --client does for serve. Loopback only unless --listen names another address: "
+        "then put TLS or a private network in front (docs/http.md in the source).",
     )
     http.add_argument(
         "--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT", help=f"where to listen (default {DEFAULT_LISTEN})"

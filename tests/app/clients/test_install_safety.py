@@ -110,6 +110,7 @@ def test_a_client_app_rewriting_its_config_every_2_ms_loses_no_change(tmp_path: 
 def _one_edit_seconds(path: Path) -> float:
     """How long one install and one uninstall take on this machine, as it is loaded now."""
     spec = client_spec("claude-code")
+    assert spec is not None
     started = time.monotonic()
     apply(plan_install(spec, ARGV, path))
     apply(plan_uninstall(spec, path))
