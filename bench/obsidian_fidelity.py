@@ -1,5 +1,5 @@
 """Measure how closely Vault Recall reads real vaults the way Obsidian does, against an
-independent reading of Obsidian's rules (for issue 15).  Nothing is asserted; nothing of the
+independent reading of Obsidian's rules.  Nothing is asserted; nothing of the
 vaults is kept.
 
     .venv/bin/pip install markdown-it-py     # the reference's Markdown parser (not a dependency)

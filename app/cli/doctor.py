@@ -1,22 +1,31 @@
 """`vault-recall doctor`: check the whole chain on this machine and say what to fix.
 
-config readable → vault readable → activity store writable → tray backend → clipboard → each
-installed client's entry, started as that client starts it (the same command, the environment
-that client gives a server), reaching this config and this activity store (clients/probe.py).
+config readable → vault readable → activity store writable → tray backend and a panel to show
+it → folder dialog → clipboard → each installed client's entry, started as that client starts
+it (the same command, the environment that client gives a server), reaching this config and
+this activity store (clients/probe.py); or, for an entry by URL, the endpoint reached at its
+URL with the token the client will send, taking it as this client's, reading this config and
+writing this activity store (clients/url_probe.py).  Every fix keeps the form the entry has: a
+command that would switch a client to the other form is never what doctor suggests.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
-from vault_recall.app.clients.catalogue import CLIENTS, ClientSpec
+from vault_recall.app.clients.catalogue import CLIENTS, TOKEN_ENV, ClientSpec
+from vault_recall.app.clients.entry_form import form_of
 from vault_recall.app.clients.install import InstallError, current_entry, read_existing
 from vault_recall.app.clients.probe import entry_argv, probe
+from vault_recall.app.clients.url_probe import UrlAnswer, probe_url
+from vault_recall.app.clients.url_token import url_token
 from vault_recall.app.desktop import clipboard, folder_picker, tray_hosts
 from vault_recall.app.state.activity_view import store_problem
 from vault_recall.app.state.health import check_health
@@ -25,6 +34,7 @@ from vault_recall.app.tray.panels import gtk_available, missing_host
 from vault_recall.server.activity.store import ActivityStoreError, connect
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path, load_config
+from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, DEFAULT_URL, PATH, is_loopback
 from vault_recall.server.vault.listing import vault_name
 
 
@@ -101,7 +111,7 @@ def _activity() -> Check:
 def _tray() -> Check:
     problem = tray_problem()
     if problem is not None:
-        return Check("tray", False, problem.splitlines()[0], "see README: The tray (Linux desktop requirements)")
+        return Check("tray", False, problem.splitlines()[0], "see docs/tray.md, Linux desktops, in the source")
     if not sys.platform.startswith("linux"):
         return Check("tray", True, "a tray with a menu can run here")
     hosts = tray_hosts.present_now()
@@ -143,25 +153,128 @@ def _clients() -> list[Check]:
             continue
         if entry is None:
             continue
-        checks.append(_answers(spec, path, entry))
+        form = form_of(entry)
+        if form == "url":
+            checks.append(_url_answers(spec, path, entry))
+        elif form == "stdio":
+            checks.append(_answers(spec, path, entry))
+        else:
+            checks.append(_neither_form(spec, path, form))
     return checks
+
+
+def _neither_form(spec: ClientSpec, path: Path, form: str) -> Check:
+    what = f"client {spec.id}"
+    if form == "both":
+        refuses = f", and {spec.name} refuses to start with it" if spec.id == "codex" else ""
+        return Check(
+            what,
+            False,
+            f"{path}: our entry holds both a command and a URL (an older install merged them){refuses}",
+            f"vault-recall install {spec.id} ({spec.name} starts Vault Recall) or vault-recall install {spec.id} "
+            "--form http (by URL): either writes our entry anew, whole",
+        )
+    return Check(what, False, f"{path}: our entry holds neither a command nor a URL", f"vault-recall install {spec.id}")
 
 
 def _answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
     """Start the entry as its client does and check it reaches this config and store."""
     what = f"client {spec.id}"
-    reinstall = f"vault-recall install {spec.id} (from the shell whose config you mean)"
     argv = entry_argv(spec, entry)
+    pinned = argv[argv.index("--vault") + 1] if "--vault" in argv[:-1] else None
+    # The same entry written anew: a pinned vault stays pinned.
+    pin = f" --pin-vault {shlex.quote(pinned)}" if pinned else ""
+    reinstall = f"vault-recall install {spec.id}{pin} (from the shell whose config you mean)"
     if not argv or not Path(argv[0]).is_absolute():
         return Check(what, False, f"{path} starts {argv[:1]!r}, not an absolute path", reinstall)
     if not (Path(argv[0]).is_file() and os.access(argv[0], os.X_OK)):
         return Check(what, False, f"{path} starts {argv[0]}, which does not exist or cannot run", reinstall)
-    pinned = argv[argv.index("--vault") + 1] if "--vault" in argv[:-1] else None
     client = argv[argv.index("--client") + 1] if "--client" in argv[:-1] else spec.id
     scope = current_scope(ServeOptions(client=client, pinned_vault=Path(pinned) if pinned else None))
     expected = vault_name(scope.vault) if scope.vault is not None else None
     result = probe(spec, entry, expected, activity_path())
     return Check(what, result.ok, f"{path}: {result.detail}", "" if result.ok else reinstall)
+
+
+def _url_answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
+    """Reach the entry's URL with the token its client will send, and check who answers, for
+    whom, from which config and into which activity store.  Every fix keeps the URL form."""
+    what = f"client {spec.id}"
+    sends = url_token(spec, entry, path, place="the entry")
+    assert sends is not None  # a URL entry
+    url = sends.url
+    again = f"vault-recall install {spec.id} --form http" + ("" if url == DEFAULT_URL else f" --url {url}")
+    if spec.id == "codex":
+        again += f", then export the {TOKEN_ENV} line it prints where you start Codex"
+    answer = probe_url(url, sends.token, activity_path())
+    at = f"{path}: by URL, {url}"
+    if answer.outcome in ("unreachable", "timeout"):
+        return Check(what, False, f"{at}: {answer.detail}", _start_fix(url, again))
+    if answer.outcome == "not_ours":
+        return Check(what, False, f"{at}: {answer.detail}", f"check the address in {path}; {again} writes another")
+    if answer.outcome == "wrong_path":
+        right = urlunsplit(urlsplit(url)._replace(path=answer.path or PATH))
+        fix = f"vault-recall install {spec.id} --form http --url {right}"
+        return Check(what, False, f"{at}: {answer.detail} ({answer.path})", fix)
+    if answer.outcome == "no_token":
+        why = sends.missing or "the entry sends no token"
+        if spec.id == "codex" and sends.variable:
+            fix = (
+                f"export {sends.variable}=<codex's token> in the shell that starts Codex; lost it? "
+                "vault-recall install codex --form http makes a new one and prints that line"
+            )
+        else:
+            fix = again
+        return Check(what, False, f"{at} answers, but {why}", fix)
+    if answer.outcome == "token_refused":
+        detail = f"{at} refused the token in {sends.where}: it was revoked, replaced by a newer one, or mistyped"
+        return Check(what, False, detail, again + " (a new token for this entry)")
+    if answer.outcome == "host_refused":
+        host = urlsplit(url).hostname or url
+        fix = f"start the endpoint with --allow-host {host} (it answers only to the names it was started with)"
+        return Check(what, False, f"{at}: {answer.detail}", fix)
+    if answer.outcome == "config_broken":
+        return Check(what, False, f"{at}: {answer.detail}", "vault-recall status names the line to fix")
+    if answer.outcome == "no_answer":
+        return Check(what, False, f"{at}: {answer.detail}", "see what the endpoint wrote on its stderr")
+    return _url_reached(spec, at, sends.where, answer, again)
+
+
+def _url_reached(spec: ClientSpec, at: str, where: str, answer: UrlAnswer, again: str) -> Check:
+    what = f"client {spec.id}"
+    store = activity_path()
+    restart = "stop that endpoint and start vault-recall http from the shell whose config you mean (or from the tray)"
+    if answer.client is None:
+        return Check(what, False, f"{at} answered, but writes its activity somewhere other than {store}", restart)
+    if answer.client != spec.id:
+        detail = (
+            f"{at} takes the token in {where} as {answer.client!r}'s, not {spec.id!r}'s: its calls show as "
+            f"{answer.client} and see what {answer.client} may see"
+        )
+        return Check(what, False, detail, again + f" (a token of {spec.id}'s own)")
+    scope = current_scope(ServeOptions(client=spec.id))
+    expected = vault_name(scope.vault) if scope.vault is not None else None
+    if answer.vault != expected:
+        found = f"vault {answer.vault!r}" if answer.vault is not None else "no vault"
+        wanted = f"vault {expected!r}" if expected is not None else "none"
+        return Check(what, False, f"{at} reads another config: it finds {found}, this config gives {wanted}", restart)
+    return Check(
+        what,
+        True,
+        f"{at} takes the token in {where} as {spec.id!r}'s, reads this config (vault {answer.vault!r}) and "
+        "writes this activity store",
+    )
+
+
+def _start_fix(url: str, again: str) -> str:
+    """How to start the endpoint the entry names (or put the right address in the entry)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if not is_loopback(host):
+        return f"start vault-recall http on the machine at {host} (and its tunnel or network); or {again}"
+    listen = f"{host}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+    start = "vault-recall http" if listen == DEFAULT_LISTEN else f"vault-recall http --listen {listen}"
+    return f"start the endpoint: {start}, or the tray's HTTP endpoint ▸ Start (a wrong address? {again})"
 
 
 def report(checks: list[Check]) -> str:

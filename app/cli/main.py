@@ -60,9 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
         "http",
         help="serve every client that connects by URL, from one process (MCP Streamable HTTP)",
         description="Serve the same tools over MCP Streamable HTTP to many clients at once. Each client "
-        "sends its own token (vault-recall client token ID), which names it as --client does for serve. "
-        "Loopback only unless --listen names another address: then put TLS or a private network in "
-        "front (see README).",
+        "sends its own token (vault-recall client token ID) or, once you approve it, authorizes with OAuth; "
+        "either names it as --client does for serve. Loopback only unless --listen names another address: "
+        "then put TLS or a private network in front (docs/http.md in the source).",
     )
     http.add_argument(
         "--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT", help=f"where to listen (default {DEFAULT_LISTEN})"
@@ -73,6 +73,24 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME",
         help="another name clients reach this machine by (a Host header to accept), e.g. desktop.tailnet.ts.net",
+    )
+    http.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the https address a proxy or tunnel gives this endpoint (e.g. https://desktop.tailnet.ts.net): OAuth "
+        "metadata and redirects carry it, and its host is accepted; still listens on --listen only",
+    )
+    http.add_argument(
+        "--no-oauth",
+        action="store_true",
+        help="offer no OAuth authorization (metadata, registration, approval): client tokens only",
+    )
+    http.add_argument(
+        "--access-token-seconds",
+        type=_token_seconds,
+        default=3600,
+        metavar="SECONDS",
+        help="how long an OAuth access token lives before its app refreshes it (default 3600, 1-86400)",
     )
     http.add_argument(
         "--request-timeout",
@@ -223,6 +241,28 @@ def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
     token.add_argument("id", metavar="ID")
     token.add_argument("--revoke", action="store_true", help="remove the token: refused from the next request on")
     token.set_defaults(handler=http_commands.client_token)
+    from vault_recall.app.cli import grant_commands
+
+    approve = actions.add_parser(
+        "approve",
+        help="let an app that authorizes with OAuth in (its browser page shows the CODE), as a client id",
+    )
+    approve.add_argument("code", metavar="CODE", help="the code the app's authorization page shows, e.g. ABCD-EFGH")
+    approve.add_argument(
+        "--as", dest="as_client", metavar="ID", help="the client id it acts as (default: from the app's name)"
+    )
+    approve.set_defaults(handler=grant_commands.approve_command)
+    deny = actions.add_parser("deny", help="refuse an app waiting for approval")
+    deny.add_argument("code", metavar="CODE")
+    deny.set_defaults(handler=grant_commands.deny_command)
+    actions.add_parser("grants", help="apps waiting for approval, and the OAuth grants given").set_defaults(
+        handler=grant_commands.grants_command
+    )
+    revoke = actions.add_parser(
+        "revoke", help="revoke a client's OAuth grants (or one GRANT): its tokens are refused from the next request on"
+    )
+    revoke.add_argument("target", metavar="ID|GRANT")
+    revoke.set_defaults(handler=grant_commands.revoke_command)
 
 
 def _client_config_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -240,9 +280,17 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
     snippet.add_argument("client", nargs="?", metavar="CLIENT", help="a client id (see --list)")
     snippet.add_argument("--list", action="store_true", help="the clients, their forms and config files")
     snippet.add_argument(
-        "--form", choices=FORMS, default="file", help="file (default), cli, link, or http (by URL, with a new token)"
+        "--form",
+        choices=FORMS,
+        default="file",
+        help="file (default), cli, link, or http (by URL, with a new token; never one an installed entry sends)",
     )
     snippet.add_argument("--url", metavar="URL", help=f"with --form http: the endpoint's URL (default {DEFAULT_URL})")
+    snippet.add_argument(
+        "--new-token",
+        action="store_true",
+        help="with --form http: make the new token even when an installed entry sends the client's current one",
+    )
     snippet.add_argument("--pin-vault", nargs="?", const=PIN_ACTIVE, metavar="PATH", help=pin_help)
     snippet.set_defaults(handler=client_commands.snippet_command)
 
@@ -265,12 +313,23 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
         "--form",
         choices=("file", "http"),
         default="file",
-        help="file: the client starts `vault-recall serve` (default); http: it connects by URL with a new token",
+        help="file: the client starts `vault-recall serve` (default); http: it connects by URL with its token. "
+        "Switching forms replaces our entry whole",
     )
     install.add_argument("--url", metavar="URL", help=f"with --form http: the endpoint's URL (default {DEFAULT_URL})")
+    install.add_argument(
+        "--new-token",
+        action="store_true",
+        help="with --form http: a new token even when the entry sends a valid one (kept otherwise)",
+    )
     install.set_defaults(handler=client_commands.install_command)
 
-    uninstall = commands.add_parser("uninstall", help="remove only our entry from a client's config file")
+    uninstall = commands.add_parser(
+        "uninstall",
+        help="remove only our entry from a client's config file",
+        description="Remove only our entry (and our tools from the allow list). A URL entry's token is revoked "
+        "when no other entry of ours sends it.",
+    )
     uninstall.add_argument("client", metavar="CLIENT")
     uninstall.add_argument("--dry-run", action="store_true", help="show the change as a diff, write nothing")
     uninstall.add_argument("--config-file", metavar="PATH", help="the client's config file, if not the usual one")
@@ -308,6 +367,12 @@ def _seconds(text: str) -> float:
     if not 0.5 <= value <= 300:
         raise argparse.ArgumentTypeError("must be a number of seconds from 0.5 to 300")
     return value
+
+
+def _token_seconds(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 86400:
+        raise argparse.ArgumentTypeError("must be a whole number of seconds from 1 to 86400")
+    return int(text)
 
 
 def _positive(text: str) -> int:
@@ -363,7 +428,14 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.command == "http":
         from vault_recall.server.mcp.http_endpoint import run_endpoint
 
-        return run_endpoint(args.listen, args.allow_host, args.request_timeout)
+        return run_endpoint(
+            args.listen,
+            args.allow_host,
+            args.request_timeout,
+            args.public_url,
+            not args.no_oauth,
+            args.access_token_seconds,
+        )
     if args.command == "demo":
         from vault_recall.app.cli.demo import run_demo
 

@@ -114,11 +114,15 @@ def _bearer(token: str) -> dict[str, str]:
 
 # Each client's own keys for a Streamable HTTP server with a header (docs/clients.md, "Connecting by URL").
 _HTTP: dict[str, Callable[[str, str], Entry]] = {
-    "claude-code": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token)},
+    # `alwaysLoad`, as in its stdio entry: Claude Code connects a URL server in the background
+    # too, and without it offers our tools only by name, behind its ToolSearch tool.
+    "claude-code": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token), "alwaysLoad": True},
     "cursor": lambda url, token: {"url": url, "headers": _bearer(token)},
     "vscode": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token)},
     "windsurf": lambda url, token: {"serverUrl": url, "headers": _bearer(token)},
-    "codex": lambda url, token: {"url": url, "bearer_token_env_var": TOKEN_ENV},
+    # `required`, as in its stdio entry: without it Codex starts without us when the token is
+    # missing or refused, and says nothing (docs/clients.md, "Waiting for the server").
+    "codex": lambda url, token: {"url": url, "bearer_token_env_var": TOKEN_ENV, "required": True},
     "zed": lambda url, token: {"url": url, "headers": _bearer(token)},
     "gemini": lambda url, token: {"httpUrl": url, "headers": _bearer(token)},
     "opencode": lambda url, token: {"type": "remote", "url": url, "headers": _bearer(token), "enabled": True},

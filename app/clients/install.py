@@ -28,6 +28,7 @@ from typing import Any
 from vault_recall.app.clients import entry_edit
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
 from vault_recall.app.clients.entry_edit import EditError
+from vault_recall.app.clients.entry_form import carried_over, form_of
 from vault_recall.app.clients.guarded_write import (
     BACKUP_SUFFIX,
     Changed,
@@ -137,9 +138,18 @@ def _merged(old: dict[str, Any] | None, entry: dict[str, Any], env_key: str = "e
 
     In its environment the variables that place our config (launch.HOME_VARIABLES) are ours:
     they are set to what this install needs and dropped when it needs none; others stay.
+
+    An old entry of the other form (stdio against URL, or both at once) is replaced whole: a
+    `url` left beside a `command` makes Codex refuse to start and Gemini keep the URL, and an
+    old header keeps a live token in the file.  Only what means the same in both forms and a
+    person may have set is carried over (entry_form.FORM_FREE_KEYS).
     """
     if old is None:
         return entry
+    if form_of(old) != form_of(entry):
+        kept = carried_over(old)
+        switched = {key: kept.get(key, value) if key in PERSONAL_KEYS else value for key, value in entry.items()}
+        return switched | {key: value for key, value in kept.items() if key not in switched}
     merged = dict(old)
     merged.update({key: value for key, value in entry.items() if key not in PERSONAL_KEYS or key not in old})
     old_env = old.get(env_key)
@@ -169,7 +179,7 @@ def plan_install(spec: ClientSpec, argv: list[str], path: Path, extra: dict[str,
         after = _edited(spec, text, wanted, what)
     except EditError as exc:
         raise InstallError(str(exc)) from None
-    replaced = old is not None and any(old.get(key) != value for key, value in wanted.items())
+    replaced = old is not None and (old.keys() != wanted.keys() or any(old[key] != wanted[key] for key in wanted))
     return Plan(
         path=target,
         before=before,

@@ -25,7 +25,9 @@ def _plain(value: Any) -> Any:
 
 
 def set_table(text: str, container: str, name: str, entry: dict[str, Any], what: str) -> str:
-    """`text` with `[container.name]` holding `entry` (keys a person added to it kept)."""
+    """`text` with `[container.name]` holding exactly `entry`, edited in place: the caller has
+    merged in what a person added to our entry, and whatever it left out goes (a switch of
+    forms leaves no key of the old form behind)."""
     document = _load(text, what)
     servers = document.get(container)
     if servers is None:
@@ -35,10 +37,13 @@ def set_table(text: str, container: str, name: str, entry: dict[str, Any], what:
         raise TomlEditError(f"{what} has '{container}' that is not a table, so it was left untouched")
     existing = servers.get(name)
     if isinstance(existing, dict):
-        if all(_plain(existing.get(k)) == v for k, v in entry.items()):
+        if _plain(existing) == entry:
             return text
-        for key, value in entry.items():  # in place: other keys and sub-tables stay
-            existing[key] = value
+        for key in [key for key in existing if key not in entry]:
+            del existing[key]
+        for key, value in entry.items():  # in place: the table's comments and order stay
+            if _plain(existing.get(key)) != value:
+                existing[key] = value
     else:
         table = tomlkit.table()
         for key, value in entry.items():

@@ -86,13 +86,15 @@ def new_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
-def issue_token(client_id: str) -> tuple[str, bool]:
+def issue_token(client_id: str, token: str | None = None) -> tuple[str, bool]:
     """Give the client a new token (registering the client if need be), replacing any old one.
 
     Returns the token — the only time it exists outside the client's own config — and whether
-    an older token was replaced (it stops working on its next request).
+    an older token was replaced (it stops working on its next request).  `token`: one made
+    beforehand with `new_token` (an install writes it into the client's file first, so a
+    failed write never leaves the client with a dead token).
     """
-    token = new_token()
+    token = token or new_token()
     replaced = False
 
     def change(config: Config) -> Config:

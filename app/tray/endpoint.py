@@ -1,14 +1,19 @@
 """The tray's HTTP endpoint: `vault-recall http` run as a child process, and the menu's actions
-for it (start, stop, copy its address).  Whether it runs is remembered (the tray's `endpoint`
-setting), so a tray started again starts it again.
+for it (start, stop, copy its address).
 
 A child process, not a thread: the endpoint keeps its own event loop and worker threads, a
 crash there never takes the tray down, and stopping it is one signal.  The tray calls
 `endpoint_action` first for every menu action; it answers False for the ones it does not own.
+
+The tray remembers whether the person left the endpoint running (the `start_endpoint` tray
+setting: the address it served at, or nothing): a tray started at login starts it again, so
+clients that start early find it — Claude Code gives a URL server it cannot reach at its own
+start a few seconds and then leaves it failed (docs/http.md, "Restarts").
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import threading
@@ -17,7 +22,10 @@ from collections.abc import Callable
 
 from vault_recall.app.clients.launch import launcher
 from vault_recall.app.desktop import clipboard
-from vault_recall.server.mcp.http_address import DEFAULT_LISTEN
+from vault_recall.app.state.config_store import update_config
+from vault_recall.app.tray.state import TRAY_KEY
+from vault_recall.server.config.config_file import Config, load_config
+from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, ListenError, parse_listen
 
 START_SECONDS = 20.0
 # Where the tray's endpoint listens, if not at the default address (tests: any free port).
@@ -101,27 +109,62 @@ class EndpointProcess:
                 stream.close()
 
 
+# The tray setting that says where to start the endpoint when the tray starts ("HOST:PORT"), if at all.
+START_SETTING = "start_endpoint"
+
+
+def endpoint_to_start(config: Config) -> str | None:
+    """The address the tray starts the endpoint at when it starts, or None (a value that is not
+    HOST:PORT counts as none: the person's hand-edit must not keep the tray from starting)."""
+    stored = dict(config.extra).get(TRAY_KEY)
+    listen = stored.get(START_SETTING) if isinstance(stored, dict) else None
+    if not isinstance(listen, str):
+        return None
+    try:
+        parse_listen(listen)
+    except ListenError:
+        return None
+    return listen
+
+
+def _remember(listen: str | None) -> None:
+    """Keep in the tray's settings where the endpoint runs (None: it was stopped)."""
+
+    def change(config: Config) -> Config:
+        extra = dict(config.extra)
+        stored = dict(extra[TRAY_KEY]) if isinstance(extra.get(TRAY_KEY), dict) else {}
+        if listen is None:
+            stored.pop(START_SETTING, None)
+        else:
+            stored[START_SETTING] = listen
+        extra[TRAY_KEY] = stored
+        return dataclasses.replace(config, extra=tuple(extra.items()))
+
+    update_config(change)
+
+
 def endpoint_action(
     action: tuple[str, ...],
     endpoint: EndpointProcess,
     notify: Callable[[str, str], None],
     copy: Callable[[str], bool] = clipboard.copy_text,
-    remember: Callable[[bool], None] | None = None,
 ) -> bool:
-    """Run a menu action of the endpoint's; False when the action is not one of them.
-    `remember(running)` keeps whether the endpoint runs, for the next time the tray starts."""
+    """Run a menu action of the endpoint's; False when the action is not one of them."""
     name, *args = action
-    if name == "endpoint" and args in (["start"], ["again"]):
+    if name == "endpoint" and args == ["start"]:
         url = endpoint.start()
-        if remember is not None:
-            remember(True)
-        again = " again, as when the tray last stopped" if args == ["again"] else ""
-        notify(f"Vault Recall is serving clients at {url}", f"The HTTP endpoint started{again}.")
+        _remember(endpoint.listen)
+        notify(f"Vault Recall is serving clients at {url}", "It starts again with the tray until you stop it.")
     elif name == "endpoint" and args == ["stop"]:
         endpoint.stop()
-        if remember is not None:
-            remember(False)
+        _remember(None)
         notify("The HTTP endpoint is stopped", "Clients that connect by URL get no answer until it starts again.")
+    elif name == "endpoint" and args == ["start_with_tray"]:
+        # Quietly, at every tray start (a login, often): a notification only when it fails.
+        listen = endpoint_to_start(load_config())
+        if listen is not None:
+            endpoint.listen = listen
+            endpoint.start()
     elif name == "copy_text":
         if copy(args[0]):
             notify("Copied", args[0])

@@ -24,9 +24,9 @@ from vault_recall.server.config.config_file import Config, ConfigError, VaultEnt
 from vault_recall.server.vault.paths import display
 
 TRAY_KEY = "tray"
-# The toggles, and `endpoint`: the HTTP endpoint was running when the tray last stopped (it starts
-# again with the tray).
-DEFAULT_SETTINGS = {"notify_recall": False, "notify_health": True, "notify_changed": True, "endpoint": False}
+# The toggles.  The same table also holds `start_endpoint`, the address of the HTTP endpoint the
+# person left running (tray/endpoint.py), which is no toggle.
+DEFAULT_SETTINGS = {"notify_recall": False, "notify_health": True, "notify_changed": True}
 RECENT_EVENTS = 200
 
 

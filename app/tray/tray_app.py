@@ -36,6 +36,7 @@ from vault_recall.app.state.note_revisions import FileMark, NoteRef, file_mark, 
 from vault_recall.app.tray import instance
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
+from vault_recall.app.tray.approvals import ApprovalNotices, approval_action, read_approvals, with_approvals
 from vault_recall.app.tray.changed_notes import (
     RECALL_WINDOW_SECONDS,
     ChangeNotices,
@@ -90,6 +91,9 @@ ACTION_WORDS = {
     "add_client": "Adding the client",
     "help": "Opening the help",
     "show_activity": "Showing the activity",
+    "oauth_approve": "Approving the app",
+    "oauth_deny": "Denying the app",
+    "oauth_revoke": "Revoking the app",
 }
 
 
@@ -177,6 +181,9 @@ class TrayApp:
         self._stale: list[StaleNote] = []
         self._notices = ChangeNotices()
         self.endpoint = EndpointProcess()  # the HTTP endpoint, when the person starts it here
+        self._approvals = read_approvals()  # apps waiting for approval (OAuth), and grants
+        self._approval_notices = ApprovalNotices()
+        self._approval_notices.poll(self._notify, self._approvals.waiting)
         self.state = self._gather(None)
         self.view = make_view(backend, self.dispatch)
         self.view.show(self._shown(self.state))
@@ -243,8 +250,7 @@ class TrayApp:
         threading.Thread(target=self._work, name="tray-actions", daemon=True).start()
         if self._hosts is not None:
             self._hosts.start()
-        if tray_state.tray_settings(self.state.config)["endpoint"]:
-            self.dispatch(("endpoint", "again"))  # it was running when the tray last stopped
+        self.dispatch(("endpoint", "start_with_tray"))  # if the person left it running (endpoint.py)
 
     def _on_hosts(self, hosts: Hosts) -> None:
         """On HostWatch's thread: the panels changed (the watcher decides what to do)."""
@@ -283,7 +289,9 @@ class TrayApp:
                 self.endpoint.stop()
                 return
             try:
-                if not endpoint_action(action, self.endpoint, self._notify, remember=self._remember_endpoint):
+                if not endpoint_action(action, self.endpoint, self._notify) and not approval_action(
+                    action, self._notify
+                ):
                     perform(action, ActionContext(self.state, self._notify, self.dispatch))
             except (ConfigError, InstallError, EndpointError, OSError) as exc:
                 self._notify(f"{ACTION_WORDS.get(action[0], 'That')} did not work", _sentence(str(exc)))
@@ -328,6 +336,10 @@ class TrayApp:
         now = time.monotonic()
         if now >= self._next_health and now >= self._quiet_until and not self._checking:
             self._start_health_check(vault)
+        approvals = read_approvals()
+        if self._approval_notices.poll(self._notify, approvals.waiting) or approvals != self._approvals:
+            self._approvals = approvals
+            changed = True
         if self._recall_until and time.monotonic() > self._recall_until:
             self._recall_until = 0.0
             changed = True
@@ -423,11 +435,8 @@ class TrayApp:
             tray_state.gather(health), endpoint_url=self.endpoint.url, installed=self._installed.look(CLIENTS)
         )
 
-    def _remember_endpoint(self, running: bool) -> None:
-        tray_state.set_tray_setting("endpoint", running)
-
     def _shown(self, state: TrayState) -> Shown:
-        items = build_menu(state)
+        items = with_approvals(build_menu(state), self._approvals)
         dump = os.environ.get(MENU_DUMP_ENV)
         if dump:
             temp = dump + ".tmp"

@@ -117,6 +117,7 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
             raise ActivityStoreError(f"{path} is not a regular file, so it cannot be the activity store")
     if create:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _private(path)
     uri = path.as_uri() + ("" if create else "?mode=ro")
     connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     try:
@@ -132,6 +133,26 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
         connection.close()
         raise
     return connection
+
+
+def _private(path: Path) -> None:
+    """Make the store readable by its owner only, as the config is: it says which notes each
+    client read and what it asked.  Created so before SQLite opens it (its -wal and -shm files
+    take the same mode); a store made by an older version is narrowed, with its -wal and -shm."""
+    if os.name == "nt":
+        return  # the folder in the user's profile is private already; modes mean little there
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError:
+        return  # SQLite says why it cannot be opened
+    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, 0o600)
+        except OSError:
+            continue  # absent, or another user's: nothing to narrow here
 
 
 def _ensure_schema(connection: sqlite3.Connection) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 DEFAULT_PORT = 27183
 DEFAULT_LISTEN = f"127.0.0.1:{DEFAULT_PORT}"
@@ -56,3 +57,46 @@ def parse_listen(text: str) -> Listen:
         except ValueError:
             raise ListenError(f"--listen needs an IP address or 'localhost', not {host!r}") from None
     return Listen(host=host, port=int(port))
+
+
+@dataclass(frozen=True)
+class PublicUrl:
+    """The address people's clients reach the endpoint by from elsewhere (a tunnel or a reverse
+    proxy with TLS in front of the loopback endpoint): OAuth metadata and redirects carry it,
+    and its host is accepted in Host and Origin headers."""
+
+    base: str  # scheme://host[:port], no path: the OAuth issuer
+    host: str  # lowercased, without port or brackets
+
+    @property
+    def url(self) -> str:
+        return self.base + PATH
+
+
+def parse_public_url(text: str) -> PublicUrl:
+    """'https://desktop.tailnet.ts.net' or '…/mcp' → PublicUrl; https unless the host is loopback."""
+    shown = text.strip()
+    try:
+        parts = urlsplit(shown)
+        host = parts.hostname
+        port = parts.port
+    except ValueError:
+        raise ListenError(f"--public-url {shown!r} is not a URL") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise ListenError(f"--public-url {shown!r} must be an address like https://desktop.example.net")
+    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+        raise ListenError(f"--public-url {shown!r} must hold no user, query or fragment")
+    if parts.path.rstrip("/") not in ("", PATH):
+        raise ListenError(
+            f"--public-url {shown!r} must end at the host or at {PATH}: the endpoint answers at {PATH}, so a proxy "
+            "must pass paths through unchanged"
+        )
+    if parts.scheme != "https" and not is_loopback(host):
+        raise ListenError(
+            f"--public-url {shown!r} must start with https:// — clients send their tokens to it, so only TLS may "
+            "carry them between machines"
+        )
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None and port != {"https": 443, "http": 80}[parts.scheme]:
+        netloc += f":{port}"
+    return PublicUrl(base=f"{parts.scheme}://{netloc}", host=host.lower())

@@ -17,12 +17,16 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from vault_recall.server.mcp.http_refusals import Refusal, refusal_response
+
 REQUEST_SECONDS = 10.0
-_TIMEOUT_BODY = b"the request did not arrive in time; the connection is closed\n"
-_TIMEOUT_RESPONSE = (
-    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
-    b"content-length: " + str(len(_TIMEOUT_BODY)).encode() + b"\r\n\r\n" + _TIMEOUT_BODY
+_TIMEOUT_RESPONSE = refusal_response(
+    Refusal(408, "request_timeout", "the request did not arrive in time; the connection is closed"), close=True
 )
+
+
+# Where the peer is before its request is whole: nothing sent yet, or its head or body underway.
+_ARRIVING = (h11.IDLE, h11.SEND_BODY)
 
 
 class DeadlineH11Protocol(H11Protocol):
@@ -47,9 +51,15 @@ class DeadlineH11Protocol(H11Protocol):
         self._cancel()
         super().connection_lost(exc)
 
+    def _arriving(self) -> bool:
+        """Is a request still arriving (or none begun yet)?  Once it is whole, h11 says DONE —
+        or MUST_CLOSE, for a request sent with `Connection: close` or over HTTP/1.0 (Python's
+        urllib, curl -H 'Connection: close'), which is just as whole."""
+        return self.conn.their_state in _ARRIVING and not self.transport.is_closing()
+
     def _watch(self) -> None:
         """Keep a deadline running while a request is still arriving, and none once it has."""
-        if self.conn.their_state is h11.DONE or self.transport.is_closing():
+        if not self._arriving():
             self._cancel()
         elif self._deadline is None:
             self._deadline = self.loop.call_later(self.request_seconds, self._too_slow)
@@ -61,7 +71,7 @@ class DeadlineH11Protocol(H11Protocol):
 
     def _too_slow(self) -> None:
         self._deadline = None
-        if self.conn.their_state is h11.DONE or self.transport.is_closing():
+        if not self._arriving():
             return
         cycle = self.cycle  # the request still arriving, or the last one answered
         if cycle is None or not cycle.response_started or cycle.response_complete:

@@ -6,9 +6,10 @@ token's client, its vault and exposure), the vault on every call, and one activi
 recorded per call under the token's client.  What one process serving many needs besides:
 
 - a guard in front (http_guard.py): Host and Origin against DNS rebinding, then the token;
-- bounds: the request body (64 KiB, 413), open connections (503), open sessions (503), each
-  request's arrival time (http_deadline.py, 408), and how many calls of one client run at once
-  (the rest wait their turn), so one client cannot take every worker thread;
+- bounds: the request body (64 KiB, 413), open connections and sessions, each client's share of
+  them (http_shares.py, 429 and 503), each request's arrival time (http_deadline.py, 408), and
+  how many calls of one client run at once (the rest wait their turn), so one client cannot
+  take every worker thread;
 - tool functions run on worker threads (the SDK runs sync tools there), token checks and
   activity hand-offs too: a slow or vanished vault holds up only the calls reading it, never
   the event loop or another client's call.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import logging
 import socket
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -36,26 +38,31 @@ from vault_recall.server.activity.store import Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.config.tokens import client_of_token
-from vault_recall.server.mcp.http_address import PATH, Listen, ListenError, parse_listen
-from vault_recall.server.mcp.http_deadline import REQUEST_SECONDS, DeadlineH11Protocol
+from vault_recall.server.mcp.http_address import PATH, Listen, ListenError, PublicUrl, parse_listen, parse_public_url
+from vault_recall.server.mcp.http_answers import HttpDelivery
+from vault_recall.server.mcp.http_connections import EndpointProtocol
+from vault_recall.server.mcp.http_deadline import REQUEST_SECONDS
 from vault_recall.server.mcp.http_guard import LOOPBACK_NAMES, EndpointGuard, client_left_quietly
+from vault_recall.server.mcp.http_share_keeper import ShareKeeper
+from vault_recall.server.mcp.http_shares import MAX_SESSIONS, SESSION_IDLE_SECONDS, ConnectionShares
+from vault_recall.server.mcp.http_stop import Stopper
 from vault_recall.server.mcp.tools import RecallServer, build_server
 
 MAX_BODY_BYTES = 64 * 1024  # a tools/call is a few hundred bytes; initialize a few KiB
-MAX_CONNECTIONS = 256
-MAX_SESSIONS = 1024
-SESSION_IDLE_SECONDS = 15 * 60
 CALLS_PER_CLIENT = 4
 WORKER_THREADS = 64
 
 log = logging.getLogger(__name__)
 
 
-def allowed_hosts(listen: Listen, extra: list[str]) -> frozenset[str]:
-    """The names a request's Host (and an Origin) may carry: loopback, the listen address, --allow-host."""
+def allowed_hosts(listen: Listen, extra: list[str], public: PublicUrl | None = None) -> frozenset[str]:
+    """The names a request's Host (and an Origin) may carry: loopback, the listen address,
+    --allow-host, and the --public-url's host (a proxy or tunnel passes it on)."""
     names = {*LOOPBACK_NAMES, *(name.strip().lower().strip("[]") for name in extra if name.strip())}
     if listen.host not in ("0.0.0.0", "::"):
         names.add(listen.host.lower())
+    if public is not None:
+        names.add(public.host)
     return frozenset(names)
 
 
@@ -66,6 +73,8 @@ class HttpRecallServer(RecallServer):
 
     def __init__(self, options: ServeOptions, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
+        self.delivery = HttpDelivery()
+        self.running = 0  # calls being answered (or waiting their turn), for a stop to wait on
         self._per_client: dict[str, anyio.CapacityLimiter] = {}
         self._record_limiter: anyio.CapacityLimiter | None = None
 
@@ -84,8 +93,12 @@ class HttpRecallServer(RecallServer):
     ) -> CallToolResult | InputRequiredResult:
         client = self.options_for(context).client
         limiter = self._per_client.setdefault(client, anyio.CapacityLimiter(CALLS_PER_CLIENT))
-        async with limiter:
-            return await super().call_tool(name, arguments, context)
+        self.running += 1
+        try:
+            async with limiter:
+                return await super().call_tool(name, arguments, context)
+        finally:
+            self.running -= 1
 
     async def record(self, call: Call) -> None:
         if self._record_limiter is None:
@@ -99,11 +112,19 @@ def token_client(token: str) -> str | None:
     return client_of_token(load_config(), token)
 
 
-def build_endpoint(listen: Listen, extra_hosts: list[str] | None = None) -> tuple[ASGIApp, HttpRecallServer]:
-    """The ASGI app (guard in front of the SDK's Streamable HTTP app) and the MCP server behind it."""
+def build_endpoint(
+    listen: Listen,
+    extra_hosts: list[str] | None = None,
+    public: PublicUrl | None = None,
+    oauth: bool = True,
+    access_seconds: int = 3600,
+    on_started: Callable[[], None] | None = None,
+) -> tuple[ASGIApp, HttpRecallServer]:
+    """The ASGI app (guard in front of the SDK's Streamable HTTP app and of the OAuth routes) and
+    the MCP server behind it; `on_started` runs on the event loop as the app starts."""
     server = build_server(ServeOptions(client="http"), HttpRecallServer)
     assert isinstance(server, HttpRecallServer)
-    hosts = allowed_hosts(listen, extra_hosts or [])
+    hosts = allowed_hosts(listen, extra_hosts or [], public)
     # The SDK checks Host and Origin too, on the same names: a second lock on the same door.
     bracketed = [f"[{h}]" if ":" in h else h for h in sorted(hosts)]
     security = TransportSecuritySettings(
@@ -115,7 +136,9 @@ def build_endpoint(listen: Listen, extra_hosts: list[str] | None = None) -> tupl
         streamable_http_path=PATH,
         max_request_body_size=MAX_BODY_BYTES,
         session_idle_timeout=SESSION_IDLE_SECONDS,
-        max_sessions=MAX_SESSIONS,
+        # The shares (http_shares.py) keep the sessions within MAX_SESSIONS, each client within
+        # its own; the SDK's limit stays as a backstop, never reached before them.
+        max_sessions=2 * MAX_SESSIONS,
         transport_security=security,
         host=listen.host,
         # Plain JSON answers, not an SSE stream per call: the tools send nothing before their
@@ -125,8 +148,18 @@ def build_endpoint(listen: Listen, extra_hosts: list[str] | None = None) -> tupl
 
     def on_startup() -> None:
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        if on_started is not None:
+            on_started()
 
-    app = EndpointGuard(inner, allowed_hosts=hosts, path=PATH, client_of=token_client, on_startup=on_startup)
+    kept = ShareKeeper(inner, path=PATH)
+    oauth_routes = None
+    if oauth:
+        from vault_recall.server.mcp.oauth_routes import OAuthEndpoint
+
+        oauth_routes = OAuthEndpoint(public, access_seconds)
+    app = EndpointGuard(
+        kept, allowed_hosts=hosts, path=PATH, client_of=token_client, on_startup=on_startup, oauth=oauth_routes
+    )
     return app, server
 
 
@@ -147,12 +180,22 @@ def bind(listen: Listen) -> socket.socket:
     return sock
 
 
-def run_endpoint(listen_text: str, extra_hosts: list[str], request_seconds: float = REQUEST_SECONDS) -> int:
-    """Serve until SIGINT/SIGTERM; returns an exit code.  Prints the address once listening."""
+def run_endpoint(
+    listen_text: str,
+    extra_hosts: list[str],
+    request_seconds: float = REQUEST_SECONDS,
+    public_url: str | None = None,
+    oauth: bool = True,
+    access_seconds: int = 3600,
+) -> int:
+    """Serve until SIGINT/SIGTERM (which end the process by the signal, http_stop.py); returns
+    an exit code otherwise.  Prints the address once serving."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vault-recall http: %(message)s")
     logging.getLogger("mcp.server.streamable_http").addFilter(client_left_quietly)
+    logging.getLogger("vault_recall.oauth").setLevel(logging.INFO)  # who waits for approval, for the person
     try:
         listen = parse_listen(listen_text)
+        public = parse_public_url(public_url) if public_url else None
     except ListenError as exc:
         sys.stderr.write(f"vault-recall http: {exc}\n")
         return 2
@@ -162,27 +205,39 @@ def run_endpoint(listen_text: str, extra_hosts: list[str], request_seconds: floa
         sys.stderr.write(f"vault-recall http: cannot listen on {listen_text}: {exc.strerror or exc}\n")
         return 1
     port = sock.getsockname()[1]
-    app, server = build_endpoint(listen, extra_hosts)
+    warning = "" if listen.loopback else " — not loopback: put TLS or a private network in front (see docs/http.md)"
+    outside = f"Reached from elsewhere at {public.url} (through your proxy or tunnel).\n" if public else ""
+    how = (
+        "Each client needs its token (vault-recall client token ID), or authorizes with OAuth and waits for your "
+        "approval (vault-recall client approve CODE, or the tray)."
+        if oauth
+        else "Each client needs its token (vault-recall client token ID)."
+    )
+
+    def started() -> None:
+        # On the event loop, once the app has started: from here a signal stops it our way.
+        stopper.install()
+        # For the person (and the tray, which reads the address from it): this stdout is no MCP wire.
+        sys.stdout.write(f"Vault Recall endpoint: {listen.url(port)}{warning}\n{outside}{how} Ctrl-C stops it.\n")
+        sys.stdout.flush()
+
+    app, server = build_endpoint(listen, extra_hosts, public, oauth, access_seconds, on_started=started)
     config = uvicorn.Config(
         app,
-        http=type("Protocol", (DeadlineH11Protocol,), {"request_seconds": request_seconds}),
+        http=type("Protocol", (EndpointProtocol,), {"request_seconds": request_seconds, "shares": ConnectionShares()}),
         lifespan="on",
         log_config=None,
         access_log=False,  # a request line holds nothing secret, but nothing is logged that need not be
-        limit_concurrency=MAX_CONNECTIONS,
+        limit_concurrency=None,  # EndpointProtocol counts connections, and refuses in our format
         timeout_keep_alive=5,
         timeout_graceful_shutdown=3,
         server_header=False,
     )
-    warning = "" if listen.loopback else " — not loopback: put TLS or a private network in front (see README)"
-    # For the person (and the tray, which reads the address from it): this stdout is no MCP wire.
-    sys.stdout.write(
-        f"Vault Recall endpoint: {listen.url(port)}{warning}\n"
-        "Each client needs its token (vault-recall client token ID). Ctrl-C stops it.\n"
-    )
-    sys.stdout.flush()
+    running = uvicorn.Server(config)
+    # A stop of our own, quick and quiet, instead of uvicorn's graceful one (http_stop.py).
+    stopper = Stopper(lambda: running.servers, lambda: server.running, server.activity)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        running.run(sockets=[sock])
     finally:
         server.activity.close()  # the last calls' events, before the process ends
         sock.close()

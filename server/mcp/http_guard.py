@@ -2,18 +2,21 @@
 
 In this order, cheapest first, so a refused request costs next to nothing and never reaches a
 tool: the Host header must name this endpoint and an Origin header (sent by web pages) must be
-one of its own addresses — against DNS rebinding and cross-site requests; the path must be the
-endpoint's; the bearer token must belong to a client in the config as it is now.  Refusals
-are one clear sentence in JSON.  The token is never logged or passed on: the transport sees
-only the client id it names.
+one of its own addresses — against DNS rebinding and cross-site requests; the OAuth routes go to
+their own app (oauth_routes.py); any other path must be the endpoint's; the bearer token must
+be a client's token in the config as it is now, or an OAuth access token of a live grant.
+Refusals are one clear sentence in JSON; a 401 also names, in `WWW-Authenticate`, where a client
+finds how to authorize (RFC 9728's `resource_metadata`).  The token is never logged or passed
+on: the transport sees only the client id it names.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import urlsplit
 
 import anyio
@@ -22,22 +25,46 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from starlette.authentication import AuthCredentials
 from starlette.datastructures import Headers
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from vault_recall.server.config import oauth_store
 from vault_recall.server.config.config_file import ConfigError
 from vault_recall.server.config.tokens import MAX_TOKEN_LENGTH, token_hash
+from vault_recall.server.mcp.http_answers import ANSWER_KEY, AnswerHolder, AnswerWatch
+from vault_recall.server.mcp.http_connections import CONNECTION_KEY, ConnectionHandle
+from vault_recall.server.mcp.http_refusals import Refusal, SdkRefusals
 
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+# Where a client refused with 401 looks for OAuth: the protected resource's and the
+# authorization server's metadata (RFC 9728, RFC 8414, OpenID discovery, each also with the
+# endpoint's path after it), then the endpoints it falls back to without metadata.
+OAUTH_PATHS = (
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+    "/register",
+    "/authorize",
+    "/token",
+)
 REALM = "vault-recall"
 
 
-@dataclass(frozen=True)
-class Refusal:
-    status: int
-    error: str
-    description: str
+class OAuthRoutes(Protocol):
+    """The OAuth side of the endpoint as the guard sees it (oauth_routes.py:OAuthEndpoint)."""
+
+    def handles(self, path: str) -> bool: ...
+
+    def address_for(self, host_header: str | None) -> OAuthAddress | None: ...
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send, host_header: str | None) -> None: ...
+
+
+class OAuthAddress(Protocol):
+    @property
+    def resource_metadata(self) -> str: ...
 
 
 def host_name(value: str | None) -> str | None:
@@ -91,6 +118,31 @@ def check_host_and_origin(headers: Headers, allowed: frozenset[str]) -> Refusal 
     return None
 
 
+def as_the_sdk_reads(scope: Scope) -> list[tuple[bytes, bytes]]:
+    """The request's headers as the SDK behind the guard should see them, once the guard has
+    let the request through.
+
+    - Host and Origin lowercased: the guard compares names without case, as DNS does, and the
+      SDK's own check of the same names (a second lock on the same door) compares them as
+      written; `Host: LOCALHOST:27183` passed the one and got 421 from the other.
+    - No Last-Event-ID: the endpoint keeps no events to replay, and the SDK, asked to replay
+      with none kept, answered nothing (a 500).  Without it, the GET opens a fresh stream, as
+      a server that does not resume streams may.
+    """
+    headers: list[tuple[bytes, bytes]] = []
+    for name, value in scope["headers"]:
+        if name in (b"host", b"origin"):
+            value = value.lower()
+        elif name == b"last-event-id":
+            continue
+        headers.append((name, value))
+    return headers
+
+
+def looks_for_oauth(path: str) -> bool:
+    return any(path == known or path.startswith(known + "/") for known in OAUTH_PATHS)
+
+
 def bearer_token(headers: Headers) -> str | None:
     value = headers.get("authorization")
     if value is None:
@@ -115,12 +167,14 @@ class EndpointGuard:
         path: str,
         client_of: Callable[[str], str | None],
         on_startup: Callable[[], None] | None = None,
+        oauth: OAuthRoutes | None = None,
     ) -> None:
         self.app = app
         self.allowed_hosts = allowed_hosts
         self.path = path
         self.client_of = client_of
         self.on_startup = on_startup
+        self.oauth = oauth
         self._limiter: anyio.CapacityLimiter | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -133,21 +187,47 @@ class EndpointGuard:
             return  # websockets are not served here; uvicorn refuses the upgrade
         headers = Headers(scope=scope)
         refusal = check_host_and_origin(headers, self.allowed_hosts)
+        if refusal is None and self.oauth is not None and self.oauth.handles(scope["path"]):
+            await self.oauth(scope, receive, send, headers.get("host"))
+            return
+        if refusal is None and self.oauth is None and looks_for_oauth(scope["path"]):
+            # A client looking for OAuth after a 401 shows this to its person: say how this
+            # endpoint is reached instead, in the `error_description` clients show.
+            refusal = Refusal(
+                404,
+                "oauth_not_offered",
+                "this endpoint offers no OAuth (it was started with --no-oauth): each client sends its own token "
+                "as 'Authorization: Bearer <token>', and this client's token was missing or refused; on the "
+                "computer running Vault Recall, `vault-recall doctor` says why and `vault-recall install CLIENT "
+                "--form http` writes a new one into the client's config",
+            )
         if refusal is None and scope["path"] != self.path:
             refusal = Refusal(404, "not_found", f"nothing here: the MCP endpoint is {self.path}")
         client: str | None = None
         if refusal is None:
             client, refusal = await self._client(headers)
+            if refusal is not None and refusal.status == 401 and self.oauth is not None:
+                address = self.oauth.address_for(headers.get("host"))
+                if address is not None:
+                    refusal = dataclasses.replace(refusal, resource_metadata=address.resource_metadata)
         if refusal is not None:
             await _refuse(send, refusal)
             return
         assert client is not None
+        scope["headers"] = as_the_sdk_reads(scope)
         # What the SDK's session handling and our tools read: the client the token names.  The
         # token itself stays here; its hash stands in for it.
         token = AccessToken(token=token_hash(bearer_token(headers) or ""), client_id=client, scopes=[])
         scope["user"] = AuthenticatedUser(token)
         scope["auth"] = AuthCredentials([])
-        answered = _AnsweredOnce(send)
+        # A tool's answer is told as delivered only once its response is out (http_answers.py).
+        holder = scope[ANSWER_KEY] = AnswerHolder()
+        connection = scope.get(CONNECTION_KEY)
+        # The SDK's own refusals leave in our format, like ours (http_refusals.py).
+        watch = AnswerWatch(
+            SdkRefusals(send).send, holder, connection.written if isinstance(connection, ConnectionHandle) else None
+        )
+        answered = _AnsweredOnce(watch.send)
         try:
             await self.app(scope, receive, answered.send)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -156,6 +236,8 @@ class EndpointGuard:
             # A notification was accepted (202) just as its client ended the session: nothing
             # is left to hand it to, and nobody is waiting for anything more.
             log.info("a client ended its session while its last notification was delivered")
+        finally:
+            holder.close()
 
     async def _client(self, headers: Headers) -> tuple[str | None, Refusal | None]:
         token = bearer_token(headers)
@@ -164,12 +246,15 @@ class EndpointGuard:
                 401,
                 "missing_token",
                 "this endpoint needs the client's token: send 'Authorization: Bearer <token>' "
-                "(make one with `vault-recall client token CLIENT`)",
+                "(make one with `vault-recall client token CLIENT`)"
+                + (", or authorize with OAuth" if self.oauth is not None else ""),
             )
         if len(token) > MAX_TOKEN_LENGTH:
             return None, Refusal(401, "invalid_token", "this token is not valid: it is far too long to be one")
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(8)
+        if self.oauth is not None and token.startswith(oauth_store.ACCESS_PREFIX):
+            return await self._grant_client(token)
         try:
             client = await anyio.to_thread.run_sync(self.client_of, token, limiter=self._limiter)
         except ConfigError as exc:
@@ -186,6 +271,40 @@ class EndpointGuard:
             )
         return client, None
 
+    async def _grant_client(self, token: str) -> tuple[str | None, Refusal | None]:
+        """The client an OAuth access token acts as, from its grant in the store as it is now."""
+        assert self._limiter is not None
+        try:
+            client, why = await anyio.to_thread.run_sync(
+                oauth_store.client_of_access_token, token, limiter=self._limiter
+            )
+        except oauth_store.OAuthStoreError as exc:
+            log.warning("refused a request: %s", exc)
+            return None, Refusal(
+                503, "store_broken", "Vault Recall's OAuth store cannot be read; see the endpoint's log"
+            )
+        if client is None:
+            return None, Refusal(401, "invalid_token", why)
+        return client, None
+
+
+def www_authenticate(refusal: Refusal) -> str:
+    """RFC 6750's challenge: no error code when no token came, else `invalid_token` and why;
+    and RFC 9728's pointer to the resource metadata, where OAuth is offered."""
+    parts = [f'realm="{REALM}"']
+    if refusal.error != "missing_token":
+        parts.append('error="invalid_token"')
+        parts.append(f'error_description="{_quoted(refusal.description)}"')
+    if refusal.resource_metadata is not None:
+        parts.append(f'resource_metadata="{_quoted(refusal.resource_metadata)}"')
+    return "Bearer " + ", ".join(parts)
+
+
+def _quoted(text: str) -> str:
+    """Inside an HTTP quoted-string: ASCII only, quotes and backslashes escaped."""
+    ascii_text = text.encode("ascii", "replace").decode("ascii")
+    return ascii_text.replace("\\", "\\\\").replace('"', '\\"')
+
 
 async def _refuse(send: Send, refusal: Refusal) -> None:
     body = json.dumps({"error": refusal.error, "error_description": refusal.description}).encode("utf-8") + b"\n"
@@ -195,8 +314,7 @@ async def _refuse(send: Send, refusal: Refusal) -> None:
         (b"cache-control", b"no-store"),
     ]
     if refusal.status == 401:
-        error = "" if refusal.error == "missing_token" else ', error="invalid_token"'
-        headers.append((b"www-authenticate", f'Bearer realm="{REALM}"{error}'.encode("ascii")))
+        headers.append((b"www-authenticate", www_authenticate(refusal).encode("ascii")))
     await send({"type": "http.response.start", "status": refusal.status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -221,11 +339,16 @@ class _AnsweredOnce:
 
 def client_left_quietly(record: logging.LogRecord) -> bool:
     """A logging filter for the SDK's transport: a message for a session its client has just
-    ended is one line, not a traceback — the client left, nothing went wrong here."""
+    ended, or a request whose client hung up before it had sent it all, is one line, not a
+    traceback — the client left, nothing went wrong here."""
     error = record.exc_info[1] if record.exc_info else None
     if isinstance(error, anyio.ClosedResourceError | anyio.BrokenResourceError):
         record.msg = "a request arrived as its client ended the session; there was nobody left to answer"
-        record.args = ()
-        record.exc_info = None
-        record.exc_text = None
+    elif isinstance(error, ClientDisconnect):
+        record.msg = "a client hung up before its request arrived whole; there was nobody left to answer"
+    else:
+        return True
+    record.args = ()
+    record.exc_info = None
+    record.exc_text = None
     return True

@@ -26,6 +26,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from vault_recall.server.mcp.delivery import StdioDelivery
+
 log = logging.getLogger(__name__)
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
@@ -161,5 +163,8 @@ async def serve_stdio(server: Any) -> None:
     lines = _AnsweredLines(stdin)
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
         lines.answer_through(write_stream)
+        # A change is told once its answer is handed to the stdout writer (delivery.py).
+        delivery = StdioDelivery()
+        server.delivery = delivery
         lowlevel = server._lowlevel_server
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        await lowlevel.run(read_stream, delivery.watch(write_stream), lowlevel.create_initialization_options())

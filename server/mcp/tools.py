@@ -23,9 +23,10 @@ from vault_recall.server.activity.store import ActivityWriter, Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.errors import RecallError
 from vault_recall.server.mcp.argument_errors import describe_validation_error, unknown_arguments
+from vault_recall.server.mcp.delivery import AtOnce, Delivery
 
 if TYPE_CHECKING:  # the recall layer is imported on the first call, not to answer `initialize`
-    from vault_recall.server.recall.changed_since import HandedOutNotes
+    from vault_recall.server.recall.changed_since import HandedOutNotes, Pending
     from vault_recall.server.recall.results import Envelope
 
 INSTRUCTIONS = """\
@@ -112,10 +113,21 @@ MatchArg = Annotated[
 ]
 
 
-# Who the call being served is for: set by call_tool, read by the tool function on the worker
-# thread the SDK runs it on (contextvars travel there).  On stdio it is always the process's
-# --client; the HTTP endpoint serves many clients from one process, one per bearer token.
-_call_options: ContextVar[ServeOptions | None] = ContextVar("vault_recall_call_options", default=None)
+class CallState:
+    """One call as its tool function and call_tool share it: who it is for (on stdio always the
+    process's --client; the HTTP endpoint serves many clients, one per bearer token), and what
+    its answer reserved (changed_since.Pending), for call_tool to hand to the transport."""
+
+    __slots__ = ("options", "pending")
+
+    def __init__(self, options: ServeOptions) -> None:
+        self.options = options
+        self.pending: Pending | None = None
+
+
+# Set by call_tool, read by the tool function on the worker thread the SDK runs it on
+# (contextvars travel there; the object is shared, so what the thread puts in it comes back).
+_call_state: ContextVar[CallState | None] = ContextVar("vault_recall_call_state", default=None)
 
 
 class RecallServer(MCPServer):
@@ -126,6 +138,9 @@ class RecallServer(MCPServer):
         super().__init__(**kwargs)
         self.options = options
         self.activity = ActivityWriter()
+        # How an answer's reservation is settled: at once here; the stdio and HTTP transports
+        # put in their own, which commit it only once the answer is handed over.
+        self.delivery: Delivery = AtOnce()
         self._handed_out: HandedOutNotes | None = None
         self._handed_out_lock = threading.Lock()
 
@@ -149,19 +164,29 @@ class RecallServer(MCPServer):
     ) -> CallToolResult | InputRequiredResult:
         started = time.perf_counter()
         options = self.options_for(context)
-        current = _call_options.set(options)
+        state = CallState(options)
+        current = _call_state.set(state)
         outcome: CallToolResult | InputRequiredResult | None = None
         error: str | None = None
         try:
             outcome = await self._call_with_clear_errors(name, arguments, context)
-            return outcome
         except ToolError as exc:
             error = str(exc)
             raise
         finally:
-            _call_options.reset(current)
-            result = outcome.structured_content if isinstance(outcome, CallToolResult) else None
-            await self.record(Call(options, name, arguments, result, error, started, client_info_of(context)))
+            _call_state.reset(current)
+            recorded = False
+            try:
+                result = outcome.structured_content if isinstance(outcome, CallToolResult) else None
+                await self.record(Call(options, name, arguments, result, error, started, client_info_of(context)))
+                recorded = True
+            finally:
+                if state.pending is not None:
+                    if outcome is not None and recorded:
+                        self.delivery.hold(state.pending, context)  # told once the answer is handed over
+                    else:
+                        state.pending.release()  # cancelled or failed after it was built: told next time
+        return outcome
 
     async def record(self, call: Call) -> None:
         """Hand the call's activity event to the writer thread, here and now (no await: a call
@@ -237,14 +262,21 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
 
     def call(fn: Callable[..., Envelope], *args: Any, budget: int | None = None) -> CallToolResult:
         from vault_recall.server.config.call_scope import current_scope
-        from vault_recall.server.recall.changed_since import follow_up
+        from vault_recall.server.recall.changed_since import now_stamp, tell_changes
 
-        scope = current_scope(_call_options.get() or options)
+        state = _call_state.get()
+        scope = current_scope(state.options if state is not None else options)
+        started = now_stamp()
         try:
             payload = fn(scope, *args)
         except RecallError as exc:
             raise ToolError(str(exc)) from None
-        follow_up(server.handed_out, scope, payload, budget)
+        pending = tell_changes(server.handed_out, scope, payload, budget, started)
+        if pending is not None:
+            if state is None:  # called outside call_tool: nothing stands between answer and caller
+                pending.commit()
+            else:
+                state.pending = pending
         return as_result(payload)
 
     @tool
@@ -398,6 +430,6 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
         """
         from vault_recall.server.recall import backlinks
 
-        return call(backlinks.get_backlinks, note, limit, budget, offset)
+        return call(backlinks.get_backlinks, note, limit, budget, offset, budget=budget)
 
     return server

@@ -29,8 +29,9 @@ from vault_recall.server.obsidian.values import PropertyValue
 _NAME = r"[A-Za-z_][A-Za-z0-9_-]{0,127}"  # YAML refuses names over 1024 characters
 # A plain (unquoted) scalar that can only be text: starts with a letter of any script, then
 # letters, digits, spaces and a few harmless marks.  No ':', '#', ',', brackets or quotes, so
-# it holds no comment, no mapping and nothing YAML would treat as flow syntax.
-_PLAIN = r"[^\W\d_][\w.'/()+&-]*(?: +[\w.'/()+&-]+)*"
+# it holds no comment, no mapping and nothing YAML would treat as flow syntax ('@' is
+# reserved only where a value starts).
+_PLAIN = r"[^\W\d_][\w.'/()+&@-]*(?: +[\w.'/()+&@-]+)*"
 # Inside quotes on one line: anything YAML accepts there but the quote itself and '\\'
 # (escapes are left to YAML).  Excluded besides: control characters, NEL and the Unicode line
 # and paragraph separators (YAML line breaks), surrogates, the BOM, U+FFFE and U+FFFF.
@@ -44,7 +45,8 @@ _SCALAR = rf"\"([^\"{_UNQUOTABLE}]*)\"|'([^'{_UNQUOTABLE}]*)'|({_DATE})|({_INT})
 _ENTRY = re.compile(rf"({_NAME}):(?: +(.*))?")
 _VALUE = re.compile(_SCALAR)
 _FLOW_ITEM = re.compile(rf" *(?:{_SCALAR}) *(,|\Z)")
-_BLOCK_ITEM = re.compile(rf"( *)- +(?:{_SCALAR}) *")
+# An item is a scalar, or nothing (`-` alone: a null item, as templates leave them).
+_BLOCK_ITEM = re.compile(rf"( *)-(?: +(?:{_SCALAR}))? *")
 
 # Plain words YAML 1.2's core schema reads as booleans or null rather than text (`yes`, `on`,
 # `No` are text there, as Obsidian shows them).
@@ -123,6 +125,8 @@ def _scalar(found: re.Match[str] | None) -> PropertyValue | _Unsure:
 
 def _typed(groups: tuple[str | None, ...]) -> PropertyValue:
     double, single, date, integer, plain = groups
+    if double is None and single is None and date is None and integer is None and plain is None:
+        return None  # an empty list item
     if plain is not None:
         return _KEYWORDS.get(plain, plain)
     if integer is not None:

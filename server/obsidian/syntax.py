@@ -11,7 +11,7 @@ expressions here have bounded repetitions or no backtracking across a line.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -153,10 +153,16 @@ def wikilinks_in(text: str, line: int = 0) -> list[Link]:
     return links
 
 
-def parse_links(body: str) -> tuple[Link, ...]:
-    """Every wikilink, embed and markdown link to a note, outside code, in order."""
+def parse_links(body: str, wanted: Callable[[str], bool] | None = None) -> tuple[Link, ...]:
+    """Every wikilink, embed and markdown link to a note, outside code, in order — with
+    `wanted`, only those on the lines (code blanked out) it keeps."""
     links: list[Link] = []
-    for number, line in enumerate(masked_lines(body), start=1):
+    for number, (written, in_code) in enumerate(fenced(body.split("\n")), start=1):
+        # Blanking code out only takes text away: a line `wanted` refuses as written it would
+        # refuse with its code blanked out too.
+        if in_code or "[" not in written or (wanted is not None and not wanted(written)):
+            continue
+        line = _mask_inline_code(written)
         if "[" not in line:
             continue
         links.extend(wikilinks_in(line, number))

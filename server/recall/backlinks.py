@@ -3,11 +3,12 @@ the lines Obsidian's Backlinks pane lists, a page at a time."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import quote
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.obsidian.resolve import NameIndex, fold, resolve_link, resolve_names
-from vault_recall.server.obsidian.syntax import wikilinks_in
+from vault_recall.server.obsidian.syntax import parse_links, wikilinks_in
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.arguments import check_range
 from vault_recall.server.recall.naming import ListedNames, path_key
@@ -16,7 +17,7 @@ from vault_recall.server.recall.results import Backlink, BacklinksHead, Backlink
 from vault_recall.server.recall.scan import as_seen, each_parsed, record_item
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.search import hit
-from vault_recall.server.recall.text_prefilter import name_filter
+from vault_recall.server.recall.text_prefilter import line_filter, name_filter
 from vault_recall.server.recall.view import in_view, listing_or_unavailable, problem
 from vault_recall.server.vault.listing import excluded_notes, vault_name
 
@@ -56,6 +57,7 @@ def get_backlinks(
     problems: dict[str, Problem] = {}
     # Only notes whose bytes could name the target are parsed: no other can link to it, nor
     # be a broken note that could (text_prefilter.name_filter).
+    lines = line_filter(target)
     for parsed in each_parsed(listing.root, listing, name_filter(target)):
         if whole_vault:
             source, trouble = as_seen(parsed)
@@ -67,7 +69,7 @@ def get_backlinks(
         if trouble is not None and could_link(trouble, target):
             problems[trouble.path] = problem(trouble)
         if source is not None and source.path != target:
-            hits += links_to(target, source, index, vault)
+            hits += links_to(target, source, index, vault, lines)
     page = hits[offset:]
     # Room for the largest next_offset there can be, so the page fits with it.
     envelope["next_offset"] = offset + len(page)
@@ -96,8 +98,11 @@ def could_link(trouble: InvalidNote, target: str) -> bool:
     return name in text or fold(quote(name)) in text
 
 
-def links_to(target: str, source: Note, index: NameIndex, vault: str) -> list[Backlink]:
-    """The hits of one source note: each line linking to `target`, once, with its file line."""
+def links_to(
+    target: str, source: Note, index: NameIndex, vault: str, lines: Callable[[str], bool] | None = None
+) -> list[Backlink]:
+    """The hits of one source note: each line linking to `target`, once, with its file line —
+    looking for links only on the `lines` that could hold one (text_prefilter.line_filter)."""
     hits: list[Backlink] = []
     path = source.path
     seen_lines: set[int] = set()
@@ -105,7 +110,7 @@ def links_to(target: str, source: Note, index: NameIndex, vault: str) -> list[Ba
         if line_number not in seen_lines:
             seen_lines.add(line_number)
             hits.append(hit(path, line_number, line, column, column + length, vault))
-    for link in source.links:
+    for link in source.links if lines is None else parse_links(source.body, lines):
         line_number = source.body_first_line + link.line - 1
         if line_number in seen_lines or resolve_link(index, link, path) != target:
             continue

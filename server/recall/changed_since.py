@@ -12,14 +12,23 @@ revision; one that is gone, unreadable or no longer visible to the client is rep
 `now: null` and nothing more.  Once told, the new revision is what is remembered (a gone note
 is forgotten), so each change is told once; a change that does not fit the call's budget waits
 for the next call.
+
+Told means delivered.  An answer is built on a worker thread but may never reach its client: it
+is cancelled, its client hangs up, or the transport fails.  So building an answer only
+*reserves* what it tells and hands out (`tell_changes` → `Pending`); the transport commits the
+reservation once the answer is handed to it, or releases it when the answer is not, and the
+change is then told by the next call instead.  While one answer holds a change, the other calls
+of the same client (the HTTP endpoint and a stdio client both run several at once) pass over it,
+so two answers never tell the same change.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -165,15 +174,69 @@ def _added_size(entries: list[ChangedNote], omitted: int) -> int:
     return len(compact_json(extra).encode("utf-8")) - 1
 
 
+def now_stamp() -> int:
+    """When something was read, to tell which of two answers saw a note later."""
+    return time.monotonic_ns()
+
+
+class Pending:
+    """What one answer tells and hands out, reserved for it until the transport says whether the
+    answer reached its client: `commit` once it was handed over, `release` when it was not (the
+    changes are then told by a later call, and the notes it handed out are not remembered).
+    Whichever comes first counts; the other is then a no-op.
+
+    `read_from`: when the answer began reading the notes it hands out (no later than it read
+    them); `checked_by`: when it had read again every note whose change it tells."""
+
+    __slots__ = ("_memory", "_open", "checked_by", "client", "handed", "read_from", "told")
+
+    def __init__(
+        self,
+        memory: HandedOutNotes,
+        client: str,
+        told: Sequence[Changed],
+        handed: Sequence[Handed],
+        read_from: int,
+        checked_by: int,
+    ) -> None:
+        self._memory = memory
+        self.client = client
+        self.told = tuple(told)
+        self.handed = tuple(handed)
+        self.read_from = read_from
+        self.checked_by = checked_by
+        self._open = True
+
+    def commit(self) -> None:
+        self._memory._resolve(self, delivered=True)
+
+    def release(self) -> None:
+        self._memory._resolve(self, delivered=False)
+
+    @property
+    def open(self) -> bool:
+        return self._open
+
+
+@dataclass
+class _Known:
+    """The revision of one note a client last got, and when the server read it."""
+
+    revision: str
+    read: int
+
+
 class HandedOutNotes:
     """What one server process remembers per client: (vault, path) → the revision last handed
-    out or told, most recent last, at most MAX_REMEMBERED per client and MAX_CLIENTS clients.
+    out or told, most recent last, at most MAX_REMEMBERED per client and MAX_CLIENTS clients;
+    and which changes an answer not yet delivered holds.
     Thread-safe: the HTTP endpoint runs calls of many clients (and a few of one) at once."""
 
     def __init__(self, per_client: int = MAX_REMEMBERED, clients: int = MAX_CLIENTS) -> None:
         self._per_client = per_client
         self._max_clients = clients
-        self._clients: OrderedDict[str, OrderedDict[tuple[Path, str], str]] = OrderedDict()
+        self._clients: OrderedDict[str, OrderedDict[tuple[Path, str], _Known]] = OrderedDict()
+        self._held: dict[str, dict[tuple[Path, str], Pending]] = {}
         self._lock = threading.Lock()
 
     def notes(self, client: str) -> list[Handed]:
@@ -182,47 +245,129 @@ class HandedOutNotes:
             remembered = self._clients.get(client)
             if remembered is None:
                 return []
-            return [Handed(vault, path, revision) for (vault, path), revision in reversed(remembered.items())]
+            return [Handed(vault, path, known.revision) for (vault, path), known in reversed(remembered.items())]
+
+    def reserve(
+        self,
+        client: str,
+        changes: Sequence[Changed],
+        tell: Callable[[list[Changed]], list[Changed]],
+        handed: Sequence[Handed],
+        read_from: int,
+        checked_by: int,
+    ) -> Pending | None:
+        """Reserve for one answer the changes `tell` picks among those still to be told — not
+        held by another answer in flight, and still from the revision remembered now (another
+        answer may have told it, or handed the note out anew, since `changes` were found) —
+        and the notes it hands out.  None when it tells and hands out nothing."""
+        with self._lock:
+            remembered: Mapping[tuple[Path, str], _Known] = self._clients.get(client) or {}
+            held = self._held.get(client, {})
+            untold = [c for c in changes if (c.vault, c.path) not in held and _revision(remembered, c) == c.was]
+            told = tell(untold) if untold else []
+            if not told and not handed:
+                return None
+            pending = Pending(self, client, told, handed, read_from, checked_by)
+            if told:
+                held = self._held.setdefault(client, {})
+                for change in told:
+                    held[(change.vault, change.path)] = pending
+            return pending
 
     def settle(self, client: str, told: Sequence[Changed], handed: Sequence[Handed]) -> None:
-        """After a call: the changes told are now known to the client (a gone note is
+        """An answer delivered: the changes told are now known to the client (a gone note is
         forgotten), and the notes handed out are remembered at their revisions."""
+        stamp = now_stamp()
         with self._lock:
-            remembered = self._clients.get(client)
-            if remembered is None:
-                if not handed:
-                    return
-                remembered = self._clients[client] = OrderedDict()
-            self._clients.move_to_end(client)
-            for change in told:
-                key = (change.vault, change.path)
-                if remembered.get(key) != change.was:
-                    continue  # another call of this client settled it meanwhile
-                if change.now is None:
-                    del remembered[key]
-                else:
-                    remembered[key] = change.now
-            for note in handed:
-                key = (note.vault, note.path)
-                remembered[key] = note.revision
-                remembered.move_to_end(key)
-            while len(remembered) > self._per_client:
-                remembered.popitem(last=False)
-            if not remembered:
-                del self._clients[client]
-            while len(self._clients) > self._max_clients:
-                self._clients.popitem(last=False)
+            self._settle(client, told, handed, stamp, stamp)
+
+    def _resolve(self, pending: Pending, *, delivered: bool) -> None:
+        with self._lock:
+            if not pending._open:
+                return
+            pending._open = False
+            held = self._held.get(pending.client)
+            if held is not None:
+                for change in pending.told:
+                    key = (change.vault, change.path)
+                    if held.get(key) is pending:
+                        del held[key]
+                if not held:
+                    del self._held[pending.client]
+            if delivered:
+                self._settle(pending.client, pending.told, pending.handed, pending.read_from, pending.checked_by)
+
+    def _settle(
+        self, client: str, told: Sequence[Changed], handed: Sequence[Handed], read_from: int, checked_by: int
+    ) -> None:
+        remembered = self._clients.get(client)
+        if remembered is None:
+            if not handed:
+                return
+            remembered = self._clients[client] = OrderedDict()
+        self._clients.move_to_end(client)
+        for note in handed:
+            key = (note.vault, note.path)
+            known = remembered.get(key)
+            # An answer made before another one read a newer revision may be delivered after
+            # it: the newer revision stays what the client is told changes from, or the change
+            # it was told already would be told again.
+            if known is None or known.read <= read_from:
+                remembered[key] = _Known(note.revision, read_from)
+            remembered.move_to_end(key)
+        # After the notes handed out: an answer can hand out a note as its pass read it and tell,
+        # from that very revision, that it changed while the answer was being made.
+        for change in told:
+            key = (change.vault, change.path)
+            if _revision(remembered, change) != change.was:
+                continue  # another answer of this client handed the note out anew meanwhile
+            if change.now is None:
+                del remembered[key]
+            else:
+                remembered[key] = _Known(change.now, checked_by)
+        while len(remembered) > self._per_client:
+            remembered.popitem(last=False)
+        if not remembered:
+            del self._clients[client]
+        while len(self._clients) > self._max_clients:
+            self._clients.popitem(last=False)
 
     def clients(self) -> int:
         with self._lock:
             return len(self._clients)
 
+    def held(self, client: str) -> int:
+        """How many changes of this client answers in flight hold now."""
+        with self._lock:
+            return len(self._held.get(client, {}))
+
+
+def _revision(remembered: Mapping[tuple[Path, str], _Known], change: Changed) -> str | None:
+    known = remembered.get((change.vault, change.path))
+    return known.revision if known is not None else None
+
+
+def tell_changes(
+    memory: HandedOutNotes, scope: Scope, result: Envelope, budget: int | None, read_from: int | None = None
+) -> Pending | None:
+    """The end of every call: tell the client (in `result`) which notes it was given earlier
+    have changed since, and reserve them, with the notes this result hands out, until the
+    transport says whether the answer was delivered.  `read_from`: when the call began reading
+    the vault (now_stamp() before its pass)."""
+    started = now_stamp() if read_from is None else read_from
+    remembered = memory.notes(scope.client)
+    changes = changed_since(scope, remembered) if remembered else []
+    checked = now_stamp()
+    handed = handed_in(scope.vault, result) if scope.vault is not None else []
+
+    def tell(untold: list[Changed]) -> list[Changed]:
+        return attach(result, untold, budget)
+
+    return memory.reserve(scope.client, changes, tell, handed, started, checked)
+
 
 def follow_up(memory: HandedOutNotes, scope: Scope, result: Envelope, budget: int | None) -> None:
-    """The end of every call: tell the client (in `result`) which notes it was given earlier
-    have changed since, then remember what this result hands out."""
-    remembered = memory.notes(scope.client)
-    told = attach(result, changed_since(scope, remembered), budget) if remembered else []
-    handed = handed_in(scope.vault, result) if scope.vault is not None else []
-    if told or handed:
-        memory.settle(scope.client, told, handed)
+    """`tell_changes` for an answer delivered as soon as it is built (no transport between)."""
+    pending = tell_changes(memory, scope, result, budget)
+    if pending is not None:
+        pending.commit()

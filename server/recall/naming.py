@@ -1,10 +1,12 @@
 """The notes a `note` argument can name, found on the listing: only the notes a name could
-mean are read (to know whether this client may see them), and aliases — which only a
-reading of every note can give — only when no path or name matches.
+mean are read (to know whether this client may see them), and for an alias — which only the
+notes themselves can tell — only the notes whose bytes could hold it, and only when no path or
+name matches.
 
 Answers exactly as a whole-vault index of the notes the client may see would
-(`view.index_of`; tests/server/recall/test_read_note_index.py compares the two), so an ambiguity error or a
-"no note" answer never counts a note the client may not see.
+(`view.index_of`; tests/server/recall/test_read_note_index.py and
+tests/server/recall/test_alias_filter.py compare the two), so an ambiguity error or a "no note"
+answer never counts a note the client may not see.
 """
 
 from __future__ import annotations
@@ -12,13 +14,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
-from vault_recall.server.obsidian.resolve import MappedNames, fold, named_among
+from vault_recall.server.obsidian.resolve import MAX_NOTE_ARGUMENT, fold, named_among
 from vault_recall.server.recall.scan import as_listed, read_one, undecodable_note, unreadable_folder
 from vault_recall.server.recall.scope import Exposure
-from vault_recall.server.recall.view import in_view, index_of
+from vault_recall.server.recall.text_prefilter import alias_filter
+from vault_recall.server.recall.view import in_view, visible_notes
+from vault_recall.server.vault.exact_path import Listed, listed_as_note
+from vault_recall.server.vault.excluded import read_excluded_files
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import VaultListing
 from vault_recall.server.vault.paths import NOTE_SUFFIX, display
+from vault_recall.server.vault.settings import config_folders
+from vault_recall.server.vault.templates import read_template_folders
 
 _SEPARATOR = "\0"  # no path holds it
 
@@ -31,6 +38,32 @@ def path_key(path: str) -> str:
         return key[: -len(NOTE_SUFFIX)] if key.endswith(NOTE_SUFFIX) else key
     plain = path[: -len(NOTE_SUFFIX)] if path.lower().endswith(NOTE_SUFFIX) else path
     return fold(plain)
+
+
+def exact_note(exposure: Exposure, root: Path, text: str) -> tuple[str, Note | None, InvalidNote | None] | None:
+    """The note a `note` argument names by its exact vault path, as `resolve_names` and
+    `ListedNames.judge` would find it — (path, the note if visible, the problem if shown) —
+    told without listing the vault (vault/exact_path.py); None when only the listing can tell,
+    or when the argument is no exact path of a note this client may see (a name, an alias, a
+    near miss: the listing resolves those)."""
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_NOTE_ARGUMENT:
+        return None  # resolve_names says what is wrong with it
+    folders = config_folders(root)
+    excluded = read_excluded_files(root, folders)
+    templates = read_template_folders(root, folders)
+    # In resolve_names' order: the argument as given, then with '.md' added.
+    for path in (text, text + NOTE_SUFFIX):
+        listed = listed_as_note(root, path, excluded)
+        if listed is Listed.UNSURE:
+            return None
+        if listed is Listed.NO:
+            continue
+        parsed = as_listed(templates, read_one(root, path))
+        note, trouble = (None, None) if parsed is None else in_view(exposure, parsed)
+        if note is not None or trouble is not None:
+            return path, note, trouble
+        # Listed, but not for this client (or gone since): the next reading, as resolve_names.
+    return None
 
 
 class ListedNames:
@@ -48,7 +81,7 @@ class ListedNames:
         self._folders = {display(folder) + "/": folder for folder in listing.unreadable_folders}
         self._judged: dict[str, tuple[Note | None, InvalidNote | None]] = {}
         self._blob: tuple[str, str] | None = None
-        self._aliases: MappedNames | None = None
+        self._aliased: dict[str, list[str]] = {}
 
     def __enter__(self) -> ListedNames:
         return self
@@ -101,11 +134,17 @@ class ListedNames:
         return named_among(key, by_path, by_name)
 
     def aliased(self, key: str) -> list[str]:
-        if self._aliases is None:
-            # Only a reading of every note knows its aliases: done once, and only when asked.
-            index = index_of(self._exposure, self._listing)
-            self._aliases = MappedNames.of(index.reachable())
-        return self._aliases.aliased(key)
+        if key not in self._aliased:
+            # Only the notes themselves know their aliases, and only when asked: every note
+            # this client sees whose bytes could hold the alias is read (text_prefilter).
+            self._aliased[key] = sorted(
+                {
+                    note.path
+                    for note in visible_notes(self._exposure, self._listing, alias_filter(key))
+                    if any(fold(alias) == key for alias in note.aliases)
+                }
+            )
+        return self._aliased[key]
 
     def sharing_name(self, name: str) -> list[str]:
         """Every entry of the listing whose folded name (without `.md`) is `name`, whether or

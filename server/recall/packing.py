@@ -58,17 +58,30 @@ class Shaped(Sequence[R], Generic[T, R]):
         *,
         at_least: Callable[[T], int] | None = None,
         size: Callable[[T], int] | None = None,
+        next_fitting: Callable[[int, int], int] | None = None,
     ) -> None:
         self._items = items
         self._shape = shape
         self._at_least = at_least
         self._size = size
+        self._next_fitting = next_fitting
         self._last: tuple[int, R] | None = None  # packing sizes a record, then takes it
 
     def at_least(self, index: int) -> int:
         """A size the shaped record's JSON cannot be smaller than (0 when unknown): a record
         that cannot fit is passed over without being shaped."""
         return self._at_least(self._items[index]) if self._at_least is not None else 0
+
+    def next_fitting(self, index: int, room: int) -> int:
+        """The first index after `index` whose `at_least` is at most `room` (or the length):
+        where packing goes on once `index` cannot fit — given, where the items know it, without
+        asking every item in between (a search can have a hit on most lines of a vault)."""
+        if self._next_fitting is not None:
+            return self._next_fitting(index, room)
+        index += 1
+        while index < len(self) and self.at_least(index) > room:
+            index += 1
+        return index
 
     def size(self, index: int) -> int:
         """json_size of the shaped record — known without shaping it when `size` was given."""
@@ -133,13 +146,13 @@ def pack(
         result["problems_omitted"] = len(problems) - len(kept_problems)
 
     size = json_size(result)
-    for index in range(len(candidates)):
-        if len(records) >= limit:
-            break
+    index = 0
+    while index < len(candidates) and len(records) < limit:
         if isinstance(candidates, Shaped):
             if size + candidates.at_least(index) > budget:
                 if contiguous:
                     break
+                index = candidates.next_fitting(index, budget - size)
                 continue
             extra = candidates.size(index)
         else:
@@ -150,6 +163,7 @@ def pack(
             size += extra
         elif contiguous:
             break
+        index += 1
     result["omitted"] = len(candidates) - len(records)
     return result
 

@@ -8,7 +8,7 @@ from vault_recall.server.obsidian.resolve import fold, not_found, resolve_names
 from vault_recall.server.obsidian.syntax import Heading, block_span, lines_between, section_span, strip_heading
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.arguments import check_range
-from vault_recall.server.recall.naming import ListedNames
+from vault_recall.server.recall.naming import ListedNames, exact_note
 from vault_recall.server.recall.packing import compact_json, json_size, shorten_to_bytes
 from vault_recall.server.recall.results import Problem, ReadNoteResult, Section
 from vault_recall.server.recall.scope import Scope
@@ -26,15 +26,23 @@ def read_note(scope: Scope, note: str, section: str | None = None, budget: int =
     if section is not None and (not isinstance(section, str) or len(section) > MAX_SECTION_ARGUMENT):
         raise InvalidArgument(f"section must be a heading of at most {MAX_SECTION_ARGUMENT} characters")
     result: ReadNoteResult = {"status": "ok", "untrusted": True, "vault": None}
-    listing = listing_or_unavailable(scope, result)
-    if listing is None:
-        return result
-    # Only the notes the argument could name are read, each once: the one chosen is answered
-    # as it was judged (a whole-vault index is made only to look up an alias).
-    with ListedNames(scope.exposure, listing) as names:
-        path, subpath = resolve_names(listing.root, names, note)
-        found, trouble = names.judge(path)
-    vault = vault_name(listing.root)
+    # A path exactly as a tool gave it is read without listing the vault; names, aliases and
+    # anything only the listing can tell are resolved on the listing.
+    exact = exact_note(scope.exposure, scope.vault, note) if scope.vault is not None else None
+    if exact is not None and scope.vault is not None:
+        path, found, trouble = exact
+        subpath = None
+        vault = result["vault"] = vault_name(scope.vault)
+    else:
+        listing = listing_or_unavailable(scope, result)
+        if listing is None:
+            return result
+        # Only the notes the argument could name are read, each once: the one chosen is
+        # answered as it was judged (a whole-vault index is made only to look up an alias).
+        with ListedNames(scope.exposure, listing) as names:
+            path, subpath = resolve_names(listing.root, names, note)
+            found, trouble = names.judge(path)
+        vault = vault_name(listing.root)
     wanted = section.strip() if section and section.strip() else subpath
     if found is None:
         if trouble is None:

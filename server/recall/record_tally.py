@@ -55,11 +55,30 @@ _PROPERTY = (
 # The whole block: the opening line (after at most the one BOM decoding drops), such
 # properties only, then the closing line exactly.
 _PLAIN_BLOCK = re.compile(rb"(?:\xef\xbb\xbf)?---\r?\n((?:" + _PROPERTY + rb")+)---\r?\n")
-_PLAIN_PROPERTY = re.compile(_PROPERTY)
+# The same for a block of ASCII text only, written to be quick: no letters outside ASCII, runs
+# of plain characters taken at once and never given back (possessive), no groups but the
+# block's and the indent's.  Every block it matches, _PLAIN_BLOCK matches too (each part's
+# text is text of the matching part there), so trying it first changes no answer; it fails
+# on anything else, which then goes to _PLAIN_BLOCK.
+_A_LINE_TEXT = rb"[A-Za-z0-9](?:[A-Za-z0-9 ./_()+?=&%@~!*-]++|:(?![ \r\n]))*+(?<! )"
+_A_WORD = rb"[A-Za-z0-9][A-Za-z0-9 ./_-]*+(?<! )"
+_A_QUOTED = rb"""(?:"[ !#-\[\]-~]*+"|'[ -&(-~]*+')"""
+_A_VALUE = rb"(?:" + _A_LINE_TEXT + rb"|\[\]|\[" + _A_WORD + rb"(?:, " + _A_WORD + rb")*+\]|" + _A_QUOTED + rb")"
+_A_ITEM_LINE = rb"-(?: +(?:" + _A_LINE_TEXT + rb"|" + _A_QUOTED + rb"))? *\r?\n"
+_A_PROPERTY = (
+    _NAME + rb":(?: +" + _A_VALUE + rb" *\r?\n| *\r?\n(?:( *)" + _A_ITEM_LINE + rb"(?:\2" + _A_ITEM_LINE + rb")*)?)"
+)
+_PLAIN_ASCII_BLOCK = re.compile(rb"---\r?\n((?:" + _A_PROPERTY + rb")+)---\r?\n")
 # A `subject` list item the record rules can accept: a slug, nothing around it.
 _SLUG_ITEM = re.compile(rb" *- ([a-z0-9-]{1,64})\r?\n")
 # Names YAML 1.2 reads as a boolean or null, not as text.
 _KEYWORD_NAMES = frozenset((b"true", b"True", b"TRUE", b"false", b"False", b"FALSE", b"null", b"Null", b"NULL"))
+# In a block _PLAIN_BLOCK matched: each property's name; the value written on the line of the
+# four the record rules read (blanks around it dropped, as YAML drops them); a `subject:`
+# line's block list (its item lines, as written).
+_NAME_LINE = re.compile(rb"^(" + _NAME + rb"):", re.MULTILINE)
+_RECORD_LINE = re.compile(rb"^(subject|status|kind|date): *+([^\r\n]*+)", re.MULTILINE)
+_SUBJECT_ITEMS = re.compile(rb"^subject: *\r?\n((?:[ -][^\n]*\n)*)", re.MULTILINE)
 _STATUSES = {status.encode(): status for status in STATUSES}
 _KINDS = {kind.encode(): kind for kind in KINDS}
 
@@ -74,16 +93,42 @@ class Tally:
     mtime_ns: int
 
 
-def plain_record(start: bytes | bytearray, length: int) -> tuple[tuple[str, ...], str, str] | None:
+Record = tuple[tuple[str, ...], str, str]  # subjects, status, kind
+
+
+@dataclass(frozen=True, slots=True)
+class PlainNote:
+    """A valid note whose properties block is of the plainest shape."""
+
+    record: Record | None  # the valid record it is; None: no `subject`, an ordinary note
+
+
+def plain_record(start: bytes | bytearray, length: int) -> Record | None:
     """(subjects, status, kind) of the valid record whose whole note is `start[:length]`, when
     its properties block is of the plainest shape; None when unsure."""
-    block = _PLAIN_BLOCK.match(start, 0, length)
+    plain = plain_note(start, length)
+    return None if plain is None else plain.record
+
+
+def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
+    """What the note whose whole bytes are `start[:length]` is, when its properties block is of
+    the plainest shape and it is valid — a record the rules accept, or a note without `subject`;
+    None when unsure (any other block, a record the rules refuse, text that is not UTF-8)."""
+    block = _PLAIN_ASCII_BLOCK.match(start, 0, length) or _PLAIN_BLOCK.match(start, 0, length)
     if block is None:
         return None
-    lines = _PLAIN_PROPERTY.findall(start, block.start(1), block.end(1))
-    found = {name: (value, items) for name, value, items, _ in lines}
-    if len(found) != len(lines) or not _KEYWORD_NAMES.isdisjoint(found):
+    # The match has proven every line of the block a `name: value` line, a `name:` line or an
+    # item of the list below one: names and the record's values are taken from those lines.
+    first, last = block.span(1)
+    names = _NAME_LINE.findall(start, first, last)
+    if len(set(names)) != len(names) or not _KEYWORD_NAMES.isdisjoint(names):
         return None  # a duplicate is an error to YAML; a keyword name is no text
+    if b"subject" not in names:
+        return PlainNote(None) if _utf8(start, length) else None
+    found = {name: (value.rstrip(b" "), b"") for name, value in _RECORD_LINE.findall(start, first, last)}
+    if not found[b"subject"][0]:
+        listed = _SUBJECT_ITEMS.search(start, first, last)
+        found[b"subject"] = (b"", listed.group(1) if listed else b"")
     subjects = _subjects(found.get(b"subject"))
     status = _STATUSES.get(_value(found, b"status", b"active"))
     kind = _KINDS.get(_value(found, b"kind", b"decision"))
@@ -95,12 +140,18 @@ def plain_record(start: bytes | bytearray, length: int) -> tuple[tuple[str, ...]
             return None  # a date the rules refuse
     elif kind == "event":
         return None  # an event needs a date
+    # The body must be UTF-8 as well, or the note is reported instead of counted.
+    return PlainNote((subjects, status, kind)) if _utf8(start, length) else None
+
+
+def _utf8(start: bytes | bytearray, length: int) -> bool:
+    if len(start) == length and start.isascii():
+        return True  # the whole note, and ASCII: no need to decode it
     try:
-        # The body must be UTF-8 as well, or the note is reported instead of counted.
         codecs.utf_8_decode(memoryview(start)[:length], "strict", True)
     except UnicodeDecodeError:
-        return None
-    return subjects, status, kind
+        return False
+    return True
 
 
 def _value(found: dict[bytes, tuple[bytes, bytes]], name: bytes, default: bytes) -> bytes:
@@ -116,6 +167,8 @@ def _subjects(written: tuple[bytes, bytes] | None) -> tuple[str, ...] | None:
     if written is None:
         return None
     value, block_items = written
+    if value and value[:1] != b"[":
+        return (value.decode("ascii"),) if plain_slug(value) else None  # the common `subject: slug`
     if value:
         items = value[1:-1].split(b", ") if value.startswith(b"[") else [value]
     elif block_items:

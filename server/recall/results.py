@@ -11,7 +11,7 @@ TypedDict does not fix it: the builders do, by adding keys in the order each doc
 
 Only the tools' logic imports this module, on the first call: `serve` answers `initialize`
 without it.  It is written without `from __future__ import annotations` so that each type's
-`__required_keys__` and `__optional_keys__` are right at run time too (tests/test_result_types.py).
+`__required_keys__` and `__optional_keys__` are right at run time too (tests/server/recall/test_result_types.py).
 """
 
 from typing import Any, Literal, NotRequired, TypedDict

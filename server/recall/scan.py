@@ -6,9 +6,10 @@ import logging
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import Generic, TypeVar, cast
 
 from vault_recall.server.obsidian.note import InvalidNote, Note, invalid_from_head, parse_note
 from vault_recall.server.recall.record_tally import Tally, plain_record
@@ -17,6 +18,7 @@ from vault_recall.server.recall.subject_prefilter import plainly_not_about
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import VaultListing
 from vault_recall.server.vault.note_files import (
+    START_BYTES,
     NoteBytes,
     NoteTooLarge,
     read_note_bytes,
@@ -121,7 +123,86 @@ def _each_parsed(
             yield parse_note(path, raw.data, raw.mtime_ns)
 
 
-def each_record(root: Path, listing: VaultListing, subject: str | None) -> Iterator[MemoryRecord | InvalidNote]:
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Looked(Generic[T]):
+    """What a pass's `look` made of a note's bytes, without parsing it."""
+
+    path: str
+    seen: T
+    mtime_ns: int
+
+
+def each_looked_at(
+    root: Path, listing: VaultListing, look: Callable[[str, bytes], T | bool]
+) -> Iterator[Note | InvalidNote | Looked[T]]:
+    """Every note, shown to `look` as its exact whole bytes first: False skips it, True has it
+    parsed (given as each_parsed gives it), and anything else is given as `Looked` — what
+    `look` made of the bytes, when it could tell all the call needs without parsing.
+
+    `look` may skip only notes that could change neither the call's answer nor its problems,
+    and must answer for the others exactly as their parsing would.  Notes in the template
+    folders are never shown to it (as_listed makes them templates), nor is what cannot be read
+    — an unreadable folder, a name that is not UTF-8, a note over the size limit or one that
+    cannot be opened — which is given as each_parsed gives it.
+    """
+    templates = listing.templates
+    unread = [unreadable_folder(folder) for folder in listing.unreadable_folders]
+    unread += [undecodable_note(root, name) for name in listing.undecodable]
+    yield from (kept for note in unread if (kept := as_listed(templates, note)) is not None)
+    buffer = start_buffer()
+    size = len(buffer)
+    with FolderChain(root) as chain:
+        for path in listing.paths:
+            if templates.prefixes and templates.holds(path):
+                if (kept := as_listed(templates, read_one(chain, path))) is not None:
+                    yield kept
+                continue
+            try:
+                read = _look_at(chain, path, look, buffer, size)
+            except (OSError, NoteTooLarge):
+                parsed = read_one(chain, path)  # read again, to report the failure properly
+                if parsed is not None:
+                    yield parsed
+                continue
+            if read is not None:
+                data, mtime_ns, seen = read
+                yield parse_note(path, data, mtime_ns) if seen is True else Looked(path, cast(T, seen), mtime_ns)
+
+
+def _look_at(
+    chain: FolderChain, path: str, look: Callable[[str, bytes], T | bool], buffer: bytearray, size: int
+) -> tuple[bytes, int, T | bool] | None:
+    """One note for each_looked_at, in one open: None when `look` skips it, else its bytes,
+    time and what `look` made of them.  Most notes fit the first read and are skipped on it,
+    before anything else is asked of the file."""
+    fd = chain.open_note(path)
+    try:
+        start, length = read_start(fd, buffer)
+        data = bytes(memoryview(start)[:length])
+        if length < size:
+            seen = look(path, data)
+            if seen is False:
+                return None
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_size == length:
+                return data, st.st_mtime_ns, seen
+        # Larger than the first read, or changing while read: read whole, and looked at whole.
+        raw = read_rest(fd, path, start, length)
+        seen = look(path, raw.data)
+        return None if seen is False else (raw.data, raw.mtime_ns, seen)
+    finally:
+        os.close(fd)
+
+
+def each_record(
+    root: Path,
+    listing: VaultListing,
+    subject: str | None,
+    worth: Callable[[bytes | bytearray], bool] | None = None,
+) -> Iterator[MemoryRecord | InvalidNote]:
     """The records of `subject` (None: of every subject) and the invalid notes that could be
     about it, one at a time, so a caller that only counts keeps nothing.
 
@@ -131,10 +212,19 @@ def each_record(root: Path, listing: VaultListing, subject: str | None) -> Itera
     subject_prefilter.py).  Anything less plain is read whole and parsed, so the answer is the
     same as from `each_note` (tests/server/recall/test_fast_scan.py checks that on generated vaults).  The
     template folders' notes are not even opened: a template is neither a record nor a problem.
+    With `worth`, a note read whole whose bytes it refuses is skipped too (as each_parsed).
     """
     wanted = subject.encode("ascii") if subject is not None else None
 
-    skip = partial(plainly_not_about, wanted)  # called for every note: no wrapper frame
+    skip: Callable[[bytes | bytearray, int], bool] = partial(plainly_not_about, wanted)  # no wrapper frame
+    if worth is not None:
+        # As each_parsed: a note is refused on its bytes only when they were read whole.
+        by_subject = skip
+
+        def skip_also(start: bytes | bytearray, length: int) -> bool:
+            return by_subject(start, length) or (length < START_BYTES and not worth(start[:length]))
+
+        skip = skip_also
 
     yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
     yield from (undecodable_note(root, name) for name in _not_templates(listing.templates, listing.undecodable))

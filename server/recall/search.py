@@ -2,27 +2,32 @@
 
 from __future__ import annotations
 
-import re
+import codecs
+import zlib
 from array import array
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import overload
+from typing import AnyStr, cast, overload
 
 from vault_recall.server.errors import InvalidArgument, show_value
-from vault_recall.server.obsidian.note import InvalidNote, Note
+from vault_recall.server.obsidian.note import InvalidNote, Note, decode_note_text, modified_second, parse_note
 from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.arguments import check_range, check_subject
+from vault_recall.server.recall.hit_lines import NO_HITS, HitLines, LineCounter
 from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, shortened_by
+from vault_recall.server.recall.record_tally import plain_note
 from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchResult
-from vault_recall.server.recall.scan import NoteChanged, as_seen, each_parsed, read_again, record_item
-from vault_recall.server.recall.scope import Scope
-from vault_recall.server.recall.text_prefilter import Phrase, phrase_filter
+from vault_recall.server.recall.scan import Looked, NoteChanged, as_seen, each_looked_at, record_item
+from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.subject_prefilter import plainly_not_about
+from vault_recall.server.recall.text_prefilter import CASE_ESCAPES, AsciiView, Phrase, digits_in, phrase_filter
 from vault_recall.server.recall.view import answer_anew, in_view
 from vault_recall.server.recall.view import problem as view_problem
 from vault_recall.server.vault.listing import VaultListing, vault_name
+from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
 
 SEARCH_BUDGET_RANGE = (512, 65536)
 SEARCH_LIMIT_RANGE = (1, 100)
@@ -33,13 +38,16 @@ LINE_WIDTH = 240
 
 @dataclass(slots=True)
 class _NoteHits:
-    """What the search keeps of a note with hits: where, how big, and which version — not its
-    text, which can be megabytes over a vault; the few returned hits are read again."""
+    """What the search keeps of a note with hits: how many, and which version — not its text,
+    which can be megabytes over a vault; the few hits returned are read again and shaped."""
 
-    modified: str  # newest note first, then by path
+    second: int  # note.modified as seconds (newest note first, then by path)
     path: str
-    digest: bytes  # SHA-256 of the bytes searched, to know the note read again is the same
-    lines: array[int]  # line number, JSON size: two numbers per hit, in line order
+    size: int  # the length and CRC-32 of the bytes searched, to know the note read again is
+    crc: int  # the same (the revision's SHA-256 would cost more than the rest of a word's search)
+    count: int  # lines with a hit
+    least: int  # the fewest characters a hit line holds from its first match on: a bound on every hit
+    bound: int = -1  # that bound, once packing needs it
 
 
 def search_notes(
@@ -57,12 +65,14 @@ def search_notes(
         envelope["subject"] = subject
     pattern = Phrase.of(phrase)
 
-    def find(listing: VaultListing) -> tuple[Shaped[tuple[_NoteHits, int, int], Hit], list[Problem]]:
+    def find(listing: VaultListing) -> tuple[Shaped[tuple[_NoteHits, int], Hit], list[Problem]]:
         found, problems = _find_hits(scope, listing, pattern, subject)
         found.sort(key=lambda note: note.path)
-        found.sort(key=lambda note: note.modified, reverse=True)  # stable: by path within a time
-        reread = _Reread(listing.root, pattern, vault_name(listing.root))
-        return Shaped(_HitRefs(found), reread.hit, size=lambda ref: ref[2]), problems
+        found.sort(key=lambda note: note.second, reverse=True)  # stable: by path within a time
+        vault = vault_name(listing.root)
+        refs = _HitRefs(found, vault)
+        reread = _Reread(listing.root, pattern, vault)
+        return Shaped(refs, reread.hit, at_least=refs.at_least, next_fitting=refs.next_fitting), problems
 
     result = answer_anew(scope, envelope, _search_result, find, budget=budget, limit=limit)
     # The query is echoed whole unless the envelope alone is over budget (a long vault name and
@@ -83,37 +93,141 @@ def _search_result(envelope: SearchHead, hits: list[Hit]) -> SearchResult:
 def _find_hits(
     scope: Scope, listing: VaultListing, pattern: Phrase, subject: str | None
 ) -> tuple[list[_NoteHits], list[Problem]]:
-    """One pass over the notes this client may see: the hits of each (as numbers) and the
-    problems that could have changed this answer, by the rules of `view.in_view`.  Only notes
-    whose bytes could hold the phrase are parsed (text_prefilter.phrase_filter): no other can
-    hold a hit or be a problem that could (`could_hold`)."""
+    """One pass over the notes this client may see: the hits of each (counted) and the problems
+    that could have changed this answer, by the rules of `view.in_view`.  Only notes whose
+    bytes could hold the phrase are looked at (text_prefilter.phrase_filter): no other can hold
+    a hit or be a problem that could (`could_hold`); of those, a note whose properties are of
+    the plainest shape has its visibility told and its hits counted from its bytes
+    (`_looker`), and the others are parsed."""
     exposure = scope.exposure
     found: list[_NoteHits] = []
     # By path, as the whole-vault view keeps them: two names that show alike (bytes that are
     # not UTF-8) are one problem to report.
     broken: dict[str, Problem] = {}
-    vault = vault_name(listing.root)
     whole_vault = exposure.mode == "vault" and subject is None
-    for parsed in each_parsed(listing.root, listing, phrase_filter(pattern)):
+    counter = LineCounter(pattern)
+    for item in each_looked_at(listing.root, listing, _looker(pattern, counter, exposure, subject)):
+        if isinstance(item, Looked):
+            size, crc, lines = item.seen
+            found.append(_NoteHits(modified_second(item.mtime_ns), item.path, size, crc, *lines))
+            continue
         if whole_vault:
-            note, problem = as_seen(parsed)
+            note, problem = as_seen(item)
             if problem is not None and could_hold(problem, pattern):
                 broken[problem.path] = view_problem(problem)
             if note is not None:
-                _collect(found, note, pattern, vault)
+                _collect(found, note, counter)
             continue
-        item = record_item(parsed, subject)
-        if item is None:
+        record = record_item(item, subject)
+        if record is None:
             continue  # an ordinary note, or a record of other subjects only
-        note, trouble = in_view(exposure, item)
+        note, trouble = in_view(exposure, record)
         if trouble is not None:
             about = subject is None or trouble.subjects is None or subject in trouble.subjects
             if about and could_hold(trouble, pattern):
                 broken[trouble.path] = view_problem(trouble)
             continue  # a note whose record cannot be read is no record of any subject
         if note is not None:
-            _collect(found, note, pattern, vault)
+            _collect(found, note, counter)
     return found, list(broken.values())
+
+
+# What a note's bytes tell a search without parsing: (its length, its CRC-32, its hit lines).
+_Seen = tuple[int, int, HitLines]
+
+
+def _looker(
+    pattern: Phrase, counter: LineCounter, exposure: Exposure, subject: str | None
+) -> Callable[[str, bytes], _Seen | bool]:
+    """What tells, for one search, from a note's bytes what parsing it would: whether this
+    client sees it (a valid note without properties, or one whose properties block is of the
+    plainest shape: record_tally.plain_note) and its hit lines — or that it must be parsed
+    (True), or that it cannot matter (False: the phrase is not in it, or nobody here sees it)."""
+    wanted = subject.encode("ascii") if subject is not None else None
+    # The whole vault without a subject sees every note; anything else sees records only.
+    records_only = exposure.mode != "vault" or subject is not None
+    worth = phrase_filter(pattern)
+    needle = pattern.ascii_lower.encode("ascii") if pattern.ascii_lower is not None else b""
+    view = AsciiView(CASE_ESCAPES, [needle]) if needle else None
+    digits = digits_in(needle)  # looked for in the raw bytes, before lowering them
+
+    def look(path: str, data: bytes) -> _Seen | bool:
+        if digits and digits not in data:
+            return False
+        if view is not None:
+            lowered = cast(bytes, view.of(data))  # phrase_filter's own test, its lowered bytes kept
+            if needle not in lowered:
+                return False
+        elif not worth(data):
+            return False
+        opens_block = data.startswith(_BLOCK_STARTS)
+        plain = plain_note(data, len(data)) if opens_block else None
+        if records_only:
+            if plain is None:
+                # Parsed, unless it can be no record of the subject nor a broken note about it.
+                return not plainly_not_about(wanted, data)
+            if plain.record is None:
+                return False  # an ordinary note: only records are seen here
+            subjects = plain.record[0]
+            if wanted is not None and subject not in subjects:
+                return False
+            if not exposure.allows_record_subjects(subjects):
+                return False
+        elif opens_block and plain is None:
+            return True  # properties to parse: they may be broken, a problem to report
+        elif not opens_block and data.startswith(_BOM):
+            return True  # left to the full reading
+        if view is not None:
+            # An ASCII phrase is counted on the view's bytes: its lines are the text's (UTF-8
+            # never writes a '\n' byte inside a character), and a line holds the phrase in the
+            # text exactly when it does in the view.  Only the text must be UTF-8 (plain_note
+            # has checked that of a note with properties).
+            if plain is None and not data.isascii() and not _utf8(data):
+                return True  # reported as a problem by the full reading
+            if lowered.startswith(_BOM):
+                lowered = lowered[len(_BOM) :]
+            if b"\r" in lowered:
+                lowered = lowered.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            lines = _in_regions(lowered, opens_block, counter.in_lowered)
+        else:
+            try:
+                text = decode_note_text(data)
+            except UnicodeDecodeError:
+                return True  # reported as a problem by the full reading
+            lines = _in_regions(text, opens_block, counter.in_text)
+        return (len(data), zlib.crc32(data), lines) if lines.number else False
+
+    return look
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        codecs.utf_8_decode(data, "strict", True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+_BOM = b"\xef\xbb\xbf"
+_BLOCK_STARTS = (b"---", _BOM + b"---")
+
+
+def _in_regions(text: AnyStr, block: bool, count: Callable[[AnyStr, int, int], HitLines]) -> HitLines:
+    """The hit lines of the texts search looks in (`searched_texts`) of a note's text (LF line
+    endings, no BOM): the whole text, or — after a plain properties block, which opens and
+    closes with a bare '---' line and holds none — the properties lines and the body."""
+    if not block:
+        return count(text, 0, len(text))
+    close = text.find("\n---\n" if isinstance(text, str) else b"\n---\n", 3)
+    return _joined(count(text, 4, close + 1), count(text, close + 5, len(text)))
+
+
+def _joined(first: HitLines, second: HitLines) -> HitLines:
+    if not first.number:
+        return second
+    if not second.number:
+        return first
+    return HitLines(first.number + second.number, min(first.least, second.least))
 
 
 def could_hold(trouble: InvalidNote, pattern: Phrase) -> bool:
@@ -132,49 +246,14 @@ def searched_texts(note: Note) -> list[tuple[str, int]]:
     return [(note.yaml_text, 1), (note.body, note.body_first_line)]
 
 
-def _collect(found: list[_NoteHits], note: Note, pattern: Phrase, vault: str) -> None:
-    if not any(pattern.found_in(text) for text, _ in searched_texts(note)):
-        return  # most notes: no hit anywhere, so no line is looked at
-    lines = array("i")  # 32 bits: line numbers and sizes of notes under 1 MiB
-    path_size = json_text_size(note.path)
-    uri_size = obsidian_uri_size(vault, note.path) + 2  # ASCII, nothing escaped, in quotes
-    for text, first_line in searched_texts(note):
-        _add_hits(lines, text, first_line, pattern, path_size, uri_size)
-    found.append(
-        _NoteHits(
-            modified=note.modified,
-            path=note.path,
-            digest=bytes.fromhex(note.revision),
-            lines=lines,
+def _collect(found: list[_NoteHits], note: Note, counter: LineCounter) -> None:
+    lines = NO_HITS
+    for text, _ in searched_texts(note):
+        lines = _joined(lines, counter.in_text(text))
+    if lines.number:
+        found.append(
+            _NoteHits(modified_second(note.mtime_ns), note.path, len(note.data), zlib.crc32(note.data), *lines)
         )
-    )
-
-
-# Characters json.dumps escapes (ensure_ascii off): a stretch of ASCII text without them is
-# written as it is, one byte a character.
-_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
-_SHORTENED = len(',"shortened":true')
-_ELLIPSIS_BYTES = len("…".encode())
-
-
-def _add_hits(lines: array[int], text: str, first_line: int, pattern: Phrase, path_size: int, uri_size: int) -> None:
-    """Append (file line, JSON size of its hit) for the first match on each line of `text`
-    (starting on file line `first_line`) — the sizes `hit` gives, worked out from positions
-    for a plain ASCII stretch (most lines), without cutting the line or its excerpt out."""
-    plain = text.isascii()
-    for number, line_start, line_end, start, end in pattern.lines_with_hits(text, first_line):
-        lines.append(number)
-        if plain:
-            left, right = _window(line_end - line_start, start - line_start, end - line_start)
-            if _ESCAPED.search(text, line_start + left, line_start + right) is None:
-                shortened = line_end - line_start > LINE_WIDTH
-                size = right - left + 2
-                if shortened:
-                    size += _SHORTENED + _ELLIPSIS_BYTES * ((left > 0) + (line_start + right < line_end))
-                lines.append(hit_size(path_size, number, size, uri_size, False))
-                continue
-        shown, shortened = excerpt(text[line_start:line_end], start - line_start, end - line_start)
-        lines.append(hit_size(path_size, number, json_text_size(shown), uri_size, shortened))
 
 
 def _window(length: int, start: int, end: int, width: int = LINE_WIDTH) -> tuple[int, int]:
@@ -187,53 +266,80 @@ def _window(length: int, start: int, end: int, width: int = LINE_WIDTH) -> tuple
     return max(0, min(left, right - width)), right
 
 
-class _HitRefs(Sequence[tuple[_NoteHits, int, int]]):
-    """Every hit, in answer order, as (note, line number, JSON size) — made when asked for,
-    since a common word can have a hit on most lines of a vault."""
+class _HitRefs(Sequence[tuple[_NoteHits, int]]):
+    """Every hit, in answer order, as (note, which of its hits) — made when asked for, since a
+    common word can have a hit on most lines of a vault."""
 
-    def __init__(self, found: list[_NoteHits]) -> None:
+    def __init__(self, found: list[_NoteHits], vault: str) -> None:
         self._found = found
-        self._ends = array("q", accumulate(len(note.lines) // 2 for note in found))
+        self._vault = vault
+        self._ends = array("q", accumulate(note.count for note in found))
 
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0
 
     @overload
-    def __getitem__(self, index: int) -> tuple[_NoteHits, int, int]: ...
+    def __getitem__(self, index: int) -> tuple[_NoteHits, int]: ...
     @overload
-    def __getitem__(self, index: slice) -> list[tuple[_NoteHits, int, int]]: ...
-    def __getitem__(self, index: int | slice) -> tuple[_NoteHits, int, int] | list[tuple[_NoteHits, int, int]]:
+    def __getitem__(self, index: slice) -> list[tuple[_NoteHits, int]]: ...
+    def __getitem__(self, index: int | slice) -> tuple[_NoteHits, int] | list[tuple[_NoteHits, int]]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         if not 0 <= index < len(self):
             raise IndexError(index)
         position = bisect_right(self._ends, index)
-        note = self._found[position]
-        within = index - (self._ends[position - 1] if position else 0)
-        return note, note.lines[2 * within], note.lines[2 * within + 1]
+        return self._found[position], index - (self._ends[position - 1] if position else 0)
+
+    def at_least(self, ref: tuple[_NoteHits, int]) -> int:
+        """A size no hit of the note can be under: its path, link and the least a hit line shows
+        (a line up to LINE_WIDTH characters is shown whole, a longer one cut to that)."""
+        note = ref[0]
+        if note.bound < 0:
+            shown = min(note.least, LINE_WIDTH) + 2  # at least a byte a character, in quotes
+            uri_size = obsidian_uri_size(self._vault, note.path) + 2  # ASCII, nothing escaped, in quotes
+            note.bound = hit_size(json_text_size(note.path), 1, shown, uri_size, False)
+        return note.bound
+
+    def next_fitting(self, index: int, room: int) -> int:
+        """The first hit after `index` that `room` bytes might hold: none of the note's own
+        (they share its bound, which is over `room`), and none of a later note whose bound is."""
+        for position in range(bisect_right(self._ends, index) + 1, len(self._found)):
+            if self.at_least((self._found[position], 0)) <= room:
+                return self._ends[position - 1]
+        return len(self)
 
 
 class _Reread:
-    """Shapes a chosen hit by reading its note again — the same bytes, or the search restarts."""
+    """Shapes a chosen hit by reading its note again — the same bytes, or the search restarts.
+    Packing asks for a note's hits one after another: only the last note's are kept."""
 
     def __init__(self, root: Path, pattern: Phrase, vault: str) -> None:
         self._root = root
         self._pattern = pattern
         self._vault = vault
-        self._hits: dict[str, dict[int, Hit]] = {}  # for this answer only
+        self._note: _NoteHits | None = None
+        self._hits: list[Hit] = []
 
-    def hit(self, ref: tuple[_NoteHits, int, int]) -> Hit:
-        note_hits, line_number, _ = ref
-        if note_hits.path not in self._hits:
-            self._hits[note_hits.path] = self._read(note_hits)
+    def hit(self, ref: tuple[_NoteHits, int]) -> Hit:
+        note_hits, which = ref
+        if self._note is not note_hits:
+            self._hits = self._read(note_hits)
+            self._note = note_hits
+        return self._hits[which]
+
+    def _read(self, note_hits: _NoteHits) -> list[Hit]:
         try:
-            return self._hits[note_hits.path][line_number]
-        except KeyError:
+            raw = read_note_bytes(self._root, note_hits.path)
+        except (OSError, NoteTooLarge):
             raise NoteChanged(note_hits.path) from None
-
-    def _read(self, note_hits: _NoteHits) -> dict[int, Hit]:
-        note = read_again(self._root, note_hits.path, note_hits.digest.hex())
-        return {entry["line"]: entry for entry in line_hits(note, self._pattern, self._vault)}
+        if len(raw.data) != note_hits.size or zlib.crc32(raw.data) != note_hits.crc:
+            raise NoteChanged(note_hits.path)
+        parsed = parse_note(note_hits.path, raw.data, raw.mtime_ns)
+        note = parsed.readable if isinstance(parsed, InvalidNote) else parsed
+        hits = line_hits(note, self._pattern, self._vault) if note is not None else []
+        if len(hits) != note_hits.count:
+            raise NoteChanged(note_hits.path)
+        return hits
 
 
 def _check_phrase(query: str) -> str:

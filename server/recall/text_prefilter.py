@@ -120,6 +120,14 @@ class AsciiView:
         return lowered
 
 
+def digits_in(run: bytes) -> bytes:
+    """The longest stretch of three digits or more in `run` (b"" when none).  Digits are written
+    in a note's view, its percent-encoded form and its folded text exactly as in its bytes (no
+    character but a digit stands for one, and no case changes one), so a note whose bytes lack
+    them lacks `run` in all of those: a search of the raw bytes, before any lowering."""
+    return max(re.findall(rb"[0-9]{3,}", run), key=len, default=b"")
+
+
 def _overlaps(standing: bytes, run: bytes) -> bool:
     """Can text that `standing` is part of hold `run` with some of its bytes from it?"""
     if standing in run or run in standing:
@@ -184,9 +192,16 @@ def name_filter(target: str) -> Worth:
     view = AsciiView(FOLD_ESCAPES, [*runs, ascii_quoted])
     escaped = _escapes_that_could_spell(runs, view) if whole else None
 
+    # The run most notes lack is looked for first: it is learned from the notes as the pass goes.
+    rarest_first = _RarestFirst(runs)
+    # A number in the name rules out most notes on their raw bytes (unless a '%' might encode it).
+    digits = max((digits_in(run) for run in runs), key=len, default=b"")
+
     def worth(data: bytes | bytearray) -> bool:
+        if digits and digits not in data and b"%" not in data:
+            return False
         seen = view.of(data)
-        if _all_in(runs, seen) and (whole or _all_in(words, fold(_text(data)))):
+        if rarest_first.all_in(seen) and (whole or _all_in(words, fold(_text(data)))):
             return True
         if ascii_quoted in seen and (data.isascii() or quoted in fold(_text(data))):
             return True
@@ -197,6 +212,56 @@ def name_filter(target: str) -> Worth:
             return False  # no escape decodes to a byte any of the words could hold
         # A markdown link's target is read percent-decoded: the same tests on the decoded bytes.
         return _all_in(runs, view.of(unquote_to_bytes(bytes(data)))) and _all_in(words, fold(unquote(_text(data))))
+
+    return worth
+
+
+def line_filter(target: str) -> Callable[[str], bool] | None:
+    """Could this line of a note's body (code blanked out) hold a link to the note at
+    `target`?  None when every line could.
+
+    A link is written on one line, and resolves to the target only if what it names folds to
+    the target's name (or a path ending with it): then the line, folded, holds each ASCII run
+    of the name's words — unless the link is a markdown one written percent-encoded.  A line
+    is folded as `resolve.fold` folds a link's target (NFC, then casefold), lowered when it is
+    ASCII: the target is set off by brackets, which compose with nothing.
+    """
+    name = fold(target.rsplit("/", 1)[-1].removesuffix(".md"))
+    words = [word for word in name.split(" ") if word]
+    if not words or any(_joins_what_precedes(word[0]) for word in words):
+        return None
+    runs = [run.decode("ascii") for run in _ascii_runs(" ".join(words))]
+    if not runs:
+        return None
+
+    def wanted(line: str) -> bool:
+        if "%" in line:
+            return True
+        seen = line.lower() if line.isascii() else fold(line)
+        return _all_in(runs, seen)
+
+    return wanted
+
+
+def alias_filter(key: str) -> Worth:
+    """Could a note with these bytes have an alias that folds (`resolve.fold`) to `key`?
+
+    Its properties are YAML, where an alias's words stand in the bytes as written, each whole
+    (a long value folded over lines is broken only between words), in any case and Unicode
+    form — unless a backslash escape spells them, so a note with a backslash is always read.
+    """
+    words = [word for word in key.split(" ") if word]
+    if not words or any(_joins_what_precedes(word[0]) for word in words):
+        return lambda data: True  # as name_filter: no word to look for, or one that may fuse
+    runs = _ascii_runs(" ".join(words))
+    whole = all(word.isascii() for word in words)
+    view = AsciiView(FOLD_ESCAPES, runs)
+    rarest_first = _RarestFirst(runs)
+
+    def worth(data: bytes | bytearray) -> bool:
+        if b"\\" in data:
+            return True
+        return rarest_first.all_in(view.of(data)) and (whole or _all_in(words, fold(_text(data))))
 
     return worth
 
@@ -219,14 +284,31 @@ def _escapes_that_could_spell(runs: list[bytes], view: AsciiView) -> re.Pattern[
     return re.compile(rb"%(?:" + b"|".join(alternatives) + rb")")
 
 
+_OTHER_THAN_BLANK = re.compile(rb"%(?!20)")
+
+
 def _escapes_other_than_blanks(data: bytes | bytearray) -> bool:
-    """Does a '%' in these bytes start anything but '%20'?  (One byte at a time is a memchr.)"""
-    position = data.find(b"%")
-    while position >= 0:
-        if data[position + 1 : position + 3] != b"20":
-            return True
-        position = data.find(b"%", position + 3)
-    return False
+    """Does a '%' in these bytes start anything but '%20'?  (One search in C, that skips to
+    each '%': notes full of links hold many '%20'.)"""
+    return _OTHER_THAN_BLANK.search(data) is not None
+
+
+class _RarestFirst:
+    """`_all_in` for one pass over many notes, asking first for the word the last note without
+    them all lacked: a name's rare word (a number, a proper noun) is soon asked first, and most
+    notes are then ruled out by one search instead of one per common word of the name."""
+
+    def __init__(self, words: Sequence[bytes]) -> None:
+        self._words = list(words)
+
+    def all_in(self, text: bytes | bytearray) -> bool:
+        words = self._words
+        for index, word in enumerate(words):
+            if word not in text:
+                if index:
+                    words.insert(0, words.pop(index))
+                return False
+        return True
 
 
 def _text(data: bytes | bytearray) -> str:

@@ -17,8 +17,17 @@ from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.recall.packing import answer, pack, shorten_to_bytes
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.results import Envelope, Packed, Problem
-from vault_recall.server.recall.scan import ATTEMPTS, CHANGING_REASON, NoteChanged, each_note, each_record
+from vault_recall.server.recall.scan import (
+    ATTEMPTS,
+    CHANGING_REASON,
+    NoteChanged,
+    as_seen,
+    each_note,
+    each_parsed,
+    each_record,
+)
 from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.text_prefilter import Worth
 from vault_recall.server.vault.listing import VaultListing, list_notes, vault_name
 
 MAX_REASON_BYTES = 400
@@ -113,12 +122,16 @@ def seen_notes(exposure: Exposure, listing: VaultListing) -> Iterator[tuple[Note
         yield in_view(exposure, item)
 
 
-def visible_notes(exposure: Exposure, listing: VaultListing) -> Iterator[Note]:
-    """The notes a client may see, one at a time, read fresh."""
+def visible_notes(exposure: Exposure, listing: VaultListing, worth: Worth | None = None) -> Iterator[Note]:
+    """The notes a client may see, one at a time, read fresh — with `worth`, only those whose
+    bytes it keeps (text_prefilter.py) or that it is not shown whole."""
     if exposure.mode == "vault":
-        yield from (note for note, _ in each_note(listing.root, listing) if note is not None)
+        for parsed in each_parsed(listing.root, listing, worth):
+            note, _ = as_seen(parsed)
+            if note is not None:
+                yield note
         return
-    for item in each_record(listing.root, listing, None):
+    for item in each_record(listing.root, listing, None, worth):
         note, _ = in_view(exposure, item)
         if note is not None:
             yield note

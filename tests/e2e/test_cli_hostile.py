@@ -1,5 +1,5 @@
 """The command line with broken shared files: every command answers, in one sentence, and
-never hangs or shows a traceback (issue 13, item 11)."""
+never hangs or shows a traceback."""
 
 from __future__ import annotations
 

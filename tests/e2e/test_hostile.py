@@ -1,5 +1,5 @@
 """Hostile and unlucky vaults over real `serve` processes: nothing leaks that a client may not
-see, and no query text is kept when the person said not to (issue 13, items 5, 7 and 8)."""
+see, and no query text is kept when the person said not to."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Raw JSON-RPC lines on a real server's stdin: every request that carries an id gets an
-answer — an error naming the problem where the line cannot be read (issue 13, item 10)."""
+answer — an error naming the problem where the line cannot be read."""
 
 from __future__ import annotations
 

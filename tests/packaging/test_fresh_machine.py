@@ -7,7 +7,7 @@ or AI clients beside the copy.  Nothing may fail, and every test skipped must sa
 lacks and what installs it.
 
 The tests run are those that ask for a part (tests.support.parts): whole modules where a
-fixture asks (the tray on a desktop, the bundle), else the test functions that ask — 36 tests
+fixture asks (the tray on a desktop, the bundle), else the test functions that ask — 45 tests
 today, not the whole suite, which takes minutes more and needs no part elsewhere.  python3-gi,
 gir1.2-gtk-3.0 and the word lists cannot be hidden this way (the tray loads the system's
 PyGObject by its path, the word lists are read by theirs): where this machine has them, their

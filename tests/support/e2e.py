@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -66,5 +66,5 @@ def copy_sample_vault(dest: Path) -> Path:
     return dest
 
 
-def paths(payload: dict[str, Any]) -> list[str]:
+def paths(payload: Mapping[str, Any]) -> list[str]:
     return [r["path"] for r in payload["records"]]

@@ -38,6 +38,9 @@ class Script:
     call_ids: list[str] = field(default_factory=list)  # the recall calls asked for, by id
     recorded: set[str] = field(default_factory=set)  # the calls whose result is in `results`
     paths: list[str] = field(default_factory=list)  # each request's method and path, for a failing test's message
+    # One call in each turn whose question holds the marker (a session of several turns), instead
+    # of `rounds` calls in the first such turn.  Anthropic's API only.
+    per_turn: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -116,6 +119,9 @@ class _Handler(BaseHTTPRequestHandler):
             if isinstance(block, dict) and block.get("type") == "tool_result"
         ]
         ours = [(call_id, text) for call_id, text in answered if call_id in self.script.call_ids]
+        if self.script.per_turn:
+            self._anthropic_turn(body, messages, tools, tool, ours)
+            return
         if ours and not self._another_round(ours, tools):
             self._anthropic_reply(body, [{"type": "text", "text": "Recalled it."}], "end_turn")
             return
@@ -129,6 +135,28 @@ class _Handler(BaseHTTPRequestHandler):
             self._anthropic_reply(body, [self._tool_use("ToolSearch", query, ours=False)], "tool_use")
             return
         self._anthropic_reply(body, [{"type": "text", "text": "ok"}], "end_turn")
+
+    def _anthropic_turn(
+        self,
+        body: dict[str, Any],
+        messages: list[dict[str, Any]],
+        tools: list[str],
+        tool: str | None,
+        ours: list[tuple[str, str]],
+    ) -> None:
+        """Per turn: the person's last question (a message of text, not of tool results) gets one
+        call when it holds the marker; once that call's result is in, the turn ends."""
+        asking = [i for i, m in enumerate(messages) if m["role"] == "user" and not _results_only(m.get("content"))]
+        last = asking[-1] if asking else -1
+        self._another_round(ours, tools)  # records every result not seen yet
+        if last < 0 or MARKER not in _text_of(messages[last].get("content", "")):
+            self._anthropic_reply(body, [{"type": "text", "text": "ok"}], "end_turn")
+        elif any(m["role"] == "user" and _results_only(m.get("content")) for m in messages[last + 1 :]):
+            self._anthropic_reply(body, [{"type": "text", "text": "Recalled it."}], "end_turn")
+        elif tool:
+            self._anthropic_reply(body, [self._tool_use(tool, self.script.arguments, ours=True)], "tool_use")
+        else:
+            self._anthropic_reply(body, [{"type": "text", "text": "no recall tool"}], "end_turn")
 
     def _tool_use(self, name: str, arguments: dict[str, Any], *, ours: bool) -> dict[str, Any]:
         call_id = "toolu_" + uuid.uuid4().hex[:20]
@@ -330,6 +358,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+def _results_only(content: Any) -> bool:
+    """A user message that only carries tool results back (not something the person asked)."""
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
 
 
 def _result_text(value: Any) -> str:

@@ -14,20 +14,33 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tests.support.whole_vault import VaultView, excluded_note_paths, view_or_unavailable
 from vault_recall.server.errors import RecallError
 from vault_recall.server.obsidian.resolve import NameIndex, resolve_argument
 from vault_recall.server.obsidian.syntax import lines_between
 from vault_recall.server.obsidian.uri import obsidian_uri
-from vault_recall.server.recall import reading
+from vault_recall.server.recall import packing, reading
 from vault_recall.server.recall.backlinks import could_link, links_to
-from vault_recall.server.recall.packing import answer, json_size, pack
+from vault_recall.server.recall.packing import json_size
+from vault_recall.server.recall.results import Packed, ReadNoteResult
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.search import hit
 from vault_recall.server.recall.view import problem
+
+
+# The reference answers and these properties hold plain dicts; the packing functions are typed
+# for the tools' own result types, which the same code serves whatever the type says.
+def pack(envelope: Mapping[str, Any], candidates: Sequence[object], **kw: Any) -> dict[str, Any]:
+    return cast("dict[str, Any]", packing.pack(cast(Packed, envelope), candidates, **kw))
+
+
+def answer(envelope: Mapping[str, Any], candidates: Sequence[object], **kw: Any) -> dict[str, Any]:
+    return cast("dict[str, Any]", packing.answer(cast(Packed, envelope), candidates, **kw))
+
 
 _VIEWS: dict[tuple[Scope, str], VaultView] = {}
 _EXCLUDED: dict[tuple[Path, str], list[str]] = {}
@@ -87,7 +100,7 @@ def reference_read(scope: Scope, note: str, section: str | None, budget: int) ->
     path, subpath = resolve_argument(view.root, reachable, note)
     wanted = section.strip() if section and section.strip() else subpath
     if path in view.broken and path not in view.visible:
-        return reading._broken_note(view.name, path, problem(view.broken[path]), budget)
+        return cast("dict[str, Any]", reading._broken_note(view.name, path, problem(view.broken[path]), budget))
     found = view.visible[path]
     if path in view.broken:  # shown as Obsidian shows it, with its problem
         result.update(status="degraded", problems=[problem(view.broken[path])])
@@ -109,7 +122,7 @@ def reference_read(scope: Scope, note: str, section: str | None, budget: int) ->
         return result
     del result["text"]
     result["hint"] = f"{'section' if wanted else 'note'} over budget: ask for one section, or raise budget"
-    reading._fit_sections(result, budget)
+    reading._fit_sections(cast(ReadNoteResult, result), budget)
     return result
 
 

@@ -75,7 +75,7 @@ def generate(root: Path, n: int, seed: int = 7, invalid: int = 0) -> SyntheticVa
         titles.append(title)
         body_parts = [f"# {title}", ""]
         # Paragraphs per note: most notes are short, a few run long (about 4 KiB on average,
-        # the 10,000 notes / 42 MB vault the speed figures of issue 7 were taken on).
+        # the 10,000 notes / 42 MB vault of docs/benchmarks.md).
         for _ in range(min(60, int(rng.lognormvariate(2.2, 0.8))) + 1):
             body_parts += [_paragraph(rng, rng.randint(2, 6)), ""]
         if titles and rng.random() < 0.6:

@@ -7,11 +7,12 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.recall.records import MemoryRecord, as_record
+from vault_recall.server.recall.results import Envelope, Problem
 from vault_recall.server.recall.scan import each_note, each_record
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.view import problem, unavailable
@@ -55,7 +56,7 @@ class VaultView:
     broken: dict[str, InvalidNote]  # path → invalid note that could be in this client's view
     exposure_mode: str = "records"
 
-    def problems(self, subjects: tuple[str, ...] | None = None) -> list[dict[str, str]]:
+    def problems(self, subjects: tuple[str, ...] | None = None) -> list[Problem]:
         """Broken notes that could matter to this answer (to the `subjects`, when given)."""
         chosen = [
             note
@@ -95,12 +96,12 @@ def open_view(scope: Scope) -> VaultView:
 def view_or_unavailable(scope: Scope, result: dict[str, Any]) -> VaultView | None:
     """Open the view, or turn `result` into an `unavailable` answer and return None."""
     if scope.vault is None:
-        unavailable(result, scope.why or "no vault is configured")
+        unavailable(cast(Envelope, result), scope.why or "no vault is configured")
         return None
     try:
         view = open_view(scope)
     except VaultUnavailable as exc:
-        unavailable(result, str(exc))
+        unavailable(cast(Envelope, result), str(exc))
         return None
     if "vault" in result:
         result["vault"] = view.name

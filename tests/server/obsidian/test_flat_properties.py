@@ -57,6 +57,11 @@ def test_every_piece_in_every_place_reads_as_yaml_reads_it() -> None:
         ),
         ("\ndone: yes\nnote:\n", {"done": "yes", "note": None}),  # YAML 1.2: 'yes' is text
         ("\ndone: true\nYes: on\n", {"done": True, "Yes": "on"}),
+        # As templates leave them: empty items, and '@' within a value.
+        (
+            "\naliases:\n  -\ntags:\n- \n- x\nby: Ann @ Lab\n",
+            {"aliases": [None], "tags": [None, "x"], "by": "Ann @ Lab"},
+        ),
         ("\n", {}),
     ],
 )

@@ -1,4 +1,4 @@
-"""Issue 15's examples, each on a generated vault: notes read, searched and linked the way
+"""Obsidian's reading rules, each on a generated vault: notes read, searched and linked the way
 Obsidian reads, searches and links them."""
 
 from __future__ import annotations

@@ -32,7 +32,9 @@ def view(tmp_path: Path) -> VaultIndex:
             "Broken.md": "---\nsubject: team\nsubject: team\n---\n",
         },
     )
-    index = index_or_unavailable(Scope(client="t", vault=vault, exposure=Exposure()), {"vault": None})
+    index = index_or_unavailable(
+        Scope(client="t", vault=vault, exposure=Exposure()), {"status": "ok", "untrusted": True, "vault": None}
+    )
     assert index is not None
     return index
 

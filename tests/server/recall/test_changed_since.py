@@ -9,7 +9,7 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -28,6 +28,7 @@ from vault_recall.server.recall.changed_since import (
     handed_in,
 )
 from vault_recall.server.recall.packing import json_size
+from vault_recall.server.recall.results import Envelope
 from vault_recall.server.recall.scope import Exposure, Scope
 
 DECISION = record("build-system", "We build with Bazel.")
@@ -149,20 +150,20 @@ def test_changes_are_attached_within_the_budget_and_the_rest_counted() -> None:
     vault = Path("/v/Work")
     changes = [Changed(vault, f"Notes/Decision {i}.md", "a" * 64, "b" * 64) for i in range(MAX_TOLD + 5)]
     result: dict[str, Any] = {"status": "ok", "untrusted": True, "records": []}
-    told = attach(result, changes, None)
+    told = attach(cast(Envelope, result), changes, None)
     assert told == changes[:MAX_TOLD] and len(result[FIELD]) == MAX_TOLD and result[OMITTED_FIELD] == 5
     for budget in (600, 1000, 1500):
         result = {"status": "ok", "untrusted": True, "records": []}
-        told = attach(result, changes, budget)
+        told = attach(cast(Envelope, result), changes, budget)
         assert json_size(result) <= budget
         assert told == changes[: len(result[FIELD])] and result[OMITTED_FIELD] == len(changes) - len(told)
         # One more entry would not have fit.
         bigger: dict[str, Any] = {"status": "ok", "untrusted": True, "records": []}
-        attach(bigger, changes, budget + 400)
+        attach(cast(Envelope, bigger), changes, budget + 400)
         assert len(bigger[FIELD]) > len(told)
     full: dict[str, Any] = {"status": "ok", "text": "x" * 500}
-    assert attach(full, changes, 520) == [] and FIELD not in full and OMITTED_FIELD not in full
-    assert attach(full, [], 10_000) == [] and FIELD not in full
+    assert attach(cast(Envelope, full), changes, 520) == [] and FIELD not in full and OMITTED_FIELD not in full
+    assert attach(cast(Envelope, full), [], 10_000) == [] and FIELD not in full
 
 
 def test_the_memory_keeps_the_fifty_most_recent_notes_of_each_client_and_a_bounded_number_of_clients() -> None:
@@ -198,7 +199,8 @@ def test_each_change_is_told_once_on_the_next_call_of_any_tool(vault: Path) -> N
     memory = HandedOutNotes()
     cursor, zed = scope(vault), scope(vault, client="zed")
 
-    def call_as(who: Scope, tool: str) -> dict[str, Any]:
+    def call_as(who: Scope, tool: str) -> Envelope:
+        result: Envelope
         if tool == "recall":
             result = context.recall_context(who, "build-system", "bazel")
         elif tool == "release":

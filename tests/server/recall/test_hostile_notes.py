@@ -1,6 +1,6 @@
 """Hostile and unlucky notes, in process: bounded work per note, every returned path opens,
 unreadable files named only to clients that could see them, no query kept in errors when it
-must not be (issue 13, items 7, 8, 12 and 13)."""
+must not be."""
 
 from __future__ import annotations
 

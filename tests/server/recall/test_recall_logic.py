@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from tests.support.vaults import record, write_vault
 from vault_recall.server.errors import InvalidArgument, NotExposed
 from vault_recall.server.recall import context
 from vault_recall.server.recall.packing import json_size
+from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, Scope
 
 
@@ -19,11 +21,11 @@ def scope(vault: Path | None, exposure: Exposure | None = None) -> Scope:
     return Scope(client="test", vault=vault, exposure=exposure or Exposure(), why="no vault is configured")
 
 
-def recalled(vault: Path, subject: str, query: str, **kw: Any) -> dict[str, Any]:
+def recalled(vault: Path, subject: str, query: str, **kw: Any) -> RecallResult:
     return context.recall_context(scope(vault), subject, query, **kw)
 
 
-def paths(result: dict[str, Any]) -> list[str]:
+def paths(result: Mapping[str, Any]) -> list[str]:
     return [r["path"] for r in result["records"]]
 
 

@@ -16,13 +16,14 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ForwardRef, Literal, get_args, get_origin, get_type_hints, is_typeddict
+from typing import Any, ForwardRef, Literal, cast, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
 
 import vault_recall.server
 from vault_recall.server.recall import backlinks, context, reading, search
 from vault_recall.server.recall.changed_since import HandedOutNotes, follow_up
+from vault_recall.server.recall.results import Envelope
 from vault_recall.server.recall.scope import Exposure, Scope
 
 SAMPLE_VAULT = Path(vault_recall.server.__file__).resolve().parent.parent / "assets" / "sample-vault"
@@ -132,7 +133,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[object,
                 (vault / f"Handed/Note {n}.md").write_text(f"# Note {n}\n\nedited {next(edits)}\n", encoding="utf-8")
         result = case.tool(scope, *case.args)
         assert isinstance(result, dict)
-        follow_up(memory, scope, result, None)
+        follow_up(memory, scope, cast(Envelope, result), None)
         assert ("changed_since_recalled_omitted" in result) == case.told, name
         found[name] = (result, get_type_hints(case.tool)["return"])
     return found

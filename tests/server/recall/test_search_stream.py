@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.reference_tools import reference_search
@@ -107,31 +107,3 @@ def test_a_long_query_echoed_back_still_fits_the_budget(vault: Path, query: str)
     result = search.search_notes(scope, query, 1, 512)
     assert json_size(result) <= 512 and result["status"] in ("ok", "degraded")
     assert result["query"] == query or result["query"].endswith("…")
-
-
-@example("b" * 300 + " a " + "b" * 300, "a", "x")  # cut on both sides
-@example("a" + "b" * 300, "a", "x")  # cut on the right only
-@example('"' * 250 + "a", "a", "x")  # escapes: sized the slow way
-@given(
-    st.sampled_from(['ab \t"\\…éK', "ab ", 'ab "']).flatmap(  # ASCII lines are sized from positions
-        lambda chars: st.lists(st.text(alphabet=st.sampled_from(chars), max_size=600), max_size=4).map("\n".join)
-    ),
-    st.sampled_from(["a", "ab", "b a", "é", "k"]),
-    st.text(min_size=1, max_size=30).filter(lambda p: "\x00" not in p),
-)
-def test_hit_sizes_worked_out_from_positions_are_the_sizes_of_the_hits(text: str, phrase: str, name: str) -> None:
-    from array import array
-
-    from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
-    from vault_recall.server.recall.search import _add_hits, _text_matches
-    from vault_recall.server.recall.text_prefilter import Phrase
-
-    path = f"Folder/{name}.md"
-    assert obsidian_uri_size("My vault", path) == len(obsidian_uri("My vault", path))
-    pattern = Phrase.of(phrase)
-    sizes: array[int] = array("i")
-    _add_hits(sizes, text, 3, pattern, json_size(path), json_size(obsidian_uri("My vault", path)))
-    expected = []
-    for number, line, start, end in _text_matches(text, 3, pattern):
-        expected += [number, json_size(hit(path, number, line, start, end, "My vault"))]
-    assert list(sizes) == expected

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -180,7 +181,7 @@ def test_recall_and_subjects_answer_as_if_the_templates_were_not_there(tmp_path:
     bare = without_templates(tmp_path)
     same_times(root, bare)
 
-    def answers(vault: Path) -> list[dict[str, Any]]:
+    def answers(vault: Path) -> list[Mapping[str, Any]]:
         s = scope(vault, mode)
         return [
             list_subjects(s),

@@ -1,5 +1,5 @@
 """A folder swapped for a symlink to somewhere outside the vault while calls run: no call ever
-reads what is outside (issue 13, item 6).
+reads what is outside.
 
 Another process swaps `Folder/` and a symlink to an outside folder back and forth as fast as
 it can while recall and search run over and over.  Checking each path and then opening it by
@@ -68,6 +68,8 @@ def test_no_call_reads_outside_while_a_folder_is_swapped_for_a_symlink(tmp_path:
     finally:
         stop.touch()
         swaps = int(swapper.communicate(timeout=30)[0])
-    assert swaps > 150 * seconds and calls > 8 * seconds  # both really ran side by side
+    # Both really ran side by side (bounds low enough for a machine under load: a loaded
+    # 2-core machine made 65 swaps in its one-second race).
+    assert swaps > 30 * seconds and calls > 4 * seconds
     assert leaks == 0, f"{leaks} of {calls} calls returned text from outside the vault"
     assert not (vault / "Folder").is_symlink()

@@ -1,0 +1,140 @@
+"""The tray's part in OAuth on the endpoint: apps waiting for the person's approval (a
+notification when one starts waiting, and menu items with its name and code to approve or deny
+it) and the grants given (to revoke).  Self-contained: the menu shows `approvals_items(...)` of
+the snapshot, the watcher calls `ApprovalNotices.poll`, the worker `approval_action`.
+
+The store (server/config/oauth_store.py) is shared with the endpoint and the command line, so
+an approval here and `vault-recall client approve CODE` are the same act.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vault_recall.app.state.config_store import register
+from vault_recall.app.tray.menu import SEPARATOR, Item
+from vault_recall.server.config import oauth_store
+from vault_recall.server.config.oauth_store import ApprovalError, OAuthStoreError
+
+log = logging.getLogger(__name__)
+
+MAX_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class Waiting:
+    code: str
+    name: str
+    client: str  # the client id it is approved as from here
+
+
+@dataclass(frozen=True)
+class Granted:
+    grant: str
+    client: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Approvals:
+    waiting: tuple[Waiting, ...] = ()
+    granted: tuple[Granted, ...] = ()
+
+
+def read_approvals(now: float | None = None) -> Approvals:
+    """The store as it is now; nothing (and a line in the log) when it cannot be read, and
+    nothing, without creating it, when no app ever authorized."""
+    if not oauth_store.store_path().exists():
+        return Approvals()
+    try:
+        waiting = oauth_store.pending_requests(now=now)
+        granted = oauth_store.grants()
+    except OAuthStoreError as exc:
+        log.warning("%s", exc)
+        return Approvals()
+    return Approvals(
+        waiting=tuple(Waiting(r.approval_code, r.name, r.suggested_client) for r in waiting),
+        granted=tuple(Granted(g.id, g.client, g.app_name) for g in granted),
+    )
+
+
+def with_approvals(items: tuple[Item, ...], approvals: Approvals) -> tuple[Item, ...]:
+    """The menu with our entry second, under the health line: nothing when no app ever
+    authorized; else one submenu whose label says how many apps wait, each with its name and
+    code to approve or deny, then the grants to revoke."""
+    if not approvals.waiting and not approvals.granted:
+        return items
+    children: list[Item] = []
+    for waiting in approvals.waiting[:MAX_SHOWN]:
+        name = _short(waiting.name)
+        children.append(Item(f"Approve “{name}” as {waiting.client} ({waiting.code})", ("oauth_approve", waiting.code)))
+        children.append(Item(f"Deny “{name}” ({waiting.code})", ("oauth_deny", waiting.code)))
+    if approvals.granted:
+        if children:
+            children.append(SEPARATOR)
+        for granted in approvals.granted[:MAX_SHOWN]:
+            children.append(
+                Item(f"Revoke “{_short(granted.name)}” ({granted.client})", ("oauth_revoke", granted.grant))
+            )
+    count = len(approvals.waiting)
+    label = f"Apps waiting for approval ({count})" if count else "Apps connected with OAuth"
+    return (*items[:1], Item(label, submenu=tuple(children)), *items[1:])
+
+
+def _short(name: str, limit: int = 40) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+# The tray's notify: a short summary, and a body saying the rest.
+Notify = Callable[[str, str], None]
+
+
+def approval_action(action: tuple[str, ...], notify: Notify) -> bool:
+    """Run a menu action of ours; False when the action is not one of them.  A refusal (the
+    request was answered or expired meanwhile) is told as a notification."""
+    name, *args = action
+    try:
+        if name == "oauth_approve":
+            request, grant = oauth_store.approve(args[0])
+            register(grant.client)
+            notify(f"Approved “{request.name}” as {grant.client}", "Its browser page returns it to the app.")
+        elif name == "oauth_deny":
+            request = oauth_store.deny(args[0])
+            notify(f"Denied “{request.name}”", "Its browser page tells the app it was denied.")
+        elif name == "oauth_revoke":
+            for grant in oauth_store.revoke(args[0]):
+                notify(f"Revoked “{grant.app_name}” ({grant.client})", "Its next request is refused.")
+        else:
+            return False
+    except (ApprovalError, OAuthStoreError) as exc:
+        notify("The app's approval did not change", _sentence(str(exc)))
+    return True
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".") if text else ""
+
+
+class ApprovalNotices:
+    """Tells the person once about each app that starts waiting for approval."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] | None = None
+
+    def poll(self, notify: Notify, waiting: tuple[Waiting, ...]) -> bool:
+        """True when what waits changed (the menu needs a refresh)."""
+        codes = {w.code for w in waiting}
+        if self._seen is None:
+            self._seen = codes  # waiting before the tray looked: in the menu, not news
+            return False
+        for new in (w for w in waiting if w.code not in self._seen):
+            notify(
+                f"“{new.name}” asks to recall your notes (code {new.code})",
+                f"Approve or deny it in the menu, or run: vault-recall client approve {new.code}",
+            )
+        changed = codes != self._seen
+        self._seen = codes
+        return changed

@@ -1,0 +1,134 @@
+"""The real tray approving an app that authorizes with OAuth on a real `vault-recall http`: on a
+private `dbus-daemon`, the test plays the panel and the notification service
+(tests/support/sni_host.py) and the person's browser (tests/support/oauth_browser.py).  The app
+starts waiting: the tray notifies with its name and code and lists it; a click on Approve sends
+the browser back with a code; a click on Revoke ends the grant."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import secrets
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.support.e2e import copy_sample_vault, vault_recall_command
+from tests.support.http_e2e import running_endpoint
+from tests.support.oauth_browser import open_authorization, query_of, redirect_after_answer, reload
+from tests.support.parts import need, need_linux
+from tests.support.sni_host import SessionBus, find_node, panel, start_session_bus
+from vault_recall.app.state.config_store import save_config
+from vault_recall.server.config import oauth_store
+from vault_recall.server.config.config_file import Config, VaultEntry
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+REDIRECT = "http://127.0.0.1:9/callback"
+
+
+@pytest.fixture
+def bus(tmp_path: Path) -> Iterator[tuple[SessionBus, dict[str, str]]]:
+    need_linux("the StatusNotifierItem tray")
+    need("dbus-daemon", "xvfb")
+    number = next(n for n in range(250, 350) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    xvfb = subprocess.Popen(
+        ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    session = start_session_bus()
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "PYSTRAY_BACKEND", "VAULT_RECALL_TRAY")}
+    env.update(DISPLAY=f":{number}", DBUS_SESSION_BUS_ADDRESS=session.address, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    try:
+        yield session, env
+    finally:
+        session.stop()
+        xvfb.terminate()
+        xvfb.wait(timeout=30)
+
+
+@contextmanager
+def tray_running(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    with log_path.open("wb") as log:
+        tray = subprocess.Popen([*vault_recall_command(), "tray"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            yield tray
+        except BaseException:
+            print("tray log:\n" + log_path.read_text(encoding="utf-8", errors="replace"))
+            raise
+        finally:
+            if tray.poll() is None:
+                tray.terminate()
+                tray.wait(timeout=30)
+
+
+def _authorization_url(base: str) -> str:
+    registered = httpx2.post(
+        f"{base}/register", json={"client_name": "Desk app", "redirect_uris": [REDIRECT]}, timeout=30
+    ).json()
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    params = {
+        "client_id": registered["client_id"],
+        "response_type": "code",
+        "redirect_uri": REDIRECT,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "state": "s",
+    }
+    return str(httpx2.URL(f"{base}/authorize", params=params))
+
+
+async def test_the_tray_tells_of_a_waiting_app_approves_it_with_a_click_and_revokes_it(
+    bus: tuple[SessionBus, dict[str, str]], tmp_path: Path
+) -> None:
+    session, env = bus
+    vault = copy_sample_vault(tmp_path / "Work")
+    save_config(Config(vaults=(VaultEntry("Work", str(vault)),), active_vault="Work"))
+    with running_endpoint() as endpoint:
+        base = f"http://127.0.0.1:{endpoint.port}"
+        async with panel(session.address) as host:
+            with tray_running(env, tmp_path / "tray.log"):
+                _, service = await host.until(lambda: host.registrations and host.registrations[-1], "registration")
+                waiting = open_authorization(_authorization_url(base))
+                await host.until(
+                    lambda: any(waiting.approval_code in str(n[3]) for n in host.notifications), "the notification"
+                )
+                told = next(n[3] for n in host.notifications if waiting.approval_code in str(n[3]))
+                assert told.startswith("“Desk app” asks to recall your notes")
+                approve_label = f"Approve “Desk app” as desk-app ({waiting.approval_code})"
+                _, root = await host.eventually(
+                    lambda: host.layout(service),
+                    lambda layout: _has(layout[1], "Apps waiting for approval (1)", approve_label),
+                    "the waiting app in the menu",
+                )
+                await host.click(service, find_node(root, "Apps waiting for approval (1)", approve_label)["id"])
+                await host.until(lambda: oauth_store.grants(), "the approval")
+                assert [g.client for g in oauth_store.grants()] == ["desk-app"]
+                landed = query_of(redirect_after_answer(waiting))  # the browser goes on, with a code
+                assert landed["code"].startswith("vrc_") and landed["state"] == "s"
+                assert reload(waiting).status_code == 200  # and only once
+                _, root = await host.eventually(
+                    lambda: host.layout(service),
+                    lambda layout: _has(layout[1], "Apps connected with OAuth", "Revoke “Desk app” (desk-app)"),
+                    "the grant in the menu",
+                )
+                await host.click(
+                    service, find_node(root, "Apps connected with OAuth", "Revoke “Desk app” (desk-app)")["id"]
+                )
+                await host.until(lambda: oauth_store.grants() == [], "the grant to be revoked")
+    assert "Traceback" not in (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")
+
+
+def _has(root: dict[str, object], *labels: str) -> bool:
+    try:
+        find_node(root, *labels)  # type: ignore[arg-type]
+    except AssertionError:
+        return False
+    return True

@@ -1,0 +1,102 @@
+"""The real tray (`vault-recall tray`, on a private D-Bus session and Xvfb, with the played
+StatusNotifierItem panel) starts the HTTP endpoint the person left running whenever it starts —
+at login, when *Start at login* is on — so clients that start early find it; it stops it when
+it ends, and remembers it for next time."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.support.e2e import copy_sample_vault, vault_recall_command
+from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, post
+from tests.support.parts import need, need_linux
+from tests.support.sni_host import SessionBus, panel, start_session_bus
+from vault_recall.app.state.config_store import save_config
+from vault_recall.app.tray.endpoint import endpoint_to_start
+from vault_recall.server.config.config_file import Config, VaultEntry, load_config
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+# A private session bus, and an X server found ready by xdotool.
+PARTS = ("dbus-daemon", "xvfb", "xdotool")
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[tuple[SessionBus, dict[str, str]]]:
+    """A private session bus and X server, and the tray's environment."""
+    need_linux("the StatusNotifierItem tray")
+    need(*PARTS)
+    number = next(n for n in range(150, 250) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    xvfb = subprocess.Popen(
+        ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    bus = start_session_bus()
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "PYSTRAY_BACKEND", "VAULT_RECALL_TRAY")}
+    env.update(DISPLAY=f":{number}", DBUS_SESSION_BUS_ADDRESS=bus.address, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    try:
+        subprocess.run(["xdotool", "sleep", "0"], env=env, check=False, timeout=30)  # the display answers
+        yield bus, env
+    finally:
+        bus.stop()
+        xvfb.terminate()
+        xvfb.wait(timeout=30)
+
+
+@contextmanager
+def tray_running(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    with log_path.open("wb") as log:
+        tray = subprocess.Popen([*vault_recall_command(), "tray"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            yield tray
+        except BaseException:
+            print("tray log:\n" + log_path.read_text(encoding="utf-8", errors="replace"))
+            raise
+        finally:
+            if tray.poll() is None:
+                tray.terminate()
+                tray.wait(timeout=30)
+
+
+def answers(port: int) -> int | None:
+    """The status an MCP request without a token gets at `port` (401: our endpoint), or None."""
+    try:
+        return post(port, INITIALIZE, JSON_HEADERS)[0]
+    except OSError:
+        return None
+
+
+async def test_the_tray_starts_the_endpoint_left_running_and_stops_it_when_it_ends(
+    session: tuple[SessionBus, dict[str, str]], tmp_path: Path
+) -> None:
+    bus, env = session
+    vault = copy_sample_vault(tmp_path / "Notes")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    listen = f"127.0.0.1:{port}"
+    save_config(
+        Config(
+            vaults=(VaultEntry("Notes", str(vault)),),
+            active_vault="Notes",
+            extra=(("tray", {"start_endpoint": listen}),),  # as Start in the menu left it
+        )
+    )
+    assert answers(port) is None  # nothing there before the tray
+
+    async with panel(bus.address) as host:
+        with tray_running(env, tmp_path / "tray.log") as tray:
+            await host.until(lambda: host.registrations, "the tray to register")
+            await host.until(lambda: answers(port) == 401, f"the endpoint to answer at {listen}", 60)
+            tray.terminate()
+            tray.wait(timeout=30)
+            await host.until(lambda: answers(port) is None, "the endpoint to end with the tray", 30)
+    assert endpoint_to_start(load_config()) == listen  # quitting does not forget it: next login too
