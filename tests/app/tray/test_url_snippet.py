@@ -71,7 +71,9 @@ def test_codex_gets_its_token_as_the_line_that_sets_its_environment() -> None:
     copy_url_snippet(spec, None, None, URL, copy, notify)
     text = copied[-1]
     table = tomllib.loads(text)["mcp_servers"]["vault-recall"]
-    assert table == {"url": URL, "bearer_token_env_var": "VAULT_RECALL_TOKEN"}  # still valid TOML to paste
+    # Still valid TOML to paste, and `required` as install writes it (Codex then refuses to start
+    # without the token instead of starting without our tools).
+    assert table == {"url": URL, "bearer_token_env_var": "VAULT_RECALL_TOKEN", "required": True}
     token = text.rsplit("export VAULT_RECALL_TOKEN=", 1)[1].strip()
     assert client_of_token(load_config(), token) == "codex"
     assert "reads it from VAULT_RECALL_TOKEN: the snippet's last line sets it" in told[-1][1]
