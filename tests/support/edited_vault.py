@@ -33,9 +33,10 @@ def edit(vault: Path, number: int, edit: int) -> None:
     (vault / NOTES[number]).write_text(note_text(number, edit), encoding="utf-8")
 
 
-# A call slow enough that 0.2 s in it is still reading, with 3,000 fillers: every line with
-# one word, in every note.
-SLOW = ("search_notes", {"query": "latency", "limit": 100, "budget": 65536})
+# A call slow enough that 0.2 s in it is still working, with 3,000 fillers: a ranked recall
+# over every filler (0.8 s in process here).  A search for a common word was slow enough
+# once; since it counts hits from the bytes it takes 0.19 s, and a cancel at 0.2 s came late.
+SLOW = ("recall_context", {"subject": "beta", "query": "latency rollback", "limit": 20, "budget": 65536})
 
 
 def serving_over_http(vault: Path, client: str = "stress") -> str:
