@@ -32,10 +32,13 @@ def opener() -> list[str]:
     return ["xdg-open"]
 
 
-def open_target(target: str, failed: Callable[[], None] | None = None) -> bool:
+def open_target(
+    target: str, failed: Callable[[], None] | None = None, judged: Callable[[], None] | None = None
+) -> bool:
     """Start the opener; False when it cannot even start.  `failed` is called (on another
-    thread) if it then exits with an error.  Windows' explorer exits 1 even when it opened the
-    target, so its exit code says nothing."""
+    thread) if it then exits with an error; `judged` once that is decided either way (tests
+    wait for it).  Windows' explorer exits 1 even when it opened the target, so its exit code
+    says nothing."""
     try:
         process = subprocess.Popen(
             [*opener(), target], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
@@ -50,9 +53,11 @@ def open_target(target: str, failed: Callable[[], None] | None = None) -> bool:
             try:
                 code = process.wait(FAIL_SECONDS)
             except subprocess.TimeoutExpired:
-                return  # still running: a handler that stays (a browser started in the foreground)
+                code = 0  # still running: a handler that stays (a browser started in the foreground)
             if code != 0:
                 failed()
+            if judged is not None:
+                judged()
 
         threading.Thread(target=wait, name="opener", daemon=True).start()
     return True

@@ -14,9 +14,10 @@ from vault_recall.app.desktop import opener
 def opened_with(monkeypatch: pytest.MonkeyPatch, code: str) -> bool:
     """True when the opener running `code` was reported as failed (bounded wait)."""
     monkeypatch.setenv(opener.OPEN_COMMAND_ENV, f"{sys.executable} -c {code!r}")
-    failed = threading.Event()
-    assert opener.open_target("obsidian://open?vault=x", failed.set) is True
-    return failed.wait(5.0)
+    failed, judged = threading.Event(), threading.Event()
+    assert opener.open_target("obsidian://open?vault=x", failed.set, judged.set) is True
+    assert judged.wait(30.0), "the opener's exit was never judged"
+    return failed.is_set()
 
 
 def test_an_opener_that_exits_with_an_error_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.depth import cases
 from tests.support.reference_tools import outcome, reference_backlinks, reference_read, reference_search
 from tests.support.tricky_names import KELVIN, NFC, NFD, scopes, tricky_names_vault
 from vault_recall.server.recall import reading, search
@@ -65,7 +66,7 @@ NOTE_ARGUMENTS = [
 ]
 
 
-@pytest.mark.parametrize("argument", NOTE_ARGUMENTS)
+@pytest.mark.parametrize("argument", cases(NOTE_ARGUMENTS))  # a third in the fast loop
 def test_read_note_on_the_listing_answers_as_the_whole_vault_index(vault: Path, argument: str) -> None:
     for scope in scopes(vault):
         for budget in (16384, 1024):
@@ -73,7 +74,7 @@ def test_read_note_on_the_listing_answers_as_the_whole_vault_index(vault: Path, 
             assert fast == outcome(reference_read, scope, argument, None, budget), (scope.exposure.mode, budget)
 
 
-@pytest.mark.parametrize("argument", NOTE_ARGUMENTS)
+@pytest.mark.parametrize("argument", cases(NOTE_ARGUMENTS))  # a third in the fast loop
 def test_backlinks_from_the_notes_that_name_the_target_answer_as_every_note(vault: Path, argument: str) -> None:
     for scope in scopes(vault):
         fast = outcome(get_backlinks, scope, argument, 200, 65536, 0)
@@ -108,7 +109,7 @@ def test_the_tricky_links_are_found_at_all(vault: Path) -> None:
 PHRASES = ["cache", "CAFÉ", NFD, "kelvin", KELVIN, "secret", "istanbul", "İstanbul", "strasse", "ß", "[[café]]", "zzz"]
 
 
-@pytest.mark.parametrize("phrase", PHRASES)
+@pytest.mark.parametrize("phrase", cases(PHRASES))
 @pytest.mark.parametrize("subject", [None, "build-system"])
 def test_search_after_the_byte_test_answers_as_every_note(vault: Path, phrase: str, subject: str | None) -> None:
     for scope in scopes(vault):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.depth import cases
 from tests.support.reference_tools import reference_search
 from tests.support.synthetic_vault import generate
 from tests.support.tricky_notes import TRICKY
@@ -74,7 +75,7 @@ def test_the_counted_search_answers_as_the_one_that_kept_every_note(
     vault: Path, query: str, subject: str | None
 ) -> None:
     for scope in scopes(vault):
-        for limit, budget in ((20, 8192), (100, 65536), (3, 512), (50, 1500), (7, 2600)):
+        for limit, budget in cases(((20, 8192), (100, 65536), (3, 512), (50, 1500), (7, 2600))):
             found = search.search_notes(scope, query, limit, budget, subject)
             assert found == reference_search(scope, query, limit, budget, subject), (scope.exposure.mode, limit, budget)
             assert json_size(found) <= budget
