@@ -18,7 +18,7 @@ from tests.support.paths import SAMPLE_VAULT
 from tests.support.vaults import snapshot
 
 # Property tests run as many cases as the profile says, chosen by HYPOTHESIS_PROFILE: `ci` (the
-# default, what `pytest -q` and CI run) tries 1,000 cases per test; `dev` tries 100, for the
+# default, what `pytest -q` and CI run) tries 500 cases per test (tests/support/depth.py); `dev` tries 100, for the
 # fast loop (tests/README.md), which also races and compares less (tests/support/depth.py).
 # No deadline in either: a case's time depends on the machine's load, and the tests that care
 # about time count work instead.  The health checks on how hard cases are to make are off (the

@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from hypothesis import settings
 
-CI_EXAMPLES = 1000  # the `ci` profile's cases per property test: full depth
+CI_EXAMPLES = 500  # the `ci` profile's cases per property test: full depth
 T = TypeVar("T")
 
 
