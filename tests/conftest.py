@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support import head_start
 from tests.support.depth import CI_EXAMPLES
 from tests.support.e2e import copy_sample_vault
 from tests.support.paths import SAMPLE_VAULT
@@ -80,3 +81,9 @@ def world_readable_tmp() -> Iterator[Path]:
     folder.chmod(0o755)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the slow preparations of the selected tests now, beside the tests that run first
+    (tests/support/head_start.py)."""
+    head_start.begin({item.module.__name__ for item in session.items if isinstance(item, pytest.Function)}, os.environ)

@@ -22,10 +22,14 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from tests.support import head_start
 from tests.support.paths import REPO_ROOT
 
 pytestmark = [pytest.mark.e2e]
@@ -106,15 +110,24 @@ def test_the_selection_finds_the_tests_of_every_kind_of_part() -> None:
     assert not any(c.startswith("tests/server/recall/test_recall_logic.py") for c in chosen)
 
 
-def test_without_ci_run_s_extras_nothing_fails_and_each_skip_names_its_part(tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class FreshInstall:
+    project: Path  # a copy of the checkout, installed into its own .venv
+    env: dict[str, str]  # the environment of a machine without .ci/run's extras
+    seconds: float  # how long the README's install took
+
+
+def install_fresh(folder: Path, outer: Mapping[str, str]) -> FreshInstall:
+    """The README's install into a copy of the checkout, with a PATH of the bare machine.
+    Started as the run begins (tests/support/head_start.py): it is most of a minute of pip."""
     if not sys.platform.startswith("linux"):
         pytest.skip("the bare Debian PATH is Linux's")
-    path = bare_bin(tmp_path / "bin")
+    path = bare_bin(folder / "bin")
     assert [name for name in HIDDEN if shutil.which(name, path=str(path))] == []
-    project = copy_of_the_checkout(tmp_path / "vault-recall")
+    project = copy_of_the_checkout(folder / "vault-recall")
     env = {
         k: v
-        for k, v in os.environ.items()
+        for k, v in outer.items()
         if k not in ("CI", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "PYTHONPATH", "PYTHONHOME")
         and not k.startswith(("VIRTUAL_ENV", "VAULT_RECALL"))
     }
@@ -131,7 +144,15 @@ def test_without_ci_run_s_extras_nothing_fails_and_each_skip_names_its_part(tmp_
         check=False,
     )
     assert install.returncode == 0, install.stderr[-3000:]
-    installed = time.monotonic() - started
+    return FreshInstall(project, env, time.monotonic() - started)
+
+
+head_start.register(__name__, "fresh-machine", install_fresh)
+
+
+def test_without_ci_run_s_extras_nothing_fails_and_each_skip_names_its_part() -> None:
+    fresh = cast(FreshInstall, head_start.result("fresh-machine", os.environ))
+    project, env, installed = fresh.project, fresh.env, fresh.seconds
     chosen = asking_for_parts(project)
     run = subprocess.run(
         [".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", *chosen],

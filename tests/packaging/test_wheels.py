@@ -20,14 +20,17 @@ import time
 import tomllib
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pytest
 from packaging.markers import Marker
 from packaging.requirements import Requirement
 
+from tests.support import head_start
 from tests.support.paths import REPO_ROOT
 
 PYTHONS = ("3.11", "3.12", "3.13")
@@ -82,12 +85,13 @@ class Resolved:
     seconds: float
 
 
-def resolve(platform: str, python: str, folder: Path) -> Resolved:
-    """pip download of the dependencies for `platform` and `python`, binary wheels only."""
+def resolve(platform: str, python: str, folder: Path, outer: Mapping[str, str]) -> Resolved:
+    """pip download of the dependencies for `platform` and `python`, binary wheels only, in
+    the environment `outer` less pip's own settings."""
     tag, markers = PLATFORMS[platform]
     environment = {**markers, "python_version": python, "python_full_version": f"{python}.0"}
     environment["implementation_version"] = environment["python_full_version"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") or k in ("PIP_CERT", "PIP_DEFAULT_TIMEOUT")}
+    env = {k: v for k, v in outer.items() if not k.startswith("PIP_") or k in ("PIP_CERT", "PIP_DEFAULT_TIMEOUT")}
     env.update(PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1")  # PyPI, as people get it
     started = time.monotonic()
     done = subprocess.run(
@@ -112,25 +116,31 @@ def resolve(platform: str, python: str, folder: Path) -> Resolved:
     return Resolved(done.returncode, FETCHED.findall(done.stdout), done.stdout + done.stderr, seconds)
 
 
-@pytest.fixture(scope="module")
-def resolved(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Resolved]:
-    """Every (platform, Python) resolved once per run: the platforms side by side, each one's
-    Pythons in turn into one folder, so a wheel every Python takes is fetched once."""
+def resolve_all(root: Path, outer: Mapping[str, str]) -> dict[tuple[str, str], Resolved]:
+    """Every (platform, Python) resolved: the platforms side by side, each one's Pythons in
+    turn into one folder, so a wheel every Python takes is fetched once.  Started as the run
+    begins (tests/support/head_start.py): most of its minute is spent waiting for PyPI."""
     try:
         urllib.request.urlopen("https://pypi.org/simple/pip/", timeout=15).close()
     except (urllib.error.URLError, OSError) as exc:
         pytest.skip(f"PyPI is not reachable from here: {exc}")
-    root = tmp_path_factory.mktemp("wheels")
 
     def one_platform(platform: str) -> dict[tuple[str, str], Resolved]:
         folder = root / platform
-        return {(platform, python): resolve(platform, python, folder) for python in PYTHONS}
+        return {(platform, python): resolve(platform, python, folder, outer) for python in PYTHONS}
 
-    started = time.monotonic()
     with ThreadPoolExecutor(max_workers=len(PLATFORMS)) as pool:
-        found = {key: value for part in pool.map(one_platform, PLATFORMS) for key, value in part.items()}
+        return {key: value for part in pool.map(one_platform, PLATFORMS) for key, value in part.items()}
+
+
+head_start.register(__name__, "wheels", resolve_all)
+
+
+@pytest.fixture(scope="module")
+def resolved() -> dict[tuple[str, str], Resolved]:
+    found = cast("dict[tuple[str, str], Resolved]", head_start.result("wheels", os.environ))
     times = ", ".join(f"{p} {v}: {r.seconds:.0f} s" for (p, v), r in found.items())
-    print(f"\nresolved {len(found)} platforms and Pythons in {time.monotonic() - started:.0f} s ({times})")
+    print(f"\nresolved {len(found)} platforms and Pythons ({times})")
     return found
 
 
