@@ -387,6 +387,16 @@ def token_request(endpoint: Endpoint, **form: str) -> httpx2.Response:
     return httpx2.post(f"http://127.0.0.1:{endpoint.port}/token", data=form, timeout=30)
 
 
+def exchange(
+    endpoint: Endpoint, code: str, client_id: str, verifier: str | None, redirect_uri: str = REDIRECT
+) -> httpx2.Response:
+    """The token request for an authorization code (without code_verifier when it is None)."""
+    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri, "client_id": client_id}
+    if verifier is not None:
+        form["code_verifier"] = verifier
+    return token_request(endpoint, **form)
+
+
 @contextmanager
 def oauth_endpoint(tmp_path: Path) -> Iterator[tuple[Endpoint, str]]:
     sample_vault(tmp_path)
@@ -411,14 +421,7 @@ def test_an_unapproved_registration_gets_nothing(tmp_path: Path) -> None:
         for _ in range(3):  # reloading the page is no approval
             page = reload(waiting)
             assert page.status_code == 200 and "approve" in page.text
-        guessed = token_request(
-            endpoint,
-            grant_type="authorization_code",
-            code="vrc_" + "A" * 43,
-            redirect_uri=REDIRECT,
-            client_id=client_id,
-            code_verifier=verifier,
-        )
+        guessed = exchange(endpoint, "vrc_" + "A" * 43, client_id, verifier)
         assert guessed.status_code == 400 and guessed.json()["error"] == "invalid_grant"
         assert oauth_store.grants() == []
         listed = vault_recall("client", "grants").stdout
@@ -467,14 +470,7 @@ def test_a_swapped_redirect_uri_gets_no_code(tmp_path: Path) -> None:
         assert elsewhere.status_code == 400 and "location" not in elsewhere.headers  # never sent anywhere
         assert "not registered" in elsewhere.json()["error_description"]
         landed = approved_code(base, client_id, challenge)
-        swapped = token_request(
-            endpoint,
-            grant_type="authorization_code",
-            code=landed["code"],
-            redirect_uri="http://127.0.0.1:9/attacker",
-            client_id=client_id,
-            code_verifier=verifier,
-        )
+        swapped = exchange(endpoint, landed["code"], client_id, verifier, redirect_uri="http://127.0.0.1:9/attacker")
         assert swapped.status_code == 400 and swapped.json()["error"] == "invalid_request"
         for uri in ("http://evil.example/callback", "javascript:alert(1)", "file:///etc/passwd"):
             refused = httpx2.post(f"{base}/register", json={"client_name": "x", "redirect_uris": [uri]}, timeout=30)
@@ -495,27 +491,11 @@ def test_pkce_missing_or_wrong_gets_no_token(tmp_path: Path) -> None:
         assert oauth_store.pending_requests() == []  # nothing reached the person
         verifier, challenge = pkce()
         landed = approved_code(base, client_id, challenge)
-        wrong = token_request(
-            endpoint,
-            grant_type="authorization_code",
-            code=landed["code"],
-            redirect_uri=REDIRECT,
-            client_id=client_id,
-            code_verifier=pkce()[0],
-        )
+        wrong = exchange(endpoint, landed["code"], client_id, pkce()[0])
         assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_grant"
-        absent = token_request(
-            endpoint, grant_type="authorization_code", code=landed["code"], redirect_uri=REDIRECT, client_id=client_id
-        )
+        absent = exchange(endpoint, landed["code"], client_id, None)
         assert absent.status_code == 400 and absent.json()["error"] == "invalid_request"
-        right = token_request(
-            endpoint,
-            grant_type="authorization_code",
-            code=landed["code"],
-            redirect_uri=REDIRECT,
-            client_id=client_id,
-            code_verifier=verifier,
-        )
+        right = exchange(endpoint, landed["code"], client_id, verifier)
         assert right.status_code == 200  # the wrong tries did not use the code up
 
 
@@ -524,23 +504,9 @@ def test_a_grant_of_one_app_cannot_be_used_by_another(tmp_path: Path) -> None:
         owner, thief = register(base, "Owner app"), register(base, "Thief app")
         verifier, challenge = pkce()
         landed = approved_code(base, owner, challenge, as_client="owner")
-        stolen = token_request(
-            endpoint,
-            grant_type="authorization_code",
-            code=landed["code"],
-            redirect_uri=REDIRECT,
-            client_id=thief,
-            code_verifier=verifier,
-        )
+        stolen = exchange(endpoint, landed["code"], thief, verifier)
         assert stolen.status_code == 400 and stolen.json()["error"] == "invalid_grant"
-        tokens = token_request(
-            endpoint,
-            grant_type="authorization_code",
-            code=landed["code"],
-            redirect_uri=REDIRECT,
-            client_id=owner,
-            code_verifier=verifier,
-        ).json()
+        tokens = exchange(endpoint, landed["code"], owner, verifier).json()
         refresh = token_request(
             endpoint, grant_type="refresh_token", refresh_token=tokens["refresh_token"], client_id=thief
         )
@@ -627,14 +593,7 @@ def test_a_session_opened_with_one_clients_grant_is_not_continued_with_another_c
         client_id = register(base, "Phone app")
         verifier, challenge = pkce()
         landed = approved_code(base, client_id, challenge, as_client="phone")
-        tokens = token_request(
-            endpoint,
-            grant_type="authorization_code",
-            code=landed["code"],
-            redirect_uri=REDIRECT,
-            client_id=client_id,
-            code_verifier=verifier,
-        ).json()
+        tokens = exchange(endpoint, landed["code"], client_id, verifier).json()
         opened = mcp_post(endpoint, tokens["access_token"])
         assert opened.status_code == 200
         session_id = opened.headers["mcp-session-id"]
