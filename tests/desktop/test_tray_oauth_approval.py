@@ -8,21 +8,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import secrets
-import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
 import pytest
 
-from tests.support.e2e import copy_sample_vault, vault_recall_command
+from tests.support.e2e import copy_sample_vault
+from tests.support.headless import tray_running, x_and_session_bus
 from tests.support.http_e2e import running_endpoint
 from tests.support.oauth_browser import open_authorization, query_of, redirect_after_answer, reload
-from tests.support.parts import need, need_linux
-from tests.support.sni_host import SessionBus, find_node, panel, start_session_bus
+from tests.support.sni_host import SessionBus, find_node, panel
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config import oauth_store
 from vault_recall.server.config.config_file import Config, VaultEntry
@@ -34,38 +31,8 @@ REDIRECT = "http://127.0.0.1:9/callback"
 
 @pytest.fixture
 def bus(tmp_path: Path) -> Iterator[tuple[SessionBus, dict[str, str]]]:
-    need_linux("the StatusNotifierItem tray")
-    need("dbus-daemon", "xvfb")
-    number = next(n for n in range(250, 350) if not Path(f"/tmp/.X11-unix/X{n}").exists())
-    xvfb = subprocess.Popen(
-        ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    session = start_session_bus()
-    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "PYSTRAY_BACKEND", "VAULT_RECALL_TRAY")}
-    env.update(DISPLAY=f":{number}", DBUS_SESSION_BUS_ADDRESS=session.address, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
-    try:
-        yield session, env
-    finally:
-        session.stop()
-        xvfb.terminate()
-        xvfb.wait(timeout=30)
-
-
-@contextmanager
-def tray_running(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    with log_path.open("wb") as log:
-        tray = subprocess.Popen([*vault_recall_command(), "tray"], env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            yield tray
-        except BaseException:
-            print("tray log:\n" + log_path.read_text(encoding="utf-8", errors="replace"))
-            raise
-        finally:
-            if tray.poll() is None:
-                tray.terminate()
-                tray.wait(timeout=30)
+    with x_and_session_bus(tmp_path, "dbus-daemon", "xvfb", displays=range(250, 350)) as running:
+        yield running
 
 
 def _authorization_url(base: str) -> str:

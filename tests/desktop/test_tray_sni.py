@@ -10,19 +10,17 @@ Xvfb is there only for the clipboard (xclip).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.e2e import call, copy_sample_vault, serving, vault_recall_command
-from tests.support.parts import need, need_linux
-from tests.support.sni_host import CallError, SessionBus, as_model, find_node, panel, start_session_bus
+from tests.support.e2e import call, copy_sample_vault, serving
+from tests.support.headless import tray_running, x_and_session_bus
+from tests.support.sni_host import CallError, SessionBus, as_model, find_node, panel
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, load_config
@@ -37,24 +35,8 @@ GREEN = (46, 158, 91)
 @pytest.fixture
 def session(tmp_path: Path) -> Iterator[tuple[SessionBus, dict[str, str]]]:
     """A private session bus and an X server (for the clipboard), and the tray's environment."""
-    need_linux("the StatusNotifierItem tray")
-    need(*PARTS)
-    number = next(n for n in range(150, 250) if not Path(f"/tmp/.X11-unix/X{n}").exists())
-    xvfb = subprocess.Popen(
-        ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    bus = start_session_bus()
-    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "PYSTRAY_BACKEND", "VAULT_RECALL_TRAY")}
-    env.update(DISPLAY=f":{number}", DBUS_SESSION_BUS_ADDRESS=bus.address, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
-    try:
-        subprocess.run(["xdotool", "sleep", "0"], env=env, check=False, timeout=30)  # the display answers
-        yield bus, env
-    finally:
-        bus.stop()
-        xvfb.terminate()
-        xvfb.wait(timeout=30)
+    with x_and_session_bus(tmp_path, *PARTS) as running:
+        yield running
 
 
 def centre_colour(pixmap: list[Any]) -> tuple[int, int, int]:
@@ -79,23 +61,6 @@ def clipboard(env: dict[str, str]) -> dict[str, Any] | None:
         return json.loads(done.stdout) if done.returncode == 0 else None
     except json.JSONDecodeError:
         return None
-
-
-@contextmanager
-def tray_running(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """`vault-recall tray` with its output in `log_path`, stopped at the end; its log is
-    printed when the test fails (pytest shows it), since what went wrong is usually there."""
-    with log_path.open("wb") as log:
-        tray = subprocess.Popen([*vault_recall_command(), "tray"], env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            yield tray
-        except BaseException:
-            print("tray log:\n" + log_path.read_text(encoding="utf-8", errors="replace"))
-            raise
-        finally:
-            if tray.poll() is None:
-                tray.terminate()
-                tray.wait(timeout=30)
 
 
 async def test_the_tray_is_a_statusnotifieritem_whose_dbusmenu_is_the_menu_model(

@@ -5,19 +5,16 @@ it ends, and remembers it for next time."""
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.support.e2e import copy_sample_vault, vault_recall_command
+from tests.support.e2e import copy_sample_vault
+from tests.support.headless import tray_running, x_and_session_bus
 from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, post
-from tests.support.parts import need, need_linux
-from tests.support.sni_host import SessionBus, panel, start_session_bus
+from tests.support.sni_host import SessionBus, panel
 from vault_recall.app.state.config_store import save_config
 from vault_recall.app.tray.endpoint import endpoint_to_start
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
@@ -31,39 +28,8 @@ PARTS = ("dbus-daemon", "xvfb", "xdotool")
 @pytest.fixture
 def session(tmp_path: Path) -> Iterator[tuple[SessionBus, dict[str, str]]]:
     """A private session bus and X server, and the tray's environment."""
-    need_linux("the StatusNotifierItem tray")
-    need(*PARTS)
-    number = next(n for n in range(150, 250) if not Path(f"/tmp/.X11-unix/X{n}").exists())
-    xvfb = subprocess.Popen(
-        ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    bus = start_session_bus()
-    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "PYSTRAY_BACKEND", "VAULT_RECALL_TRAY")}
-    env.update(DISPLAY=f":{number}", DBUS_SESSION_BUS_ADDRESS=bus.address, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
-    try:
-        subprocess.run(["xdotool", "sleep", "0"], env=env, check=False, timeout=30)  # the display answers
-        yield bus, env
-    finally:
-        bus.stop()
-        xvfb.terminate()
-        xvfb.wait(timeout=30)
-
-
-@contextmanager
-def tray_running(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    with log_path.open("wb") as log:
-        tray = subprocess.Popen([*vault_recall_command(), "tray"], env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            yield tray
-        except BaseException:
-            print("tray log:\n" + log_path.read_text(encoding="utf-8", errors="replace"))
-            raise
-        finally:
-            if tray.poll() is None:
-                tray.terminate()
-                tray.wait(timeout=30)
+    with x_and_session_bus(tmp_path, *PARTS) as running:
+        yield running
 
 
 def answers(port: int) -> int | None:

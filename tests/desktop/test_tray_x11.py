@@ -27,6 +27,7 @@ import anyio
 import pytest
 
 from tests.support.e2e import call, copy_sample_vault, serving, vault_recall_command
+from tests.support.headless import TRAYER
 from tests.support.parts import need, need_linux
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
@@ -127,27 +128,7 @@ def desktop(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desktop]
             session.start([SNI_HOST, "--top", "--end", "--size", "32", "--watcher"])
             wait_until(lambda: watcher_running(session), "the StatusNotifierWatcher")
         else:
-            session.start(
-                [
-                    "trayer",
-                    "--edge",
-                    "top",
-                    "--align",
-                    "right",
-                    "--widthtype",
-                    "pixel",
-                    "--width",
-                    "240",
-                    "--heighttype",
-                    "pixel",
-                    "--height",
-                    "32",
-                    "--SetDockType",
-                    "true",
-                    "--transparent",
-                    "false",
-                ]
-            )
+            session.start(list(TRAYER.command))
         yield session
     finally:
         session.stop()

@@ -48,7 +48,7 @@ HIDDEN = (
     *("xdotool", "xclip", "import", "desktop-file-validate", "setpriv", "rg", "objdump", "strip", "node", "npm"),
 )
 NOT_COPIED = {".venv", ".git", "build", "dist", ".ci/npm", ".real-clients", ".hypothesis"}
-ASKS = {"need", "as_nobody_if_root"}  # tests.support.parts: what asks for a part
+ASKS = {"need", "as_nobody_if_root", "x_and_session_bus"}  # what asks for a part (tests.support.parts, .headless)
 SKIPPED = re.compile(r"^SKIPPED \[(\d+)\] \S+: (.+)$", re.M)
 
 

@@ -25,7 +25,7 @@ from dbus_fast.aio import MessageBus
 
 from tests.support.e2e import vault_recall_command
 from tests.support.parts import need, need_linux
-from tests.support.sni_host import PROPERTIES, WATCHER, CallError, call, start_session_bus
+from tests.support.sni_host import PROPERTIES, WATCHER, CallError, SessionBus, call, start_session_bus
 
 WAIT = 30.0
 
@@ -201,6 +201,51 @@ width-percent=true
 alignment=Right
 type=statusnotifier
 """
+
+
+@contextmanager
+def x_and_session_bus(
+    tmp_path: Path, *parts: str, displays: range = range(150, 250)
+) -> Iterator[tuple[SessionBus, dict[str, str]]]:
+    """A private session bus and an Xvfb display (its number the first free one of `displays`),
+    and the tray's environment on them; skips unless `parts` are here.  With xdotool among
+    them, the display is found answering first."""
+    need_linux("the StatusNotifierItem tray")
+    need(*parts)
+    number = next(n for n in displays if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    xvfb = subprocess.Popen(
+        ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    bus = start_session_bus()
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "PYSTRAY_BACKEND", "VAULT_RECALL_TRAY")}
+    env.update(DISPLAY=f":{number}", DBUS_SESSION_BUS_ADDRESS=bus.address, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    try:
+        if "xdotool" in parts:
+            subprocess.run(["xdotool", "sleep", "0"], env=env, check=False, timeout=30)  # the display answers
+        yield bus, env
+    finally:
+        bus.stop()
+        xvfb.terminate()
+        xvfb.wait(timeout=30)
+
+
+@contextmanager
+def tray_running(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """`vault-recall tray` with its output in `log_path`, stopped at the end; its log is
+    printed when the test fails (pytest shows it), since what went wrong is usually there."""
+    with log_path.open("wb") as log:
+        tray = subprocess.Popen([*vault_recall_command(), "tray"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            yield tray
+        except BaseException:
+            print("tray log:\n" + log_path.read_text(encoding="utf-8", errors="replace"))
+            raise
+        finally:
+            if tray.poll() is None:
+                tray.terminate()
+                tray.wait(timeout=30)
 
 
 @dataclass(frozen=True)
