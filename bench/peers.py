@@ -66,6 +66,7 @@ from bench.peer_catalogue import (
     prepare,
 )
 from bench.peer_questions import Case, Plan, answered, choose
+from bench.tools import memory_mb, percentile
 from bench.vault_copies import Changes, changes, copy_vault, snapshot
 from tests.support.synthetic_vault import GENERATOR_VERSION, generate
 
@@ -167,25 +168,6 @@ def children() -> set[int]:
                     if me in (entry / "status").read_text(encoding="utf-8"):
                         found.add(int(entry.name))
     return found
-
-
-def memory_mb(pid: int | None, name: str) -> float | None:
-    """VmRSS or VmHWM of a process, in MB (Linux only)."""
-    if pid is None:
-        return None
-    try:
-        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    for line in status.splitlines():
-        if line.startswith(f"{name}:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return None
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def rotated(items: list[str], by: int) -> list[str]:
