@@ -21,7 +21,7 @@ def activity_settings() -> ActivitySettings:
 def record_activity(writer: ActivityWriter, call: Call) -> None:
     """Hand one call's event to the writer (a call refused before it had a result is logged
     with the vault it would have read)."""
-    settings = activity_settings()
+    settings = call.settings if call.settings is not None else activity_settings()
     vault = _vault_of(call.options) if call.result is None else None
     event = event_from_result(
         client=call.options.client,

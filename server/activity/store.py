@@ -25,6 +25,7 @@ from vault_recall.server.errors import show_value
 
 if TYPE_CHECKING:  # the store is told who called; it needs no part of the config to be
     from vault_recall.server.config.call_scope import ServeOptions
+    from vault_recall.server.config.config_file import ActivitySettings
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,8 @@ class Call:
     error: str | None
     started: float  # time.perf_counter() when the call began
     client_info: tuple[str | None, str | None]  # name and version the client reported
+    # How the event is kept, from the config the call itself read (None: read it now).
+    settings: ActivitySettings | None = None
 
 
 class ActivityStoreError(Exception):

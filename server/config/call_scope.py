@@ -23,7 +23,7 @@ SAMPLE_NOTICE = (
 )
 
 if TYPE_CHECKING:
-    from vault_recall.server.config.config_file import ClientEntry
+    from vault_recall.server.config.config_file import ActivitySettings, ClientEntry, Config
 
 
 @dataclass(frozen=True)
@@ -40,14 +40,37 @@ def current_scope(options: ServeOptions) -> Scope:
     A broken config makes every call `unavailable` with the config's own error: exposure is
     a promise to the person, so when it cannot be read nothing is shown.
     """
+    return current_call(options).scope
+
+
+@dataclass(frozen=True)
+class CallConfig:
+    """What one call takes from the config, read once for the call: its scope, and how its
+    activity event is kept (the defaults when the config cannot be read)."""
+
+    scope: Scope
+    activity: ActivitySettings
+
+
+def current_call(options: ServeOptions) -> CallConfig:
+    """The config read now, once for the whole call (a tool used to read it twice: for its
+    scope, and again for its activity event)."""
     # Imported by the first call, not when `serve` starts: the client waits for `initialize`.
-    from vault_recall.server.config.config_file import ACTIVE, ClientEntry, ConfigError, load_config
-    from vault_recall.server.recall.languages import DEFAULT_LANGUAGES
+    from vault_recall.server.config.config_file import ActivitySettings, ConfigError, load_config
 
     try:
         config = load_config()
     except ConfigError as exc:
-        return Scope(client=options.client, vault=None, exposure=Exposure(), why=str(exc))
+        broken = Scope(client=options.client, vault=None, exposure=Exposure(), why=str(exc))
+        return CallConfig(broken, ActivitySettings())
+    return CallConfig(scope_in(config, options), config.activity)
+
+
+def scope_in(config: Config, options: ServeOptions) -> Scope:
+    """This call's vault and exposure by a config already read."""
+    from vault_recall.server.config.config_file import ACTIVE, ClientEntry
+    from vault_recall.server.recall.languages import DEFAULT_LANGUAGES
+
     if config.paused:  # before any vault, pinned ones too: a pause stops every server
         return Scope(client=options.client, vault=None, exposure=Exposure(), why=PAUSED_REASON)
     entry = config.client(options.client) or ClientEntry(id=options.client)

@@ -26,6 +26,7 @@ from vault_recall.server.mcp.argument_errors import describe_validation_error, u
 from vault_recall.server.mcp.delivery import AtOnce, Delivery
 
 if TYPE_CHECKING:  # the recall layer is imported on the first call, not to answer `initialize`
+    from vault_recall.server.config.config_file import ActivitySettings
     from vault_recall.server.recall.changed_since import HandedOutNotes, Pending
     from vault_recall.server.recall.results import Envelope
 
@@ -116,13 +117,15 @@ MatchArg = Annotated[
 class CallState:
     """One call as its tool function and call_tool share it: who it is for (on stdio always the
     process's --client; the HTTP endpoint serves many clients, one per bearer token), and what
-    its answer reserved (changed_since.Pending), for call_tool to hand to the transport."""
+    its answer reserved (changed_since.Pending), for call_tool to hand to the transport, and
+    the activity settings of the config the call read, for its event."""
 
-    __slots__ = ("options", "pending")
+    __slots__ = ("activity", "options", "pending")
 
     def __init__(self, options: ServeOptions) -> None:
         self.options = options
         self.pending: Pending | None = None
+        self.activity: ActivitySettings | None = None
 
 
 # Set by call_tool, read by the tool function on the worker thread the SDK runs it on
@@ -178,7 +181,8 @@ class RecallServer(MCPServer):
             recorded = False
             try:
                 result = outcome.structured_content if isinstance(outcome, CallToolResult) else None
-                await self.record(Call(options, name, arguments, result, error, started, client_info_of(context)))
+                call = Call(options, name, arguments, result, error, started, client_info_of(context), state.activity)
+                await self.record(call)
                 recorded = True
             finally:
                 if state.pending is not None:
@@ -261,11 +265,14 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
         return fn
 
     def call(fn: Callable[..., Envelope], *args: Any, budget: int | None = None) -> CallToolResult:
-        from vault_recall.server.config.call_scope import current_scope
+        from vault_recall.server.config.call_scope import current_call
         from vault_recall.server.recall.changed_since import now_stamp, tell_changes
 
         state = _call_state.get()
-        scope = current_scope(state.options if state is not None else options)
+        read = current_call(state.options if state is not None else options)
+        scope = read.scope
+        if state is not None:
+            state.activity = read.activity
         started = now_stamp()
         try:
             payload = fn(scope, *args)
