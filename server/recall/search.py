@@ -10,13 +10,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import AnyStr, cast, overload
+from typing import cast, overload
 
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote, Note, decode_note_text, modified_second, parse_note
 from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.arguments import check_range, check_subject
-from vault_recall.server.recall.hit_lines import NO_HITS, HitLines, LineCounter
+from vault_recall.server.recall.hit_lines import HitLines, LineCounter
 from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, shortened_by
 from vault_recall.server.recall.record_tally import plain_note
 from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchResult
@@ -188,13 +188,13 @@ def _looker(
                 lowered = lowered[len(_BOM) :]
             if b"\r" in lowered:
                 lowered = lowered.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            lines = _in_regions(lowered, opens_block, counter.in_lowered)
+            lines = counter.in_lowered(lowered)
         else:
             try:
                 text = decode_note_text(data)
             except UnicodeDecodeError:
                 return True  # reported as a problem by the full reading
-            lines = _in_regions(text, opens_block, counter.in_text)
+            lines = counter.in_text(text)
         return (len(data), zlib.crc32(data), lines) if lines.number else False
 
     return look
@@ -212,44 +212,25 @@ _BOM = b"\xef\xbb\xbf"
 _BLOCK_STARTS = (b"---", _BOM + b"---")
 
 
-def _in_regions(text: AnyStr, block: bool, count: Callable[[AnyStr, int, int], HitLines]) -> HitLines:
-    """The hit lines of the texts search looks in (`searched_texts`) of a note's text (LF line
-    endings, no BOM): the whole text, or — after a plain properties block, which opens and
-    closes with a bare '---' line and holds none — the properties lines and the body."""
-    if not block:
-        return count(text, 0, len(text))
-    close = text.find("\n---\n" if isinstance(text, str) else b"\n---\n", 3)
-    return _joined(count(text, 4, close + 1), count(text, close + 5, len(text)))
-
-
-def _joined(first: HitLines, second: HitLines) -> HitLines:
-    if not first.number:
-        return second
-    if not second.number:
-        return first
-    return HitLines(first.number + second.number, min(first.least, second.least))
-
-
 def could_hold(trouble: InvalidNote, pattern: Phrase) -> bool:
     """Could this broken note have changed the answer: does its text hold the phrase?  (A
     note that could not be read at all might hold anything.)"""
     note = trouble.readable
-    return note is None or any(pattern.found_in(text) for text, _ in searched_texts(note))
+    return note is None or pattern.found_in(searched_text(note))
 
 
-def searched_texts(note: Note) -> list[tuple[str, int]]:
-    """The texts search looks in, with the file line each starts on: the properties lines (as
-    written, as Obsidian's search and grep see them) and the body."""
+def searched_text(note: Note) -> str:
+    """The text search looks in, from the file's line 1: every line of the file, the properties
+    block and its '---' lines too, as grep and Obsidian's search see them — decoded as the note
+    was read (bytes that are not UTF-8 as U+FFFD), without a BOM, with LF line endings."""
     if note.yaml_text is None:
-        return [(note.body, note.body_first_line)]
-    # The block's text starts on the opening '---' line, just after the three dashes.
-    return [(note.yaml_text, 1), (note.body, note.body_first_line)]
+        return note.body  # no properties block: the body is the whole text
+    text = note.data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _collect(found: list[_NoteHits], note: Note, counter: LineCounter) -> None:
-    lines = NO_HITS
-    for text, _ in searched_texts(note):
-        lines = _joined(lines, counter.in_text(text))
+    lines = counter.in_text(searched_text(note))
     if lines.number:
         found.append(
             _NoteHits(modified_second(note.mtime_ns), note.path, len(note.data), zlib.crc32(note.data), *lines)
@@ -359,16 +340,11 @@ def line_hits(note: Note, pattern: Phrase, vault: str) -> list[Hit]:
 
 
 def _line_matches(note: Note, pattern: Phrase) -> list[tuple[int, str, int, int]]:
-    """(file line number, line, start, end) of the first match on each line holding one, in the
-    properties lines and then the body."""
-    return [match for text, first in searched_texts(note) for match in _text_matches(text, first, pattern)]
-
-
-def _text_matches(text: str, first_line: int, pattern: Phrase) -> list[tuple[int, str, int, int]]:
-    """_line_matches in one text starting on file line `first_line`."""
+    """(file line number, line, start, end) of the first match on each line holding one."""
+    text = searched_text(note)
     return [
         (number, text[line_start:line_end], start - line_start, end - line_start)
-        for number, line_start, line_end, start, end in pattern.lines_with_hits(text, first_line)
+        for number, line_start, line_end, start, end in pattern.lines_with_hits(text, 1)
     ]
 
 

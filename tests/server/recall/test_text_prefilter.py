@@ -18,7 +18,7 @@ from vault_recall.server.obsidian.resolve import NameIndex, fold
 from vault_recall.server.recall import text_prefilter
 from vault_recall.server.recall.backlinks import could_link, links_to
 from vault_recall.server.recall.scan import as_seen
-from vault_recall.server.recall.search import could_hold, searched_texts
+from vault_recall.server.recall.search import could_hold, searched_text
 from vault_recall.server.recall.text_prefilter import (
     CASE_ESCAPES,
     CASE_ESCAPES_ASCII,
@@ -69,7 +69,7 @@ def _holds(data: bytes, pattern: Phrase) -> bool:
     note, trouble = as_seen(parse_note("n.md", data, 0))
     if trouble is not None and could_hold(trouble, pattern):
         return True
-    return note is not None and any(pattern.found_in(text) for text, _ in searched_texts(note))
+    return note is not None and pattern.found_in(searched_text(note))
 
 
 def _swap_some(text: str, flips: list[bool]) -> str:
