@@ -15,10 +15,11 @@ or does not fit the first read — is "unsure" (None), and the note is parsed as
 from __future__ import annotations
 
 import codecs
+import datetime as dt
 import re
 from dataclasses import dataclass
 
-from vault_recall.server.recall.records import KINDS, STATUSES, is_calendar_date
+from vault_recall.server.recall.records import KINDS, STATUSES
 from vault_recall.server.recall.subject_prefilter import plain_slug
 
 _NAME = rb"[A-Za-z_][A-Za-z0-9_-]{0,63}"
@@ -73,12 +74,14 @@ _PLAIN_ASCII_BLOCK = re.compile(rb"---\r?\n((?:" + _A_PROPERTY + rb")+)---\r?\n"
 _SLUG_ITEM = re.compile(rb" *- ([a-z0-9-]{1,64})\r?\n")
 # Names YAML 1.2 reads as a boolean or null, not as text.
 _KEYWORD_NAMES = frozenset((b"true", b"True", b"TRUE", b"false", b"False", b"FALSE", b"null", b"Null", b"NULL"))
-# In a block _PLAIN_BLOCK matched: each property's name; the value written on the line of the
-# four the record rules read (blanks around it dropped, as YAML drops them); a `subject:`
+# In a block _PLAIN_BLOCK matched: each property's name and the value written on its line, in
+# one pass (a list item's line starts with a blank or '-', never with a name) — of which the
+# four the record rules read (blanks around a value dropped, as YAML drops them); a `subject:`
 # line's block list (its item lines, as written).
-_NAME_LINE = re.compile(rb"^(" + _NAME + rb"):", re.MULTILINE)
-_RECORD_LINE = re.compile(rb"^(subject|status|kind|date): *+([^\r\n]*+)", re.MULTILINE)
+_PROPERTY_LINE = re.compile(rb"^(" + _NAME + rb"): *+([^\r\n]*+)", re.MULTILINE)
+_RECORD_NAMES = frozenset((b"subject", b"status", b"kind", b"date"))
 _SUBJECT_ITEMS = re.compile(rb"^subject: *\r?\n((?:[ -][^\n]*\n)*)", re.MULTILINE)
+_DATE = re.compile(rb"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _STATUSES = {status.encode(): status for status in STATUSES}
 _KINDS = {kind.encode(): kind for kind in KINDS}
 
@@ -120,12 +123,13 @@ def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
     # The match has proven every line of the block a `name: value` line, a `name:` line or an
     # item of the list below one: names and the record's values are taken from those lines.
     first, last = block.span(1)
-    names = _NAME_LINE.findall(start, first, last)
+    lines = _PROPERTY_LINE.findall(start, first, last)
+    names = [name for name, _ in lines]
     if len(set(names)) != len(names) or not _KEYWORD_NAMES.isdisjoint(names):
         return None  # a duplicate is an error to YAML; a keyword name is no text
     if b"subject" not in names:
         return PlainNote(None) if _utf8(start, length) else None
-    found = {name: (value.rstrip(b" "), b"") for name, value in _RECORD_LINE.findall(start, first, last)}
+    found = {name: (value.rstrip(b" "), b"") for name, value in lines if name in _RECORD_NAMES}
     if not found[b"subject"][0]:
         listed = _SUBJECT_ITEMS.search(start, first, last)
         found[b"subject"] = (b"", listed.group(1) if listed else b"")
@@ -136,12 +140,23 @@ def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
         return None  # no record, or one the rules refuse: the full reading says which
     if b"date" in found:
         date = _value(found, b"date", b"")
-        if not (date.isascii() and is_calendar_date(date.decode("ascii"))):
+        if not _calendar_date(date):
             return None  # a date the rules refuse
     elif kind == "event":
         return None  # an event needs a date
     # The body must be UTF-8 as well, or the note is reported instead of counted.
     return PlainNote((subjects, status, kind)) if _utf8(start, length) else None
+
+
+def _calendar_date(written: bytes) -> bool:
+    """records.is_calendar_date for a value's bytes: YYYY-MM-DD in ASCII digits, a real day."""
+    if _DATE.fullmatch(written) is None:
+        return False
+    try:
+        dt.date.fromisoformat(written.decode("ascii"))
+    except ValueError:
+        return False
+    return True
 
 
 def _utf8(start: bytes | bytearray, length: int) -> bool:
