@@ -20,7 +20,9 @@ the vault of its own (bench/vault_copies.py).  The questions (bench/peer_questio
 chosen once per vault — each round is about another note — and mapped to each server's own
 tools (bench/peer_catalogue.py; a question a server has no tool for is not asked).  Rounds are
 interleaved: every question goes to every server in turn, the order rotating, then to
-`rg -l -i -F` over the same vault as the floor, so that the machine's drift hits all alike.
+`rg -l -i -F` over the same vault as the floor (for a read by path, which rg cannot answer, a
+bare Python MCPServer reading the file: bench/baseline_server.py), so that the machine's drift
+hits all alike.
 Measured: p50 / p95 of each question on each server, and whether each answer held what was
 asked; start → `initialize` answered and start → first answer (read by path) from fresh
 processes; freshness (after each save of a note, does the very next read, and search, see the
@@ -76,7 +78,9 @@ BARE_LOG = "bare-mcpserver"
 CALL_TIMEOUT = 600.0  # seconds; a slow peer on a big vault is measured, not cut off
 FRESH_NOTE = "Peer bench fresh note.md"
 FRESH_TEMP = ".peer-bench-fresh.tmp"
-# The floor for each question: `rg -l -i -F` for the same string, over the same vault.
+# The floor for each question: `rg -l -i -F` for the same string, over the same vault — and
+# for a read by path, a bare MCPServer reading the file (BARE_READ), since rg reads no note back.
+BARE_READ = "bare MCPServer read"
 FLOORS = {
     "rare phrase": "phrase",
     "common word": "word",
@@ -274,7 +278,15 @@ async def measure_vault(
             live: dict[str, Live] = {}
             for r in ready:
                 live[r.server.name] = await _start_live(stack, r, copies[r.server.name], home, log, plan.cases[0])
-            questions = await _rounds(live, plan, source)
+            bare = await stack.enter_async_context(
+                Client(
+                    stdio_client(
+                        StdioServerParameters(command=sys.executable, args=[str(BARE_SERVER)]), errlog=log[BARE_LOG]
+                    ),
+                    read_timeout_seconds=CALL_TIMEOUT,
+                )
+            )
+            questions = await _rounds(live, plan, source, bare)
             peaks = {name: memory_mb(server.pid, "VmHWM") for name, server in live.items()}
             fresh = {name: await _freshness(server, edits) for name, server in live.items()}
     servers = []
@@ -381,7 +393,7 @@ async def _start_live(
     return Live(r, client, pid, copy, memory_mb(pid, "VmRSS"), missing)
 
 
-async def _rounds(live: dict[str, Live], plan: Plan, source: Path) -> list[QuestionResult]:
+async def _rounds(live: dict[str, Live], plan: Plan, source: Path, bare: Client) -> list[QuestionResult]:
     times: dict[tuple[str, str], list[float]] = {}
     good: dict[tuple[str, str], int] = {}
     errors: dict[tuple[str, str], list[str]] = {}
@@ -409,6 +421,11 @@ async def _rounds(live: dict[str, Live], plan: Plan, source: Path) -> list[Quest
                 floor = ripgrep(source, getattr(case, FLOORS[question]))
                 if floor is not None:
                     floors.setdefault(question, []).append(floor)
+            elif question == "read by path":
+                answer = await ask(bare, Ask("read", {"path": str(source / case.path)}))
+                if not answer.error and answered(question, case, answer.text):
+                    floors.setdefault(question, []).append(answer.ms)
+    floor_of = {"read by path": BARE_READ}
     results = []
     for question in QUESTIONS:
         cells = {
@@ -429,7 +446,7 @@ async def _rounds(live: dict[str, Live], plan: Plan, source: Path) -> list[Quest
         results.append(
             QuestionResult(
                 question=question,
-                floor=f"rg -l -i -F {FLOORS[question].upper()}" if question in FLOORS else None,
+                floor=f"rg -l -i -F {FLOORS[question].upper()}" if question in FLOORS else floor_of.get(question),
                 floor_p50_ms=round(statistics.median(floor_times), 1) if floor_times else None,
                 floor_p95_ms=round(percentile(floor_times, 0.95), 1) if floor_times else None,
                 servers=cells,
@@ -474,7 +491,7 @@ def _markdown(rows: list[list[str]]) -> list[str]:
 
 
 def question_table(result: VaultResult, names: list[str]) -> list[str]:
-    rows = [["question (p50 / p95 ms)", *names, "rg floor", "ours / fastest peer", "ours / rg"]]
+    rows = [["question (p50 / p95 ms)", *names, "floor", "ours / fastest peer", "ours / floor"]]
     for q in result.questions:
         row = [q.question]
         for name in names:

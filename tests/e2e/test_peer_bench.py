@@ -55,6 +55,10 @@ def test_vault_recall_alone_answers_every_question_sees_every_save_and_leaves_no
     assert ours["first_answer_p50_ms"] >= ours["initialize_p50_ms"] > 0
     assert ours["peak_rss_mb"] >= ours["idle_rss_mb"] > 0
     assert len(result["bare_start_ms"]) == 4
+    # Every question rg can answer has its floor; a read by path has the bare Python server's.
+    floors = {q["question"]: (q["floor"], q["floor_p50_ms"]) for q in result["questions"]}
+    assert floors["read by path"][0] == peers.BARE_READ and floors["read by path"][1] > 0
+    assert all(floors[q][0].startswith("rg -l -i -F") and floors[q][1] > 0 for q in peers.FLOORS)
     assert "| rare phrase" in printed and "Which tool answers which question" in printed
 
 
