@@ -267,6 +267,7 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
     def call(fn: Callable[..., Envelope], *args: Any, budget: int | None = None) -> CallToolResult:
         from vault_recall.server.config.call_scope import current_call
         from vault_recall.server.recall.changed_since import now_stamp, tell_changes
+        from vault_recall.server.vault.vault_settings import one_reading
 
         state = _call_state.get()
         read = current_call(state.options if state is not None else options)
@@ -274,11 +275,13 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
         if state is not None:
             state.activity = read.activity
         started = now_stamp()
-        try:
-            payload = fn(scope, *args)
-        except RecallError as exc:
-            raise ToolError(str(exc)) from None
-        pending = tell_changes(server.handed_out, scope, payload, budget, started)
+        # The answer and the changes told with it see the vault's settings as read once.
+        with one_reading():
+            try:
+                payload = fn(scope, *args)
+            except RecallError as exc:
+                raise ToolError(str(exc)) from None
+            pending = tell_changes(server.handed_out, scope, payload, budget, started)
         if pending is not None:
             if state is None:  # called outside call_tool: nothing stands between answer and caller
                 pending.commit()

@@ -41,12 +41,11 @@ from vault_recall.server.recall.results import ChangedNote, Envelope
 from vault_recall.server.recall.scan import as_listed
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.view import in_view
-from vault_recall.server.vault.excluded import read_excluded_files
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import check_vault_folder, vault_name
 from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
-from vault_recall.server.vault.settings import config_folders
-from vault_recall.server.vault.templates import TemplateFolders, read_template_folders
+from vault_recall.server.vault.templates import TemplateFolders
+from vault_recall.server.vault.vault_settings import vault_settings
 
 FIELD: Final = "changed_since_recalled"
 OMITTED_FIELD: Final = "changed_since_recalled_omitted"
@@ -108,9 +107,8 @@ def changed_since(scope: Scope, handed: Sequence[Handed]) -> list[Changed]:
         chain = FolderChain(root)
     except (VaultUnavailable, OSError):
         return []
-    folders = config_folders(root)
-    excluded = read_excluded_files(root, folders)
-    templates = read_template_folders(root, folders)
+    settings = vault_settings(root)
+    excluded, templates = settings.excluded, settings.templates
     now: dict[tuple[Path, str], str | None] = {}
     with chain:
         # In path order: the chain then opens each folder once for the notes in it.

@@ -20,12 +20,10 @@ from vault_recall.server.recall.scope import Exposure
 from vault_recall.server.recall.text_prefilter import alias_filter
 from vault_recall.server.recall.view import in_view, visible_notes
 from vault_recall.server.vault.exact_path import Listed, listed_as_note
-from vault_recall.server.vault.excluded import read_excluded_files
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import VaultListing
 from vault_recall.server.vault.paths import NOTE_SUFFIX, display
-from vault_recall.server.vault.settings import config_folders
-from vault_recall.server.vault.templates import read_template_folders
+from vault_recall.server.vault.vault_settings import vault_settings
 
 _SEPARATOR = "\0"  # no path holds it
 
@@ -48,9 +46,8 @@ def exact_note(exposure: Exposure, root: Path, text: str) -> tuple[str, Note | N
     near miss: the listing resolves those)."""
     if not isinstance(text, str) or not text.strip() or len(text) > MAX_NOTE_ARGUMENT:
         return None  # resolve_names says what is wrong with it
-    folders = config_folders(root)
-    excluded = read_excluded_files(root, folders)
-    templates = read_template_folders(root, folders)
+    settings = vault_settings(root)
+    excluded, templates = settings.excluded, settings.templates
     # In resolve_names' order: the argument as given, then with '.md' added.
     for path in (text, text + NOTE_SUFFIX):
         listed = listed_as_note(root, path, excluded)

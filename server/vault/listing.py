@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vault_recall.server.errors import VaultUnavailable
-from vault_recall.server.vault.excluded import ExcludedFiles, read_excluded_files
+from vault_recall.server.vault.excluded import ExcludedFiles
 from vault_recall.server.vault.folders import open_folder, open_root
 from vault_recall.server.vault.paths import NOTE_SUFFIX, display, is_displayable
-from vault_recall.server.vault.settings import config_folders
-from vault_recall.server.vault.templates import NO_TEMPLATES, TemplateFolders, read_template_folders
+from vault_recall.server.vault.templates import NO_TEMPLATES, TemplateFolders
+from vault_recall.server.vault.vault_settings import vault_settings
 
 # A vault with more notes than this is refused as a whole rather than scanned for minutes.
 MAX_NOTES = 100_000
@@ -97,9 +97,8 @@ def list_notes(root: Path, max_notes: int = MAX_NOTES) -> VaultListing:
     cannot be read or holds more than `max_notes` notes.
     """
     check_vault_folder(root)
-    folders = config_folders(root)
-    excluded = read_excluded_files(root, folders)
-    templates = read_template_folders(root, folders)
+    settings = vault_settings(root)
+    excluded, templates = settings.excluded, settings.templates
     excludes = bool(excluded.prefixes or excluded.patterns)
     notes: list[str] = []
     symlinks: list[str] = []

@@ -1,6 +1,7 @@
-"""A tool call reads the config once: its scope and the keeping of its activity event come
-from the same reading (a second reading cost as much as the rest of a read by exact path, and
-could disagree with the first when the person saves the config mid-call)."""
+"""A tool call reads the config once — its scope and the keeping of its activity event come
+from the same reading — and the vault's settings once, for its answer and the changes told
+with it (second readings cost as much as the rest of a read by exact path, and could disagree
+with the first when the person saves mid-call).  Nothing is kept from one call to the next."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from vault_recall.server.config import config_file
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import activity_path, config_path
 from vault_recall.server.mcp.tools import build_server
+from vault_recall.server.vault.settings import read_settings
 
 
 def _write_config(vault: Path, keep_query_text: bool) -> None:
@@ -81,3 +83,50 @@ def test_the_event_is_kept_as_the_config_the_call_read_says(tmp_path: Path) -> N
     assert result.structured_content["records"][0]["path"] == "Build.md"
     events = recent_events(activity_path())
     assert [(event.tool, event.query) for event in events] == [("recall_context", None)]
+
+
+def test_a_call_reads_the_vault_settings_once_and_the_next_call_reads_them_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = write_vault(
+        tmp_path / "vault",
+        {
+            "Build.md": record("build", "We build with bazel."),
+            "Drafts/Idea.md": record("build", "Maybe make."),
+            ".obsidian/app.json": "{}",
+        },
+    )
+    _write_config(vault, keep_query_text=True)
+    reads: list[str] = []
+
+    def counted(root: Path, path: str) -> dict[str, object] | None:
+        reads.append(path)
+        return read_settings(root, path)
+
+    # Where Excluded files are read (app.json): the module looks the function up as it runs.
+    monkeypatch.setattr("vault_recall.server.vault.excluded.read_settings", counted)
+    server = build_server(ServeOptions(client="cursor"))
+
+    def call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        async def go() -> Any:
+            return await server.call_tool(tool, arguments)
+
+        result = anyio.run(go)
+        assert not result.is_error, result.content[0].text
+        answer: dict[str, Any] = result.structured_content
+        return answer
+
+    assert call("read_note", {"note": "Drafts/Idea.md"})["path"] == "Drafts/Idea.md"
+    # The next call both answers and checks the note handed out before: one reading for both.
+    reads.clear()
+    assert call("read_note", {"note": "Build.md"})["path"] == "Build.md"
+    assert reads == [".obsidian/app.json"]
+    # Excluded files saved between two calls: the next call reads them, and the note handed out
+    # is told as gone for this client.
+    (vault / ".obsidian/app.json").write_text('{"userIgnoreFilters": ["Drafts/"]}', encoding="utf-8")
+    reads.clear()
+    answer = call("search_notes", {"query": "make"})
+    assert answer["records"] == []
+    assert [(c["path"], c["now"]) for c in answer["changed_since_recalled"]] == [("Drafts/Idea.md", None)]
+    assert reads == [".obsidian/app.json"]
+    server.activity.close()
