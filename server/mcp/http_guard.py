@@ -40,7 +40,9 @@ log = logging.getLogger(__name__)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 # Where a client refused with 401 looks for OAuth: the protected resource's and the
 # authorization server's metadata (RFC 9728, RFC 8414, OpenID discovery, each also with the
-# endpoint's path after it), then the endpoints it falls back to without metadata.
+# endpoint's path after it), then the endpoints it falls back to without metadata, and the
+# revocation a client may try when signing out (tests/server/mcp/test_oauth_paths.py holds
+# these to every path oauth_routes serves).
 OAUTH_PATHS = (
     "/.well-known/oauth-protected-resource",
     "/.well-known/oauth-authorization-server",
@@ -48,6 +50,7 @@ OAUTH_PATHS = (
     "/register",
     "/authorize",
     "/token",
+    "/revoke",
 )
 REALM = "vault-recall"
 

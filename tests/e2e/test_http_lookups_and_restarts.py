@@ -32,6 +32,7 @@ LOOKUPS = (
     ("GET", "/.well-known/oauth-authorization-server"),
     ("GET", "/.well-known/openid-configuration"),
     ("POST", "/register"),
+    ("POST", "/revoke"),
 )
 
 
