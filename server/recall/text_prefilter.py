@@ -194,11 +194,13 @@ def name_filter(target: str) -> Worth:
 
     # The run most notes lack is looked for first: it is learned from the notes as the pass goes.
     rarest_first = _RarestFirst(runs)
-    # A number in the name rules out most notes on their raw bytes (unless a '%' might encode it).
+    # A number in the name rules out most notes on their raw bytes — unless an escape encodes a
+    # digit ('%30'-'%39': no other byte sequence decodes to one, and no other character folds
+    # to one), as a markdown link may write it.  Notes full of links hold many '%20'.
     digits = max((digits_in(run) for run in runs), key=len, default=b"")
 
     def worth(data: bytes | bytearray) -> bool:
-        if digits and digits not in data and b"%" not in data:
+        if digits and digits not in data and _DIGIT_ESCAPE.search(data) is None:
             return False
         seen = view.of(data)
         if rarest_first.all_in(seen) and (whole or _all_in(words, fold(_text(data)))):
@@ -285,6 +287,7 @@ def _escapes_that_could_spell(runs: list[bytes], view: AsciiView) -> re.Pattern[
 
 
 _OTHER_THAN_BLANK = re.compile(rb"%(?!20)")
+_DIGIT_ESCAPE = re.compile(rb"%3[0-9]")
 
 
 def _escapes_other_than_blanks(data: bytes | bytearray) -> bool:

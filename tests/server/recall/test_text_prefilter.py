@@ -137,6 +137,33 @@ def _variants(name: str, flips: list[bool], cut: int, encode: list[bool]) -> lis
 def test_the_name_byte_test_keeps_every_note_linking_to_the_target(
     name: str, flips: list[bool], cut: int, encode: list[bool], opening: str | bytes
 ) -> None:
+    _keeps_every_link(name, flips, cut, encode, opening)
+
+
+OPENINGS = st.sampled_from(["", "---\nsubject: a\nsubject: b\n---\n", "---\nrelated: ", "\ufeff", b"\xff"])
+
+
+@given(
+    st.text(alphabet=st.sampled_from("aBk\u212a "), max_size=4),
+    st.text(alphabet=st.sampled_from("0123456789"), min_size=3, max_size=5),
+    st.text(alphabet=st.sampled_from(" a%9"), max_size=3),
+    st.lists(st.booleans(), max_size=6),
+    st.integers(0, 12),
+    st.lists(st.booleans(), max_size=6),
+    OPENINGS,
+)
+@example("a ", "2024", "", [], 0, [False, True], "")  # '2' written '%32' in a markdown link
+@example("", "999", "", [], 0, [], "")  # every byte escaped: nothing but '%39' holds the number
+def test_a_name_with_a_number_is_kept_however_the_link_writes_its_digits(
+    before: str, number: str, after: str, flips: list[bool], cut: int, encode: list[bool], opening: str | bytes
+) -> None:
+    """The number rules notes out on their raw bytes unless an escape could spell a digit."""
+    name = before + number + after
+    if name.strip() and not name.startswith(" "):
+        _keeps_every_link(name, flips, cut, encode, opening)
+
+
+def _keeps_every_link(name: str, flips: list[bool], cut: int, encode: list[bool], opening: str | bytes) -> None:
     target = f"Folder/{name}.md"
     index = NameIndex.of([(target, ())])
     worth = name_filter(target)
