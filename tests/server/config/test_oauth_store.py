@@ -5,6 +5,7 @@ file holds hashes only, readable by its owner."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import stat
 
 import pytest
@@ -224,3 +225,27 @@ def test_a_store_removed_while_in_use_is_made_again_not_read_from_a_stale_connec
     assert oauth_store.client_of_access_token(issued.access_token, now=NOW + 6)[0] is None
     assert oauth_store.grants() == []
     assert path.exists()
+
+
+def test_a_flood_of_registrations_keeps_the_store_bounded_and_the_granted_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registration needs no approval, so anyone who can reach the endpoint can register apps
+    without end: past MAX_REGISTRATIONS the oldest never approved go first, never an app the
+    person approved, whose tokens keep working.  (A smaller limit here: each registration is a
+    committed write, about 10 ms.)"""
+    monkeypatch.setattr(oauth_store, "MAX_REGISTRATIONS", 20)
+    issued = _granted()  # app-1, approved
+    flood = oauth_store.MAX_REGISTRATIONS + 50
+    for number in range(flood):
+        info = json.dumps({"client_id": f"flood-{number}", "redirect_uris": ["http://127.0.0.1:9/cb"]})
+        oauth_store.register_app(f"flood-{number}", "Flood", info, None, now=NOW + 10 + number)
+    with sqlite3.connect(oauth_store.store_path()) as raw:
+        (apps,) = raw.execute("SELECT COUNT(*) FROM apps").fetchone()
+    assert apps <= oauth_store.MAX_REGISTRATIONS
+    assert oauth_store.get_app("app-1") is not None
+    assert oauth_store.get_app("flood-0") is None  # the oldest went first
+    assert oauth_store.get_app(f"flood-{flood - 1}") is not None
+    assert oauth_store.client_of_access_token(issued.access_token, now=NOW + 20)[0] is not None
+    # A day later, registrations never approved are forgotten at the next registration.
+    oauth_store.register_app("late", "Late", "{}", None, now=NOW + 10 + flood + oauth_store.UNUSED_REGISTRATION_SECONDS)
+    assert oauth_store.get_app(f"flood-{flood - 1}") is None
+    assert oauth_store.get_app("app-1") is not None
