@@ -34,13 +34,13 @@ LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 
 def oauth_token() -> str:
-    from vault_recall.server.config import oauth_store
+    from vault_recall.server.config import oauth_approvals, oauth_tokens
 
     info = json.dumps({"client_id": "bench", "client_name": "Bench", "redirect_uris": ["http://127.0.0.1:9/cb"]})
-    oauth_store.register_app("bench", "Bench", info, None)
-    app = oauth_store.get_app("bench")
+    oauth_approvals.register_app("bench", "Bench", info, None)
+    app = oauth_approvals.get_app("bench")
     assert app is not None
-    handle, request = oauth_store.open_request(
+    handle, request = oauth_approvals.open_request(
         app,
         redirect_uri="http://127.0.0.1:9/cb",
         redirect_explicit=True,
@@ -50,10 +50,10 @@ def oauth_token() -> str:
         resource="r",
         issuer="i",
     )
-    oauth_store.approve(request.approval_code, "bench-oauth")
-    _, code = oauth_store.hand_out_code(handle)
+    oauth_approvals.approve(request.approval_code, "bench-oauth")
+    _, code = oauth_approvals.hand_out_code(handle)
     assert code is not None
-    return oauth_store.exchange_code(code).access_token
+    return oauth_tokens.exchange_code(code).access_token
 
 
 def session(http: httpx2.Client, url: str, token: str) -> dict[str, str]:

@@ -11,15 +11,16 @@ import time
 from vault_recall.app.cli.config_commands import CommandError, check_client_id
 from vault_recall.app.state.config_store import register
 from vault_recall.app.timefmt import ago
-from vault_recall.server.config import oauth_store
-from vault_recall.server.config.oauth_store import ApprovalError, OAuthStoreError
+from vault_recall.server.config import oauth_approvals, oauth_tokens
+from vault_recall.server.config.oauth_approvals import ApprovalError
+from vault_recall.server.config.oauth_store import OAuthStoreError
 
 
 def approve_command(args: argparse.Namespace) -> int:
     if args.as_client is not None:
         check_client_id(args.as_client)
     try:
-        request, grant = oauth_store.approve(args.code, args.as_client)
+        request, grant = oauth_approvals.approve(args.code, args.as_client)
     except (ApprovalError, OAuthStoreError) as exc:
         raise CommandError(str(exc)) from None
     added = register(grant.client)
@@ -33,7 +34,7 @@ def approve_command(args: argparse.Namespace) -> int:
 
 def deny_command(args: argparse.Namespace) -> int:
     try:
-        request = oauth_store.deny(args.code)
+        request = oauth_approvals.deny(args.code)
     except (ApprovalError, OAuthStoreError) as exc:
         raise CommandError(str(exc)) from None
     print(f"Denied {request.name!r} ({request.approval_code}): the app is told access was denied.")
@@ -43,8 +44,8 @@ def deny_command(args: argparse.Namespace) -> int:
 def grants_command(args: argparse.Namespace) -> int:
     now = time.time()
     try:
-        waiting = oauth_store.pending_requests(now=now)
-        granted = oauth_store.grants()
+        waiting = oauth_approvals.pending_requests(now=now)
+        granted = oauth_tokens.grants()
     except OAuthStoreError as exc:
         raise CommandError(str(exc)) from None
     if not waiting and not granted:
@@ -67,7 +68,7 @@ def grants_command(args: argparse.Namespace) -> int:
 
 def revoke_command(args: argparse.Namespace) -> int:
     try:
-        revoked = oauth_store.revoke(args.target)
+        revoked = oauth_tokens.revoke(args.target)
     except OAuthStoreError as exc:
         raise CommandError(str(exc)) from None
     if not revoked:

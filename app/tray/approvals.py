@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from vault_recall.app.state.config_store import register
 from vault_recall.app.tray.menu import SEPARATOR, Item
-from vault_recall.server.config import oauth_store
-from vault_recall.server.config.oauth_store import ApprovalError, OAuthStoreError
+from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
+from vault_recall.server.config.oauth_approvals import ApprovalError
+from vault_recall.server.config.oauth_store import OAuthStoreError
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +50,8 @@ def read_approvals(now: float | None = None) -> Approvals:
     if not oauth_store.store_path().exists():
         return Approvals()
     try:
-        waiting = oauth_store.pending_requests(now=now)
-        granted = oauth_store.grants()
+        waiting = oauth_approvals.pending_requests(now=now)
+        granted = oauth_tokens.grants()
     except OAuthStoreError as exc:
         log.warning("%s", exc)
         return Approvals()
@@ -97,14 +98,14 @@ def approval_action(action: tuple[str, ...], notify: Notify) -> bool:
     name, *args = action
     try:
         if name == "oauth_approve":
-            request, grant = oauth_store.approve(args[0])
+            request, grant = oauth_approvals.approve(args[0])
             register(grant.client)
             notify(f"Approved “{request.name}” as {grant.client}", "Its browser page returns it to the app.")
         elif name == "oauth_deny":
-            request = oauth_store.deny(args[0])
+            request = oauth_approvals.deny(args[0])
             notify(f"Denied “{request.name}”", "Its browser page tells the app it was denied.")
         elif name == "oauth_revoke":
-            for grant in oauth_store.revoke(args[0]):
+            for grant in oauth_tokens.revoke(args[0]):
                 notify(f"Revoked “{grant.app_name}” ({grant.client})", "Its next request is refused.")
         else:
             return False

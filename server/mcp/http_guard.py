@@ -28,7 +28,7 @@ from starlette.datastructures import Headers
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vault_recall.server.config import oauth_store
+from vault_recall.server.config import oauth_store, oauth_tokens
 from vault_recall.server.config.config_file import ConfigError
 from vault_recall.server.config.tokens import MAX_TOKEN_LENGTH, token_hash
 from vault_recall.server.mcp.http_answers import ANSWER_KEY, AnswerHolder, AnswerWatch
@@ -279,7 +279,7 @@ class EndpointGuard:
         assert self._limiter is not None
         try:
             client, why = await anyio.to_thread.run_sync(
-                oauth_store.client_of_access_token, token, limiter=self._limiter
+                oauth_tokens.client_of_access_token, token, limiter=self._limiter
             )
         except oauth_store.OAuthStoreError as exc:
             log.warning("refused a request: %s", exc)

@@ -1,4 +1,4 @@
-"""The MCP SDK's authorization-server provider over our OAuth store (server/config/oauth_store.py).
+"""The MCP SDK's authorization-server provider over our OAuth store (server/config/oauth_*.py).
 
 The SDK's handlers (mcp.server.auth.handlers) parse and check every OAuth request — PKCE, the
 redirect URI, the client's grant types, code expiry — and call this provider for what is ours:
@@ -41,8 +41,9 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 from starlette.requests import Request
 
-from vault_recall.server.config import oauth_store
-from vault_recall.server.config.oauth_store import ApprovalError, GrantGone
+from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
+from vault_recall.server.config.oauth_approvals import ApprovalError
+from vault_recall.server.config.oauth_tokens import GrantGone
 from vault_recall.server.mcp.http_address import is_loopback
 
 T = TypeVar("T")
@@ -128,8 +129,8 @@ class RecallOAuthProvider:
         app = await self.get_app(client_id)
         return None if app is None else RegisteredApp.model_validate_json(app.info)
 
-    async def get_app(self, client_id: str) -> oauth_store.App | None:
-        return await _run(partial(oauth_store.get_app, client_id), self.limiter)
+    async def get_app(self, client_id: str) -> oauth_approvals.App | None:
+        return await _run(partial(oauth_approvals.get_app, client_id), self.limiter)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         for uri in client_info.redirect_uris or []:
@@ -138,7 +139,7 @@ class RecallOAuthProvider:
                 raise RegistrationError("invalid_redirect_uri", problem)
         info = client_info.model_dump(mode="json", exclude={"client_secret"}, exclude_none=True)
         store = partial(
-            oauth_store.register_app,
+            oauth_approvals.register_app,
             client_info.client_id,
             app_name(client_info),
             json.dumps(info, sort_keys=True),
@@ -157,7 +158,7 @@ class RecallOAuthProvider:
         if app is None:
             raise AuthorizeError("unauthorized_client", "this app is not registered here")
         opening = partial(
-            oauth_store.open_request,
+            oauth_approvals.open_request,
             app,
             redirect_uri=str(params.redirect_uri),
             redirect_explicit=params.redirect_uri_provided_explicitly,
@@ -185,7 +186,7 @@ class RecallOAuthProvider:
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> AuthorizationCode | None:
         # A used code is loaded too, so that its exchange sees the replay and revokes the grant.
-        code = await _run(partial(oauth_store.load_code, authorization_code), self.limiter)
+        code = await _run(partial(oauth_tokens.load_code, authorization_code), self.limiter)
         if code is None:
             return None
         return AuthorizationCode(
@@ -203,7 +204,7 @@ class RecallOAuthProvider:
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
         try:
-            exchange = partial(oauth_store.exchange_code, authorization_code.code, access_seconds=self.access_seconds)
+            exchange = partial(oauth_tokens.exchange_code, authorization_code.code, access_seconds=self.access_seconds)
             issued = await _run(exchange, self.limiter)
         except GrantGone as exc:
             events.info("refused an authorization code of %r: %s", client.client_name, exc)
@@ -211,7 +212,7 @@ class RecallOAuthProvider:
         return _token(issued)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
-        token = await _run(partial(oauth_store.load_token, refresh_token), self.limiter)
+        token = await _run(partial(oauth_tokens.load_token, refresh_token), self.limiter)
         if token is None or token.kind != "refresh":
             return None
         return RefreshToken(
@@ -226,7 +227,7 @@ class RecallOAuthProvider:
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
         exchange = partial(
-            oauth_store.exchange_refresh, refresh_token.token, tuple(scopes), access_seconds=self.access_seconds
+            oauth_tokens.exchange_refresh, refresh_token.token, tuple(scopes), access_seconds=self.access_seconds
         )
         try:
             issued = await _run(exchange, self.limiter)
@@ -236,7 +237,7 @@ class RecallOAuthProvider:
         return _token(issued)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
-        found = await _run(partial(oauth_store.load_token, token), self.limiter)
+        found = await _run(partial(oauth_tokens.load_token, token), self.limiter)
         if found is None or found.kind != "access" or found.revoked or found.expires < time.time():
             return None
         return AccessToken(
@@ -248,7 +249,7 @@ class RecallOAuthProvider:
         )
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
-        await _run(partial(oauth_store.revoke_token, token.token), self.limiter)
+        await _run(partial(oauth_tokens.revoke_token, token.token), self.limiter)
 
     async def exchange_identity_assertion(
         self, client: OAuthClientInformationFull, params: IdentityAssertionParams
@@ -258,7 +259,7 @@ class RecallOAuthProvider:
         raise TokenError("unsupported_grant_type", "this server grants access only through the person's approval")
 
 
-def _token(issued: oauth_store.Issued) -> OAuthToken:
+def _token(issued: oauth_tokens.Issued) -> OAuthToken:
     return OAuthToken(
         access_token=issued.access_token,
         token_type="Bearer",
@@ -312,7 +313,7 @@ class HashedClientAuthenticator(ClientAuthenticator):
         elif client.token_endpoint_auth_method == "client_secret_post":
             value = form.get("client_secret")
             presented = value if isinstance(value, str) else None
-        if app.secret_sha256 is not None and not oauth_store.secret_matches(app, presented):
+        if app.secret_sha256 is not None and not oauth_approvals.secret_matches(app, presented):
             raise AuthenticationError("Invalid client_secret" if presented else "Client secret is required")
         return client
 

@@ -37,8 +37,9 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, Router, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from vault_recall.server.config import oauth_store
-from vault_recall.server.config.oauth_store import ApprovalError, OAuthStoreError
+from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
+from vault_recall.server.config.oauth_approvals import ApprovalError
+from vault_recall.server.config.oauth_store import OAuthStoreError
 from vault_recall.server.mcp import oauth_page
 from vault_recall.server.mcp.http_address import PATH, PublicUrl, is_loopback
 from vault_recall.server.mcp.http_guard import host_name
@@ -166,9 +167,9 @@ async def _revoke(
     token = (await request.form()).get("token")
     if not isinstance(token, str) or not token:
         return JSONResponse({"error": "invalid_request", "error_description": "token is required"}, status_code=400)
-    found = await anyio.to_thread.run_sync(oauth_store.load_token, token, limiter=provider.limiter)
+    found = await anyio.to_thread.run_sync(oauth_tokens.load_token, token, limiter=provider.limiter)
     if found is not None and found.client_id == client.client_id:
-        await anyio.to_thread.run_sync(oauth_store.revoke_token, token, limiter=provider.limiter)
+        await anyio.to_thread.run_sync(oauth_tokens.revoke_token, token, limiter=provider.limiter)
     return Response(status_code=200, headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
 
 
@@ -176,7 +177,7 @@ async def _wait_page(limiter: anyio.CapacityLimiter, request: Request) -> Respon
     """Where /authorize sends the browser: waits for the person, then returns it to the app
     with the code (approved) or `access_denied` (denied, or not answered in time)."""
     handle = request.query_params.get("request", "")
-    found = await anyio.to_thread.run_sync(oauth_store.request_by_handle, handle, limiter=limiter)
+    found = await anyio.to_thread.run_sync(oauth_approvals.request_by_handle, handle, limiter=limiter)
     if found is None:
         return oauth_page.unknown()
     if found.expired(time.time()) or found.status == "denied":
@@ -190,7 +191,7 @@ async def _wait_page(limiter: anyio.CapacityLimiter, request: Request) -> Respon
     if found.status == "done":
         return oauth_page.answered(f"{found.name} was approved and has its code: you can close this page.")
     try:
-        request_now, code = await anyio.to_thread.run_sync(oauth_store.hand_out_code, handle, limiter=limiter)
+        request_now, code = await anyio.to_thread.run_sync(oauth_approvals.hand_out_code, handle, limiter=limiter)
     except ApprovalError:
         return oauth_page.unknown()
     if code is None:  # answered meanwhile by another load of this page

@@ -21,7 +21,7 @@ from tests.support.http_e2e import running_endpoint
 from tests.support.oauth_browser import open_authorization, query_of, redirect_after_answer, reload
 from tests.support.sni_host import SessionBus, find_node, panel
 from vault_recall.app.state.config_store import save_config
-from vault_recall.server.config import oauth_store
+from vault_recall.server.config import oauth_tokens
 from vault_recall.server.config.config_file import Config, VaultEntry
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -76,8 +76,8 @@ async def test_the_tray_tells_of_a_waiting_app_approves_it_with_a_click_and_revo
                     "the waiting app in the menu",
                 )
                 await host.click(service, find_node(root, "Apps waiting for approval (1)", approve_label)["id"])
-                await host.until(lambda: oauth_store.grants(), "the approval")
-                assert [g.client for g in oauth_store.grants()] == ["desk-app"]
+                await host.until(lambda: oauth_tokens.grants(), "the approval")
+                assert [g.client for g in oauth_tokens.grants()] == ["desk-app"]
                 landed = query_of(redirect_after_answer(waiting))  # the browser goes on, with a code
                 assert landed["code"].startswith("vrc_") and landed["state"] == "s"
                 assert reload(waiting).status_code == 200  # and only once
@@ -89,7 +89,7 @@ async def test_the_tray_tells_of_a_waiting_app_approves_it_with_a_click_and_revo
                 await host.click(
                     service, find_node(root, "Apps connected with OAuth", "Revoke “Desk app” (desk-app)")["id"]
                 )
-                await host.until(lambda: oauth_store.grants() == [], "the grant to be revoked")
+                await host.until(lambda: oauth_tokens.grants() == [], "the grant to be revoked")
     assert "Traceback" not in (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")
 
 

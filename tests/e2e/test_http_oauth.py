@@ -40,7 +40,7 @@ from tests.support.oauth_browser import (
     vault_recall,
 )
 from vault_recall.app.state.config_store import update_config
-from vault_recall.server.config import oauth_store
+from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
 from vault_recall.server.config.config_file import VaultEntry, activity_path
 
 pytestmark = [pytest.mark.e2e]
@@ -423,7 +423,7 @@ def test_an_unapproved_registration_gets_nothing(tmp_path: Path) -> None:
             assert page.status_code == 200 and "approve" in page.text
         guessed = exchange(endpoint, "vrc_" + "A" * 43, client_id, verifier)
         assert guessed.status_code == 400 and guessed.json()["error"] == "invalid_grant"
-        assert oauth_store.grants() == []
+        assert oauth_tokens.grants() == []
         listed = vault_recall("client", "grants").stdout
         assert waiting.approval_code in listed and "Eager app" in listed
         denied = vault_recall("client", "deny", waiting.approval_code)
@@ -488,7 +488,7 @@ def test_pkce_missing_or_wrong_gets_no_token(tmp_path: Path) -> None:
         assert query_of(httpx2.get(f"{base}/authorize", params=plain, timeout=30).headers["location"])["error"] == (
             "invalid_request"
         )
-        assert oauth_store.pending_requests() == []  # nothing reached the person
+        assert oauth_approvals.pending_requests() == []  # nothing reached the person
         verifier, challenge = pkce()
         landed = approved_code(base, client_id, challenge)
         wrong = exchange(endpoint, landed["code"], client_id, pkce()[0])
@@ -530,7 +530,7 @@ def test_a_resource_of_another_server_is_refused_at_authorization(tmp_path: Path
         )
         assert answer.status_code == 302
         assert query_of(answer.headers["location"])["error"] == "invalid_target"
-        assert oauth_store.pending_requests() == []
+        assert oauth_approvals.pending_requests() == []
 
 
 def test_a_page_shows_the_app_name_as_text_never_as_markup(tmp_path: Path) -> None:

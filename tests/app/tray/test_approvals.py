@@ -16,7 +16,7 @@ from vault_recall.app.tray.approvals import (
     with_approvals,
 )
 from vault_recall.app.tray.menu import Item
-from vault_recall.server.config import oauth_store
+from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
 from vault_recall.server.config.config_file import load_config
 
 MENU = (Item("Vault: healthy"), Item("Quit Vault Recall", ("quit",)))
@@ -29,12 +29,12 @@ class Told(list[tuple[str, str]]):
         self.append((summary, body))
 
 
-def _waiting_request(name: str = "Claude Code", client_id: str = "app-1") -> oauth_store.Request:
+def _waiting_request(name: str = "Claude Code", client_id: str = "app-1") -> oauth_approvals.Request:
     info = {"client_id": client_id, "client_name": name, "redirect_uris": ["http://127.0.0.1:5000/cb"]}
-    oauth_store.register_app(client_id, name, json.dumps(info), None)
-    app = oauth_store.get_app(client_id)
+    oauth_approvals.register_app(client_id, name, json.dumps(info), None)
+    app = oauth_approvals.get_app(client_id)
     assert app is not None
-    _, request = oauth_store.open_request(
+    _, request = oauth_approvals.open_request(
         app,
         redirect_uri="http://127.0.0.1:5000/cb",
         redirect_explicit=True,
@@ -71,7 +71,7 @@ def test_approving_from_the_menu_grants_registers_the_client_and_says_so() -> No
     request = _waiting_request()
     told = Told()
     assert approval_action(("oauth_approve", request.approval_code), told)
-    (grant,) = oauth_store.grants()
+    (grant,) = oauth_tokens.grants()
     assert grant.client == "claude-code"
     assert load_config().client("claude-code") is not None
     assert told == [("Approved “Claude Code” as claude-code", "Its browser page returns it to the app.")]
@@ -79,7 +79,7 @@ def test_approving_from_the_menu_grants_registers_the_client_and_says_so() -> No
     assert menu[1].text == "Apps connected with OAuth"
     assert menu[1].submenu == (Item("Revoke “Claude Code” (claude-code)", ("oauth_revoke", grant.id)),)
     assert approval_action(("oauth_revoke", grant.id), told)
-    assert oauth_store.grants() == [] and told[-1][0] == "Revoked “Claude Code” (claude-code)"
+    assert oauth_tokens.grants() == [] and told[-1][0] == "Revoked “Claude Code” (claude-code)"
 
 
 def test_an_answer_that_came_too_late_is_told_not_raised() -> None:
@@ -89,7 +89,7 @@ def test_an_answer_that_came_too_late_is_told_not_raised() -> None:
     assert approval_action(("oauth_approve", request.approval_code), told)
     assert told[0][0] == "Denied “Claude Code”"
     assert "already denied" in told[1][1]
-    assert oauth_store.grants() == []
+    assert oauth_tokens.grants() == []
     assert not approval_action(("quit",), told)
 
 

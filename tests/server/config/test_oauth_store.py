@@ -10,22 +10,23 @@ import stat
 
 import pytest
 
-from vault_recall.server.config import oauth_store
-from vault_recall.server.config.oauth_store import ApprovalError, GrantGone
+from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
+from vault_recall.server.config.oauth_approvals import ApprovalError
+from vault_recall.server.config.oauth_tokens import GrantGone
 
 NOW = 1_800_000_000.0
 
 
-def _app(name: str = "Claude Code", client_id: str = "app-1", secret: str | None = None) -> oauth_store.App:
+def _app(name: str = "Claude Code", client_id: str = "app-1", secret: str | None = None) -> oauth_approvals.App:
     info = {"client_id": client_id, "client_name": name, "redirect_uris": ["http://127.0.0.1:5000/callback"]}
-    oauth_store.register_app(client_id, name, json.dumps(info), secret, now=NOW)
-    app = oauth_store.get_app(client_id)
+    oauth_approvals.register_app(client_id, name, json.dumps(info), secret, now=NOW)
+    app = oauth_approvals.get_app(client_id)
     assert app is not None
     return app
 
 
-def _request(app: oauth_store.App, now: float = NOW) -> tuple[str, oauth_store.Request]:
-    return oauth_store.open_request(
+def _request(app: oauth_approvals.App, now: float = NOW) -> tuple[str, oauth_approvals.Request]:
+    return oauth_approvals.open_request(
         app,
         redirect_uri="http://127.0.0.1:5000/callback",
         redirect_explicit=True,
@@ -38,49 +39,49 @@ def _request(app: oauth_store.App, now: float = NOW) -> tuple[str, oauth_store.R
     )
 
 
-def _granted(client: str | None = None, name: str = "Claude Code", app_id: str = "app-1") -> oauth_store.Issued:
+def _granted(client: str | None = None, name: str = "Claude Code", app_id: str = "app-1") -> oauth_tokens.Issued:
     handle, request = _request(_app(name, app_id))
-    oauth_store.approve(request.approval_code, client, now=NOW + 1)
-    _, code = oauth_store.hand_out_code(handle, now=NOW + 2)
+    oauth_approvals.approve(request.approval_code, client, now=NOW + 1)
+    _, code = oauth_approvals.hand_out_code(handle, now=NOW + 2)
     assert code is not None
-    return oauth_store.exchange_code(code, now=NOW + 3)
+    return oauth_tokens.exchange_code(code, now=NOW + 3)
 
 
 def test_a_request_stays_pending_until_the_person_approves_it() -> None:
     handle, request = _request(_app())
-    assert oauth_store.hand_out_code(handle, now=NOW + 5)[1] is None
-    assert [r.approval_code for r in oauth_store.pending_requests(now=NOW + 5)] == [request.approval_code]
-    oauth_store.approve(request.approval_code, now=NOW + 6)
-    answered, code = oauth_store.hand_out_code(handle, now=NOW + 7)
+    assert oauth_approvals.hand_out_code(handle, now=NOW + 5)[1] is None
+    assert [r.approval_code for r in oauth_approvals.pending_requests(now=NOW + 5)] == [request.approval_code]
+    oauth_approvals.approve(request.approval_code, now=NOW + 6)
+    answered, code = oauth_approvals.hand_out_code(handle, now=NOW + 7)
     assert code is not None and code.startswith("vrc_")
     assert answered.status == "approved"
-    assert oauth_store.hand_out_code(handle, now=NOW + 8)[1] is None  # one code per request
-    assert oauth_store.pending_requests(now=NOW + 8) == []
+    assert oauth_approvals.hand_out_code(handle, now=NOW + 8)[1] is None  # one code per request
+    assert oauth_approvals.pending_requests(now=NOW + 8) == []
 
 
 def test_a_request_not_approved_in_time_can_no_longer_be_approved() -> None:
     _, request = _request(_app())
     later = NOW + oauth_store.REQUEST_SECONDS + 1
-    assert oauth_store.pending_requests(now=later) == []
+    assert oauth_approvals.pending_requests(now=later) == []
     with pytest.raises(ApprovalError, match="expired"):
-        oauth_store.approve(request.approval_code, now=later)
+        oauth_approvals.approve(request.approval_code, now=later)
 
 
 def test_a_denied_request_gives_no_code_and_cannot_be_approved_after() -> None:
     handle, request = _request(_app())
-    oauth_store.deny(request.approval_code.lower().replace("-", " "), now=NOW + 1)
-    assert oauth_store.hand_out_code(handle, now=NOW + 2)[1] is None
+    oauth_approvals.deny(request.approval_code.lower().replace("-", " "), now=NOW + 1)
+    assert oauth_approvals.hand_out_code(handle, now=NOW + 2)[1] is None
     with pytest.raises(ApprovalError, match="already denied"):
-        oauth_store.approve(request.approval_code, now=NOW + 3)
+        oauth_approvals.approve(request.approval_code, now=NOW + 3)
 
 
 def test_an_approval_code_is_read_as_a_person_types_it() -> None:
-    assert oauth_store.normal_approval_code(" abcd efgh ") == "ABCD-EFGH"
-    assert oauth_store.normal_approval_code("ABCDEFGH") == "ABCD-EFGH"
-    assert oauth_store.normal_approval_code("ABCD-EFG") is None
-    assert oauth_store.normal_approval_code("ABCD-EFG1") is None  # 1 is never in a code: it reads as I or L
+    assert oauth_approvals.normal_approval_code(" abcd efgh ") == "ABCD-EFGH"
+    assert oauth_approvals.normal_approval_code("ABCDEFGH") == "ABCD-EFGH"
+    assert oauth_approvals.normal_approval_code("ABCD-EFG") is None
+    assert oauth_approvals.normal_approval_code("ABCD-EFG1") is None  # 1 is never in a code: it reads as I or L
     with pytest.raises(ApprovalError, match="not an approval code"):
-        oauth_store.approve("drop table")
+        oauth_approvals.approve("drop table")
 
 
 @pytest.mark.parametrize(
@@ -95,101 +96,101 @@ def test_an_approval_code_is_read_as_a_person_types_it() -> None:
     ],
 )
 def test_an_app_is_approved_as_a_client_id_made_of_its_name_unless_told(name: str, client: str) -> None:
-    assert oauth_store.suggested_client_id(name) == client
+    assert oauth_approvals.suggested_client_id(name) == client
 
 
 def test_every_token_of_a_grant_acts_as_the_client_it_was_approved_as() -> None:
     issued = _granted("work-laptop")
-    assert oauth_store.client_of_access_token(issued.access_token, now=NOW + 10) == ("work-laptop", "")
-    refreshed = oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 20)
-    assert oauth_store.client_of_access_token(refreshed.access_token, now=NOW + 21) == ("work-laptop", "")
+    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 10) == ("work-laptop", "")
+    refreshed = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 20)
+    assert oauth_tokens.client_of_access_token(refreshed.access_token, now=NOW + 21) == ("work-laptop", "")
 
 
 def test_an_approval_as_an_impossible_client_id_is_refused() -> None:
     _, request = _request(_app())
     with pytest.raises(ApprovalError, match="cannot be a client id"):
-        oauth_store.approve(request.approval_code, "Not An Id!", now=NOW + 1)
-    assert [r.approval_code for r in oauth_store.pending_requests(now=NOW + 1)] == [request.approval_code]
+        oauth_approvals.approve(request.approval_code, "Not An Id!", now=NOW + 1)
+    assert [r.approval_code for r in oauth_approvals.pending_requests(now=NOW + 1)] == [request.approval_code]
 
 
 def test_a_code_is_used_once_and_its_replay_revokes_the_grant() -> None:
     handle, request = _request(_app())
-    oauth_store.approve(request.approval_code, now=NOW + 1)
-    _, code = oauth_store.hand_out_code(handle, now=NOW + 2)
+    oauth_approvals.approve(request.approval_code, now=NOW + 1)
+    _, code = oauth_approvals.hand_out_code(handle, now=NOW + 2)
     assert code is not None
-    issued = oauth_store.exchange_code(code, now=NOW + 3)
+    issued = oauth_tokens.exchange_code(code, now=NOW + 3)
     with pytest.raises(GrantGone, match="already used"):
-        oauth_store.exchange_code(code, now=NOW + 4)
-    client, why = oauth_store.client_of_access_token(issued.access_token, now=NOW + 5)
+        oauth_tokens.exchange_code(code, now=NOW + 4)
+    client, why = oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 5)
     assert client is None and "revoked" in why
     with pytest.raises(GrantGone, match="revoked"):
-        oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 6)
+        oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 6)
 
 
 def test_a_code_expires() -> None:
     handle, request = _request(_app())
-    oauth_store.approve(request.approval_code, now=NOW + 1)
-    _, code = oauth_store.hand_out_code(handle, now=NOW + 2)
+    oauth_approvals.approve(request.approval_code, now=NOW + 1)
+    _, code = oauth_approvals.hand_out_code(handle, now=NOW + 2)
     assert code is not None
     with pytest.raises(GrantGone, match="expired"):
-        oauth_store.exchange_code(code, now=NOW + 3 + oauth_store.CODE_SECONDS)
+        oauth_tokens.exchange_code(code, now=NOW + 3 + oauth_store.CODE_SECONDS)
 
 
 def test_a_refresh_token_is_rotated_and_a_used_one_presented_again_revokes_the_grant() -> None:
     issued = _granted()
-    second = oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 10)
+    second = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 10)
     assert second.refresh_token != issued.refresh_token and second.access_token != issued.access_token
     later = NOW + 10 + oauth_store.REFRESH_REUSE_SECONDS + 1
     with pytest.raises(GrantGone, match="already used"):
-        oauth_store.exchange_refresh(issued.refresh_token, (), now=later)
-    assert oauth_store.client_of_access_token(second.access_token, now=later + 1)[0] is None
-    assert oauth_store.grants() == []
+        oauth_tokens.exchange_refresh(issued.refresh_token, (), now=later)
+    assert oauth_tokens.client_of_access_token(second.access_token, now=later + 1)[0] is None
+    assert oauth_tokens.grants() == []
 
 
 def test_a_client_refreshing_twice_at_once_gets_two_pairs_and_keeps_its_grant() -> None:
     issued = _granted()
-    first = oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 10)
-    second = oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 10.5)
+    first = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 10)
+    second = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 10.5)
     assert first.access_token != second.access_token
     for pair in (first, second):
-        assert oauth_store.client_of_access_token(pair.access_token, now=NOW + 11)[0] == "claude-code"
+        assert oauth_tokens.client_of_access_token(pair.access_token, now=NOW + 11)[0] == "claude-code"
     # The window runs from the first use, not the last: the token stays spent.
     with pytest.raises(GrantGone, match="already used"):
-        oauth_store.exchange_refresh(issued.refresh_token, (), now=NOW + 10 + oauth_store.REFRESH_REUSE_SECONDS + 1)
+        oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 10 + oauth_store.REFRESH_REUSE_SECONDS + 1)
 
 
 def test_an_access_token_expires_after_an_hour_and_a_refresh_gives_a_new_one() -> None:
     issued = _granted()
     late = NOW + 3 + oauth_store.ACCESS_SECONDS + 1
-    client, why = oauth_store.client_of_access_token(issued.access_token, now=late)
+    client, why = oauth_tokens.client_of_access_token(issued.access_token, now=late)
     assert client is None and "expired" in why
-    fresh = oauth_store.exchange_refresh(issued.refresh_token, (), now=late)
-    assert oauth_store.client_of_access_token(fresh.access_token, now=late + 1)[0] == "claude-code"
+    fresh = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=late)
+    assert oauth_tokens.client_of_access_token(fresh.access_token, now=late + 1)[0] == "claude-code"
 
 
 def test_revoking_a_client_stops_every_grant_of_it_and_no_other() -> None:
     claude = _granted()
     codex = _granted("codex", "Codex", "app-2")
-    revoked = oauth_store.revoke("claude-code", now=NOW + 10)
+    revoked = oauth_tokens.revoke("claude-code", now=NOW + 10)
     assert [g.client for g in revoked] == ["claude-code"]
-    assert oauth_store.client_of_access_token(claude.access_token, now=NOW + 11)[0] is None
-    assert oauth_store.client_of_access_token(codex.access_token, now=NOW + 11)[0] == "codex"
+    assert oauth_tokens.client_of_access_token(claude.access_token, now=NOW + 11)[0] is None
+    assert oauth_tokens.client_of_access_token(codex.access_token, now=NOW + 11)[0] == "codex"
     with pytest.raises(GrantGone, match="revoked"):
-        oauth_store.exchange_refresh(claude.refresh_token, (), now=NOW + 12)
-    assert [g.client for g in oauth_store.grants()] == ["codex"]
+        oauth_tokens.exchange_refresh(claude.refresh_token, (), now=NOW + 12)
+    assert [g.client for g in oauth_tokens.grants()] == ["codex"]
 
 
 def test_a_grant_is_revoked_by_its_own_id_too() -> None:
     issued = _granted()
-    (grant,) = oauth_store.grants()
-    assert [g.id for g in oauth_store.revoke(grant.id, now=NOW + 10)] == [grant.id]
-    assert oauth_store.client_of_access_token(issued.access_token, now=NOW + 11)[0] is None
+    (grant,) = oauth_tokens.grants()
+    assert [g.id for g in oauth_tokens.revoke(grant.id, now=NOW + 10)] == [grant.id]
+    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 11)[0] is None
 
 
 def test_a_token_that_is_not_ours_names_no_client() -> None:
-    assert oauth_store.client_of_access_token("vra_" + "x" * 43, now=NOW)[0] is None
-    assert oauth_store.client_of_access_token("vrt_" + "x" * 43, now=NOW)[0] is None
-    assert oauth_store.load_token("vra_" + "x" * 1000) is None
+    assert oauth_tokens.client_of_access_token("vra_" + "x" * 43, now=NOW)[0] is None
+    assert oauth_tokens.client_of_access_token("vrt_" + "x" * 43, now=NOW)[0] is None
+    assert oauth_tokens.load_token("vra_" + "x" * 1000) is None
 
 
 def test_a_flood_of_authorizations_is_refused_past_the_limit() -> None:
@@ -203,8 +204,8 @@ def test_a_flood_of_authorizations_is_refused_past_the_limit() -> None:
 def test_the_store_is_readable_by_its_owner_only_and_holds_no_secret() -> None:
     issued = _granted()
     app = _app("Confidential", "app-9", secret="s3cret-value")
-    assert oauth_store.secret_matches(app, "s3cret-value")
-    assert not oauth_store.secret_matches(app, "s3cret-valuf")
+    assert oauth_approvals.secret_matches(app, "s3cret-value")
+    assert not oauth_approvals.secret_matches(app, "s3cret-valuf")
     path = oauth_store.store_path()
     assert path.with_name(path.name + "-wal").exists()  # written as WAL
     files = [p for p in path.parent.iterdir() if p.name.startswith(path.name)]  # the store, its WAL and index
@@ -218,12 +219,12 @@ def test_the_store_is_readable_by_its_owner_only_and_holds_no_secret() -> None:
 
 def test_a_store_removed_while_in_use_is_made_again_not_read_from_a_stale_connection() -> None:
     issued = _granted()
-    assert oauth_store.client_of_access_token(issued.access_token, now=NOW + 5)[0] == "claude-code"
+    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 5)[0] == "claude-code"
     path = oauth_store.store_path()
     for leftover in path.parent.glob(path.name + "*"):
         leftover.unlink()
-    assert oauth_store.client_of_access_token(issued.access_token, now=NOW + 6)[0] is None
-    assert oauth_store.grants() == []
+    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 6)[0] is None
+    assert oauth_tokens.grants() == []
     assert path.exists()
 
 
@@ -237,15 +238,17 @@ def test_a_flood_of_registrations_keeps_the_store_bounded_and_the_granted_app(mo
     flood = oauth_store.MAX_REGISTRATIONS + 50
     for number in range(flood):
         info = json.dumps({"client_id": f"flood-{number}", "redirect_uris": ["http://127.0.0.1:9/cb"]})
-        oauth_store.register_app(f"flood-{number}", "Flood", info, None, now=NOW + 10 + number)
+        oauth_approvals.register_app(f"flood-{number}", "Flood", info, None, now=NOW + 10 + number)
     with sqlite3.connect(oauth_store.store_path()) as raw:
         (apps,) = raw.execute("SELECT COUNT(*) FROM apps").fetchone()
     assert apps <= oauth_store.MAX_REGISTRATIONS
-    assert oauth_store.get_app("app-1") is not None
-    assert oauth_store.get_app("flood-0") is None  # the oldest went first
-    assert oauth_store.get_app(f"flood-{flood - 1}") is not None
-    assert oauth_store.client_of_access_token(issued.access_token, now=NOW + 20)[0] is not None
+    assert oauth_approvals.get_app("app-1") is not None
+    assert oauth_approvals.get_app("flood-0") is None  # the oldest went first
+    assert oauth_approvals.get_app(f"flood-{flood - 1}") is not None
+    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 20)[0] is not None
     # A day later, registrations never approved are forgotten at the next registration.
-    oauth_store.register_app("late", "Late", "{}", None, now=NOW + 10 + flood + oauth_store.UNUSED_REGISTRATION_SECONDS)
-    assert oauth_store.get_app(f"flood-{flood - 1}") is None
-    assert oauth_store.get_app("app-1") is not None
+    oauth_approvals.register_app(
+        "late", "Late", "{}", None, now=NOW + 10 + flood + oauth_store.UNUSED_REGISTRATION_SECONDS
+    )
+    assert oauth_approvals.get_app(f"flood-{flood - 1}") is None
+    assert oauth_approvals.get_app("app-1") is not None
