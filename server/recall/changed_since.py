@@ -37,11 +37,10 @@ from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import parse_note
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.packing import compact_json, json_size
-from vault_recall.server.recall.record_tally import plain_note
 from vault_recall.server.recall.results import ChangedNote, Envelope
 from vault_recall.server.recall.scan import as_listed
-from vault_recall.server.recall.scope import Exposure, Scope
-from vault_recall.server.recall.view import in_view
+from vault_recall.server.recall.scope import Scope
+from vault_recall.server.recall.view import in_view, seen_from_bytes
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import check_vault_folder, vault_name
 from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
@@ -145,39 +144,6 @@ def _revision_as_seen(scope: Scope, chain: FolderChain, path: str, templates: Te
     if note is None and trouble is None:
         return None
     return hashlib.sha256(raw.data).hexdigest()
-
-
-def seen_from_bytes(exposure: Exposure, data: bytes) -> bool | None:
-    """Whether a client sees a note outside the template folders (`view.in_view` gives it the
-    note or a problem), told from its bytes when they are plain enough; None: parse it.
-
-    Every call checks every note the client holds (up to MAX_REMEMBERED), and parsing each was
-    most of that check.  A client that sees the whole vault sees every note, valid or broken.
-    Any other sees records of its subjects only: a note with no properties block is none (if
-    its text is UTF-8 and starts with no BOM), and one whose block is of the plainest shape is
-    told by record_tally.plain_note; anything else is parsed."""
-    if exposure.mode == "vault":
-        return True
-    if data.startswith(_BLOCK_STARTS):
-        plain = plain_note(data, len(data))
-        if plain is None:
-            return None
-        return plain.record is not None and exposure.allows_record_subjects(plain.record[0])
-    if data.startswith(_BOMS) or not (data.isascii() or _utf8(data)):
-        return None
-    return False
-
-
-_BLOCK_STARTS = (b"---", b"\xef\xbb\xbf---")
-_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
-
-
-def _utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def attach(result: Envelope, changes: Sequence[Changed], budget: int | None) -> list[Changed]:

@@ -55,6 +55,9 @@ _PROPERTY = (
 )
 # The whole block: the opening line (after at most the one BOM decoding drops), such
 # properties only, then the closing line exactly.
+# How a note with a properties block begins (after at most the one BOM decoding drops).
+UTF8_BOM = b"\xef\xbb\xbf"
+BLOCK_STARTS = (b"---", UTF8_BOM + b"---")
 _PLAIN_BLOCK = re.compile(rb"(?:\xef\xbb\xbf)?---\r?\n((?:" + _PROPERTY + rb")+)---\r?\n")
 # The same for a block of ASCII text only, written to be quick: no letters outside ASCII, runs
 # of plain characters taken at once and never given back (possessive), no groups but the
@@ -128,7 +131,7 @@ def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
     if len(set(names)) != len(names) or not _KEYWORD_NAMES.isdisjoint(names):
         return None  # a duplicate is an error to YAML; a keyword name is no text
     if b"subject" not in names:
-        return PlainNote(None) if _utf8(start, length) else None
+        return PlainNote(None) if is_utf8(start, length) else None
     found = {name: (value.rstrip(b" "), b"") for name, value in lines if name in _RECORD_NAMES}
     if not found[b"subject"][0]:
         listed = _SUBJECT_ITEMS.search(start, first, last)
@@ -145,7 +148,7 @@ def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
     elif kind == "event":
         return None  # an event needs a date
     # The body must be UTF-8 as well, or the note is reported instead of counted.
-    return PlainNote((subjects, status, kind)) if _utf8(start, length) else None
+    return PlainNote((subjects, status, kind)) if is_utf8(start, length) else None
 
 
 def _calendar_date(written: bytes) -> bool:
@@ -159,7 +162,8 @@ def _calendar_date(written: bytes) -> bool:
     return True
 
 
-def _utf8(start: bytes | bytearray, length: int) -> bool:
+def is_utf8(start: bytes | bytearray, length: int) -> bool:
+    """Are the first `length` bytes of `start` UTF-8 text?"""
     if len(start) == length and start.isascii():
         return True  # the whole note, and ASCII: no need to decode it
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
 import zlib
 from array import array
 from bisect import bisect_right
@@ -18,7 +17,7 @@ from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.arguments import check_range, check_subject
 from vault_recall.server.recall.hit_lines import HitLines, LineCounter
 from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, shortened_by
-from vault_recall.server.recall.record_tally import plain_note
+from vault_recall.server.recall.record_tally import BLOCK_STARTS, UTF8_BOM, is_utf8, plain_note
 from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchResult
 from vault_recall.server.recall.scan import Looked, NoteChanged, as_seen, each_looked_at, record_item
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -160,7 +159,7 @@ def _looker(
                 return False
         elif not worth(data):
             return False
-        opens_block = data.startswith(_BLOCK_STARTS)
+        opens_block = data.startswith(BLOCK_STARTS)
         plain = plain_note(data, len(data)) if opens_block else None
         if records_only:
             if plain is None:
@@ -175,17 +174,17 @@ def _looker(
                 return False
         elif opens_block and plain is None:
             return True  # properties to parse: they may be broken, a problem to report
-        elif not opens_block and data.startswith(_BOM):
+        elif not opens_block and data.startswith(UTF8_BOM):
             return True  # left to the full reading
         if view is not None:
             # An ASCII phrase is counted on the view's bytes: its lines are the text's (UTF-8
             # never writes a '\n' byte inside a character), and a line holds the phrase in the
             # text exactly when it does in the view.  Only the text must be UTF-8 (plain_note
             # has checked that of a note with properties).
-            if plain is None and not data.isascii() and not _utf8(data):
+            if plain is None and not is_utf8(data, len(data)):
                 return True  # reported as a problem by the full reading
-            if lowered.startswith(_BOM):
-                lowered = lowered[len(_BOM) :]
+            if lowered.startswith(UTF8_BOM):
+                lowered = lowered[len(UTF8_BOM) :]
             if b"\r" in lowered:
                 lowered = lowered.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
             lines = counter.in_lowered(lowered)
@@ -198,18 +197,6 @@ def _looker(
         return (len(data), zlib.crc32(data), lines) if lines.number else False
 
     return look
-
-
-def _utf8(data: bytes) -> bool:
-    try:
-        codecs.utf_8_decode(data, "strict", True)
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-_BOM = b"\xef\xbb\xbf"
-_BLOCK_STARTS = (b"---", _BOM + b"---")
 
 
 def could_hold(trouble: InvalidNote, pattern: Phrase) -> bool:

@@ -15,6 +15,7 @@ from typing import TypeVar
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.recall.packing import answer, pack, shorten_to_bytes
+from vault_recall.server.recall.record_tally import BLOCK_STARTS, UTF8_BOM, is_utf8, plain_note
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.results import Envelope, Packed, Problem
 from vault_recall.server.recall.scan import (
@@ -60,6 +61,31 @@ def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tu
     if record is not None and exposure.allows_record_subjects(record.subjects):
         return note, None
     return None, None
+
+
+def seen_from_bytes(exposure: Exposure, data: bytes) -> bool | None:
+    """Whether a client sees a note outside the template folders (`in_view` gives it the
+    note or a problem), told from its bytes when they are plain enough; None: parse it.
+
+    Every call checks every note the client holds (changed_since.py), and parsing each was most
+    of that check.  A client that sees the whole vault sees every note, valid or broken.
+    Any other sees records of its subjects only: a note with no properties block is none (if
+    its text is UTF-8 and starts with no BOM), and one whose block is of the plainest shape is
+    told by record_tally.plain_note; anything else is parsed."""
+    if exposure.mode == "vault":
+        return True
+    if data.startswith(BLOCK_STARTS):
+        plain = plain_note(data, len(data))
+        if plain is None:
+            return None
+        return plain.record is not None and exposure.allows_record_subjects(plain.record[0])
+    if data.startswith(_OTHER_STARTS) or not is_utf8(data, len(data)):
+        return None
+    return False
+
+
+# A BOM: UTF-8's before text that is no properties block, or UTF-16's (read decoded, whole).
+_OTHER_STARTS = (UTF8_BOM, b"\xff\xfe", b"\xfe\xff")
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ fast paths are checked to answer on them exactly as the full reading does."""
 
 from __future__ import annotations
 
+from tests.support.vaults import record
+
 TRICKY: dict[str, str | bytes] = {
     "Quoted.md": '---\n"subject": build-system\n---\ncache\n',
     "Flow.md": "---\n{subject: build-system, x: 1}\n---\ncache\n",
@@ -65,4 +67,35 @@ TRICKY: dict[str, str | bytes] = {
     "Anchored.md": "---\nx: &s build-system\nsubject: *s\n---\ncache\n",
     # Properties longer than the start a scan reads first.
     "Long properties.md": "---\npadding: " + "a" * 70_000 + "\nsubject: build-system\n---\ncache\n",
+}
+
+# Notes of the plainest shapes and their near misses: records, line ends, a BOM, accents, text
+# that is not UTF-8, ordinary notes, a template — most told from their bytes alone.
+KELVIN = "\u212a"  # the Kelvin sign: matches 'k' when case is ignored
+LONG = "cache " + "x" * 300 + " cache"
+ODD: dict[str, str | bytes] = {
+    "Plain ASCII.md": record("build-system", "cache line\nno hit\nCACHE again, cache twice\n", tags="[cache, b]"),
+    "Plain CRLF.md": record("build-system", "cache one\ncache two\n").replace("\n", "\r\n"),
+    "Plain lone CR.md": record("build-system", "cache one\rcache two\rthird\n"),
+    "Plain BOM.md": "\ufeff" + record("build-system", "cache after a BOM\n"),
+    "Plain accents.md": record("build-system", f"Caché and {KELVIN}elvin cache\nİstanbul straße\n"),
+    "Plain long line.md": record("build-system", f"{LONG}\n# cache\n"),
+    "Plain escapes.md": record("build-system", 'cache "quoted" \\ and \t tab\n'),
+    "Other subject.md": record("hiring", "cache for another subject\n"),
+    "Two subjects.md": "---\nsubject: [hiring, build-system]\n---\ncache in both\n",
+    "Block list.md": "---\nsubject:\n  - build-system\n---\ncache listed\n",
+    "Archived.md": record("build-system", "cache archived\n", status="archived"),
+    "Event.md": record("build-system", "cache event\n", kind="event", date="2026-01-05"),
+    "Bad date.md": record("build-system", "cache bad date\n", kind="event", date="2026-02-30"),
+    "Not plain.md": "---\nsubject: build-system\ntitle: 'a: b' # comment\n---\ncache not plain\n",
+    "Properties only.md": "---\ntags: [cache]\ncreated: 2024-01-01\n---\ncache in an ordinary note\n",
+    "No properties.md": "cache without properties\n\ncache\n",
+    "No properties accents.md": "Caché sans propriétés\ncache\n",
+    "No properties CR.md": b"cache one\rcache two\r\n",
+    "No properties BOM.md": "\ufeffcache after a BOM\n",
+    "Dashes.md": "----\ncache under four dashes\n",
+    "Latin-1.md": b"caf\xe9 cache\n",
+    "Latin-1 record.md": b"---\nsubject: build-system\n---\ncaf\xe9 cache\n",
+    "Broken.md": "---\nsubject: build-system\nsubject: hiring\n---\ncache broken\n",
+    "Templates/Template.md": "---\nsubject: build-system\n---\ncache in a template\n",
 }

@@ -13,41 +13,12 @@ import pytest
 from tests.support.depth import cases
 from tests.support.reference_tools import reference_search
 from tests.support.synthetic_vault import generate
-from tests.support.tricky_notes import TRICKY
-from tests.support.vaults import record, write_vault
+from tests.support.tricky_notes import KELVIN, ODD, TRICKY
+from tests.support.vaults import write_vault
 from vault_recall.server.recall import scan, search
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.listing import VaultListing, list_notes
-
-KELVIN = "\u212a"
-LONG = "cache " + "x" * 300 + " cache"
-ODD: dict[str, str | bytes] = {
-    "Plain ASCII.md": record("build-system", "cache line\nno hit\nCACHE again, cache twice\n", tags="[cache, b]"),
-    "Plain CRLF.md": record("build-system", "cache one\ncache two\n").replace("\n", "\r\n"),
-    "Plain lone CR.md": record("build-system", "cache one\rcache two\rthird\n"),
-    "Plain BOM.md": "\ufeff" + record("build-system", "cache after a BOM\n"),
-    "Plain accents.md": record("build-system", f"Caché and {KELVIN}elvin cache\nİstanbul straße\n"),
-    "Plain long line.md": record("build-system", f"{LONG}\n# cache\n"),
-    "Plain escapes.md": record("build-system", 'cache "quoted" \\ and \t tab\n'),
-    "Other subject.md": record("hiring", "cache for another subject\n"),
-    "Two subjects.md": "---\nsubject: [hiring, build-system]\n---\ncache in both\n",
-    "Block list.md": "---\nsubject:\n  - build-system\n---\ncache listed\n",
-    "Archived.md": record("build-system", "cache archived\n", status="archived"),
-    "Event.md": record("build-system", "cache event\n", kind="event", date="2026-01-05"),
-    "Bad date.md": record("build-system", "cache bad date\n", kind="event", date="2026-02-30"),
-    "Not plain.md": "---\nsubject: build-system\ntitle: 'a: b' # comment\n---\ncache not plain\n",
-    "Properties only.md": "---\ntags: [cache]\ncreated: 2024-01-01\n---\ncache in an ordinary note\n",
-    "No properties.md": "cache without properties\n\ncache\n",
-    "No properties accents.md": "Caché sans propriétés\ncache\n",
-    "No properties CR.md": b"cache one\rcache two\r\n",
-    "No properties BOM.md": "\ufeffcache after a BOM\n",
-    "Dashes.md": "----\ncache under four dashes\n",
-    "Latin-1.md": b"caf\xe9 cache\n",
-    "Latin-1 record.md": b"---\nsubject: build-system\n---\ncaf\xe9 cache\n",
-    "Broken.md": "---\nsubject: build-system\nsubject: hiring\n---\ncache broken\n",
-    "Templates/Template.md": "---\nsubject: build-system\n---\ncache in a template\n",
-}
 
 
 @pytest.fixture(scope="module")

@@ -8,36 +8,15 @@ from __future__ import annotations
 import pytest
 
 from tests.support.synthetic_vault import generate
-from tests.support.tricky_notes import TRICKY
+from tests.support.tricky_notes import ODD, TRICKY
 from tests.support.vaults import record, write_vault
 from vault_recall.server.obsidian.note import parse_note
-from vault_recall.server.recall.changed_since import seen_from_bytes
 from vault_recall.server.recall.scope import Exposure
-from vault_recall.server.recall.view import in_view
+from vault_recall.server.recall.view import in_view, seen_from_bytes
 from vault_recall.server.vault.listing import list_notes
 
-ODD: dict[str, str | bytes] = {
-    "Record.md": record("build-system", "Bazel.\n"),
-    "Other subject.md": record("hiring", "Interviews.\n"),
-    "Two subjects.md": "---\nsubject: [hiring, build-system]\n---\nBoth.\n",
-    "Block list.md": "---\nsubject:\n  - build-system\n---\nListed.\n",
-    "Archived.md": record("build-system", "Old.\n", status="archived"),
-    "Event.md": record("build-system", "Happened.\n", kind="event", date="2026-01-05"),
-    "Bad date.md": record("build-system", "Bad.\n", kind="event", date="2026-02-30"),
-    "Broken.md": "---\nsubject: build-system\nsubject: hiring\n---\nTwice.\n",
-    "Not plain.md": "---\nsubject: build-system\ntitle: 'a: b' # comment\n---\nQuoted.\n",
-    "Properties only.md": "---\ntags: [a]\n---\nOrdinary.\n",
-    "Plain.md": "No properties.\n",
-    "CRLF.md": record("build-system", "Windows.\n").replace("\n", "\r\n"),
-    "BOM.md": "\ufeff" + record("build-system", "After a BOM.\n"),
-    "BOM plain.md": "\ufeffNo properties after a BOM.\n",
-    "UTF-16.md": "\ufeffsubject: build-system\n".encode("utf-16"),
-    "Latin-1.md": b"caf\xe9 without properties\n",
-    "Latin-1 record.md": b"---\nsubject: build-system\n---\ncaf\xe9\n",
-    "Dashes.md": "----\nFour dashes.\n",
-    "Unclosed.md": "---\nsubject: build-system\nNo end.\n",
-    "Empty.md": "",
-}
+# Beside the shared odd notes: a note with no bytes at all.
+EMPTY = {"Empty.md": ""}
 EXPOSURES = [
     Exposure(mode="records"),
     Exposure(mode="subjects", subjects=frozenset({"build-system"})),
@@ -51,7 +30,7 @@ def notes(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, bytes]]:
     root = tmp_path_factory.mktemp("seen") / "v"
     generate(root, 150, seed=23, invalid=5)
     write_vault(root / "Tricky", TRICKY)
-    write_vault(root / "Odd", ODD)
+    write_vault(root / "Odd", {**ODD, **EMPTY})
     return [(path, (root / path).read_bytes()) for path in list_notes(root).paths]
 
 
