@@ -129,6 +129,8 @@ def _answer(
         widest = None if found.coverage() is None else 0.99
         return json_size(_shape(found, vault, "", dated, widest)) - json_size("") + found.text_size
 
+    first: list[Match] = []  # the record ranked first by the pass that answered
+
     def find_matches(listing: VaultListing) -> tuple[Shaped[Match, Record], list[Problem]]:
         problems: list[Problem] = []
         fresh = ordering.fresh()
@@ -138,9 +140,13 @@ def _answer(
                     problems.append(problem(record))
             elif subject in record.subjects and keep(record):
                 fresh.measure(record)
-        return Shaped(fresh.rank(), partial(shape, root=listing.root), at_least=_least_size, size=size), problems
+        ranked = fresh.rank()
+        first[:] = ranked[:1]
+        return Shaped(ranked, partial(shape, root=listing.root), at_least=_least_size, size=size), problems
 
     result = answer_anew(scope, envelope, _recall_result, find_matches, budget=budget, limit=limit)
+    if first and result["status"] != "unavailable" and all(r["path"] != first[0].path for r in result["records"]):
+        _name_first_too_large(result, first[0].path, size(first[0]), budget)
     if ordering.reports_weak:
         result["weak_match"] = not any(record.get("coverage") == 1.0 for record in result["records"])
     return result
@@ -148,6 +154,20 @@ def _answer(
 
 def _recall_result(envelope: RecallHead, records: list[Record]) -> RecallResult:
     return {**envelope, "records": records, "omitted": 0}
+
+
+def _name_first_too_large(result: RecallResult, path: str, size: int, budget: int) -> None:
+    """The record that ranks first was left out: it does not fit in the budget (it is never
+    left out for the limit).  Say which it is and its size, so that the model reads it or asks
+    with a larger budget instead of taking the smaller records that did fit, or none, for the
+    best answer there is.  The field counts against the budget like the rest: room is made by
+    leaving out the last records taken, and a path too long for even that is not named."""
+    result["first_too_large"] = {"path": path, "bytes": size}
+    while json_size(result) > budget and result["records"]:
+        result["records"].pop()
+        result["omitted"] += 1
+    if json_size(result) > budget:
+        del result["first_too_large"]
 
 
 def list_subjects(scope: Scope) -> ListSubjectsResult:

@@ -111,16 +111,24 @@ class SubjectCount(TypedDict):
     modified: str  # when one of its records last changed, ISO 8601 UTC
 
 
+class TooLarge(TypedDict):
+    """The record that ranks first, left out of a recall because it does not fit the budget."""
+
+    path: str
+    bytes: int  # its size in an answer (compact JSON, UTF-8), at most
+
+
 class RecallHead(Degradable):
     """recall_context's and recall_activity's result before packing."""
 
     subject: str
     weak_match: NotRequired[bool]  # with a query: no record returned holds every meaningful word
+    first_too_large: NotRequired[TooLarge]  # set once packed, when the first record did not fit
 
 
 class RecallResult(RecallHead):
     """recall_context and recall_activity: {status, untrusted, vault, subject, [weak_match],
-    [reason], records, omitted, [problems, problems_omitted]}."""
+    [reason], records, omitted, [first_too_large], [problems, problems_omitted]}."""
 
     records: list[Record]
     omitted: int
