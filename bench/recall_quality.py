@@ -8,7 +8,8 @@ Run from the repository's root.  The vaults, queries, methods and scoring are
 tests/support/recall_eval.py's (the tests check them there); this script runs them and prints.
 
 Per vault the table gives hit@1 and hit@3 per answerable style (an expected record first / in
-the first three), the share of answerable queries answered with no records, and for no_answer
+the first three), the shares of answerable queries answered with no records and with records
+all marked `weak_match` (BM25 never marks any), and for no_answer
 queries the shares answered with nothing, with records all marked `weak_match`, and with
 records looking confident (at least one not marked weak).  A call that raises is counted as an
 empty answer and listed under the table.
@@ -42,6 +43,7 @@ _COLUMNS = [
         for k in (1, 3)
     ),
     ("answerable empty", "ans:empty"),
+    ("answerable weak", "ans:weak"),
     ("no_answer empty", "none:empty"),
     ("no_answer weak", "none:weak"),
     ("no_answer confident", "none:conf"),

@@ -289,7 +289,7 @@ class Outcome:
 
 def metric_names() -> list[str]:
     names = [f"{style} hit@{k}" for style in ANSWERABLE for k in (1, 3)]
-    return [*names, "answerable empty", "no_answer empty", "no_answer weak", "no_answer confident"]
+    return [*names, "answerable empty", "answerable weak", "no_answer empty", "no_answer weak", "no_answer confident"]
 
 
 @dataclass
@@ -311,7 +311,9 @@ class Report:
             chosen = self.outcomes_of(method, [head])
             return _share(chosen, (lambda o: bool(o.hit_at_1)) if tail == "hit@1" else (lambda o: bool(o.hit_at_3)))
         if head == "answerable":
-            return _share(self.outcomes_of(method, ANSWERABLE), lambda o: o.empty)
+            # weak: the records all marked weak_match, though the query has an answer.
+            empty_or_weak: Callable[[Outcome], bool] = {"empty": _empty, "weak": _all_weak}[tail]
+            return _share(self.outcomes_of(method, ANSWERABLE), empty_or_weak)
         chosen = self.outcomes_of(method, ["no_answer"])
         test: Callable[[Outcome], bool] = {
             "empty": lambda o: o.empty,
@@ -329,6 +331,14 @@ class Report:
     def style_counts(self) -> dict[str, int]:
         counted = Counter(q.style for q in self.queries)
         return {style: counted[style] for style in STYLES}
+
+
+def _empty(outcome: Outcome) -> bool:
+    return outcome.empty
+
+
+def _all_weak(outcome: Outcome) -> bool:
+    return outcome.all_weak
 
 
 def _share(outcomes: Sequence[Outcome], test: Callable[[Outcome], bool]) -> float | None:
