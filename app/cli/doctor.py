@@ -34,6 +34,9 @@ from vault_recall.app.tray.panels import gtk_available, missing_host
 from vault_recall.server.activity.store import ActivityStoreError, connect
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path, load_config
+from vault_recall.server.config.oauth_approvals import pending_requests
+from vault_recall.server.config.oauth_store import OAuthStoreError
+from vault_recall.server.config.oauth_tokens import grants
 from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, DEFAULT_URL, PATH, is_loopback
 from vault_recall.server.vault.listing import vault_name
 
@@ -216,6 +219,8 @@ def _url_answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
         right = urlunsplit(urlsplit(url)._replace(path=answer.path or PATH))
         fix = f"vault-recall install {spec.id} --form http --url {right}"
         return Check(what, False, f"{at}: {answer.detail} ({answer.path})", fix)
+    if answer.outcome == "no_token" and answer.oauth and sends.names_none:
+        return _by_oauth(spec, at)
     if answer.outcome == "no_token":
         why = sends.missing or "the entry sends no token"
         if spec.id == "codex" and sends.variable:
@@ -238,6 +243,37 @@ def _url_answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
     if answer.outcome == "no_answer":
         return Check(what, False, f"{at}: {answer.detail}", "see what the endpoint wrote on its stderr")
     return _url_reached(spec, at, sends.where, answer, again)
+
+
+# How each client starts an authorization from a terminal (docs/http.md#oauth-for-connectors-and-remote-clients).
+_LOGIN = {
+    "claude-code": "claude mcp login vault-recall (or /mcp in a session)",
+    "codex": "codex mcp login vault-recall",
+    "gemini": "/mcp auth vault-recall in a session",
+}
+
+
+def _by_oauth(spec: ClientSpec, at: str) -> Check:
+    """An entry naming no token, at an endpoint offering OAuth: its client authorizes with
+    OAuth, and its calls are answered once the person has approved a grant acting as it."""
+    what = f"client {spec.id}"
+    try:
+        live = [grant for grant in grants() if grant.client == spec.id]
+        waiting = pending_requests()
+    except OAuthStoreError as exc:
+        return Check(what, False, f"{at}: authorizes with OAuth, but {exc}", "see vault-recall client grants")
+    if live:
+        apps = ", ".join(sorted({grant.app_name for grant in live}))
+        count = "1 grant acts" if len(live) == 1 else f"{len(live)} grants act"
+        return Check(what, True, f"{at}: authorizes with OAuth; {count} as {spec.id!r} ({apps})")
+    if waiting:
+        asking = ", ".join(f"{request.name!r} (code {request.approval_code})" for request in waiting)
+        code = waiting[0].approval_code if len(waiting) == 1 else "CODE"
+        fix = f"vault-recall client approve {code} --as {spec.id} (or deny it: vault-recall client deny {code})"
+        return Check(what, False, f"{at}: authorizes with OAuth, and waits for your approval: {asking}", fix)
+    login = _LOGIN.get(spec.id, f"connect from {spec.name}")
+    fix = f"{login}; then vault-recall client approve CODE --as {spec.id} with the code its page shows"
+    return Check(what, False, f"{at}: authorizes with OAuth, and no grant acts as {spec.id!r} yet", fix)
 
 
 def _url_reached(spec: ClientSpec, at: str, where: str, answer: UrlAnswer, again: str) -> Check:

@@ -47,6 +47,7 @@ class UrlAnswer:
     client: str | None = None  # the client the endpoint recorded the call under (None: not in this store)
     vault: str | None = None  # the vault the answer names
     path: str | None = None  # wrong_path: the path the endpoint serves
+    oauth: bool = False  # no_token: the endpoint offers OAuth (its 401 names where to start)
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ def _refusal(reply: _Reply, token: str | None) -> UrlAnswer | None:
     description = str(said.get("error_description") or "")[:300]
     if reply.status == 401 and error in ("missing_token", "invalid_token"):
         if token is None or error == "missing_token":
-            return UrlAnswer("no_token", "the endpoint there asks for a token and none was sent")
+            oauth = "resource_metadata=" in reply.headers.get("www-authenticate", "")
+            return UrlAnswer("no_token", "the endpoint there asks for a token and none was sent", oauth=oauth)
         return UrlAnswer("token_refused", "the endpoint there refused the token")
     if reply.status == 403 and error in ("forbidden_host", "forbidden_origin"):
         return UrlAnswer("host_refused", f"the endpoint there refused the request: {description}")

@@ -43,7 +43,8 @@ class UrlToken:
     `token` is the bearer token (None: the client sends none, `missing` says why); `where` says
     where it is, for a person to find it: "the Authorization header of our entry in FILE", or
     "$VAULT_RECALL_TOKEN (named by our entry in FILE)".  `variable` is the environment variable
-    it comes from, if any.
+    it comes from, if any.  `names_none`: the entry names no token at all, the shape of an entry
+    whose client authorizes with OAuth.
     """
 
     url: str
@@ -51,6 +52,7 @@ class UrlToken:
     where: str
     variable: str | None = None
     missing: str | None = None
+    names_none: bool = False
 
 
 def _header(headers: Any, name: str) -> str | None:
@@ -121,7 +123,7 @@ def url_token(
     header = _header(entry.get("headers"), "authorization") or _header(entry.get("http_headers"), "authorization")
     where = f"the Authorization header of {place}"
     if header is None:
-        return UrlToken(url, None, where, missing=f"{place} sends no Authorization header")
+        return UrlToken(url, None, where, missing=f"{place} sends no Authorization header", names_none=True)
     value, variable_name, unset = _expand(spec, header, environ)
     if variable_name is not None:
         where = f"${variable_name} (named in the Authorization header of {place})"

@@ -6,17 +6,22 @@ client's form; the fix, when run, makes the check pass."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import secrets
 import shlex
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from tests.support.e2e import copy_sample_vault
 from tests.support.http_e2e import Endpoint, running_endpoint
+from tests.support.oauth_browser import Waiting, open_authorization
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import SERVER_NAME, TOKEN_ENV
 from vault_recall.app.state.config_store import update_config
@@ -191,3 +196,82 @@ def test_a_pinned_stdio_entry_is_told_to_stay_pinned(home: Path, capsys: pytest.
     path.write_text(json.dumps(data), encoding="utf-8")
     verdict, _, fix = doctor_says(capsys, "cursor")
     assert verdict == "FAIL" and f"vault-recall install cursor --pin-vault {vault}" in fix
+
+
+# Entries naming no token, as each client's own command writes them to authorize with OAuth.
+OAUTH_ENTRIES = {
+    "claude-code": (".claude.json", {"mcpServers": {SERVER_NAME: {"type": "http", "url": "URL"}}}),
+    "gemini": (".gemini/settings.json", {"mcpServers": {SERVER_NAME: {"httpUrl": "URL", "oauth": {"enabled": True}}}}),
+    "codex": (".codex/config.toml", None),
+}
+
+
+def write_oauth_entry(home: Path, client: str, url: str) -> None:
+    name, shape = OAUTH_ENTRIES[client]
+    path = home / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if shape is None:
+        path.write_text(f'[mcp_servers.{SERVER_NAME}]\nurl = "{url}"\n', encoding="utf-8")
+    else:
+        path.write_text(json.dumps(shape).replace('"URL"', json.dumps(url)), encoding="utf-8")
+
+
+def start_authorization(endpoint: Endpoint, app: str) -> Waiting:
+    """An app registers and sends the person's browser to authorize it, as a client does."""
+    base = f"http://127.0.0.1:{endpoint.port}"
+    redirect = "http://127.0.0.1:9/callback"
+    registered = httpx2.post(
+        f"{base}/register",
+        json={"client_name": app, "redirect_uris": [redirect], "token_endpoint_auth_method": "none"},
+        timeout=30,
+    )
+    assert registered.status_code == 201, registered.text
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    params = {
+        "client_id": registered.json()["client_id"],
+        "response_type": "code",
+        "redirect_uri": redirect,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "resource": f"{base}/mcp",
+    }
+    return open_authorization(str(httpx2.URL(f"{base}/authorize", params=params)))
+
+
+@pytest.mark.parametrize("client", sorted(OAUTH_ENTRIES))
+def test_an_entry_that_authorizes_with_oauth_is_told_to_log_in_never_to_reinstall(
+    home: Path, endpoint: Endpoint, capsys: pytest.CaptureFixture[str], client: str
+) -> None:
+    write_oauth_entry(home, client, endpoint.url)
+    verdict, line, fix = doctor_says(capsys, client)
+    assert verdict == "FAIL" and f"authorizes with OAuth, and no grant acts as {client!r} yet" in line, line
+    assert "mcp login vault-recall" in fix or "/mcp auth vault-recall" in fix, fix
+    assert f"vault-recall client approve CODE --as {client}" in fix
+    assert "install" not in fix  # a URL entry with a token would be another setup than the person's
+
+
+def test_an_oauth_entry_is_ok_once_its_grant_is_approved_and_fails_once_revoked(
+    home: Path, endpoint: Endpoint, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_oauth_entry(home, "claude-code", endpoint.url)
+    waiting = start_authorization(endpoint, "Claude Code")
+    verdict, line, fix = doctor_says(capsys, "claude-code")
+    assert verdict == "FAIL" and f"'Claude Code' (code {waiting.approval_code})" in line, line
+    assert fix.startswith(f"fix: vault-recall client approve {waiting.approval_code} --as claude-code")
+    run_fix(capsys, fix, url=endpoint.url)
+    verdict, line, _ = doctor_says(capsys, "claude-code")
+    assert verdict == "ok" and "authorizes with OAuth; 1 grant acts as 'claude-code' (Claude Code)" in line, line
+    assert vr(capsys, "client", "revoke", "claude-code")[0] == 0
+    verdict, line, _ = doctor_says(capsys, "claude-code")
+    assert verdict == "FAIL" and "no grant acts as 'claude-code' yet" in line, line
+
+
+def test_without_oauth_an_entry_naming_no_token_is_told_to_carry_one(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with running_endpoint("--no-oauth") as plain:
+        write_oauth_entry(home, "claude-code", plain.url)
+        verdict, line, fix = doctor_says(capsys, "claude-code")
+    assert verdict == "FAIL" and "sends no Authorization header" in line, line
+    assert f"vault-recall install claude-code --form http --url {plain.url}" in fix
