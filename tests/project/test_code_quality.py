@@ -38,3 +38,17 @@ def test_mypy_is_clean() -> None:
     # mypy did look at every folder (a wrong link would check nothing and succeed).
     checked = int(done.stdout.rsplit("in ", 1)[1].split()[0]) if " source file" in done.stdout else 0
     assert checked >= sum(len(list((REPO_ROOT / folder).rglob("*.py"))) for folder in TYPED)
+
+
+def test_no_property_test_sets_its_own_number_of_cases() -> None:
+    """HYPOTHESIS_PROFILE alone says how many cases a property test tries (tests/conftest.py):
+    a test of its own number would run as long in the fast loop as in CI, or as short in CI."""
+    marker = "max_" + "examples="  # spelled apart, or this line would be found
+    own = [
+        f"{path.relative_to(REPO_ROOT)}:{number}"
+        for path in sorted((REPO_ROOT / "tests").rglob("*.py"))
+        if path.name != "conftest.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if marker in line
+    ]
+    assert own == []

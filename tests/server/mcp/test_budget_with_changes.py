@@ -56,7 +56,7 @@ def answer(server: Any, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any]
     return json.loads(text), len(text.encode("utf-8"))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     tool=st.sampled_from(sorted(TOOLS)),
     note_names=st.lists(names, min_size=3, max_size=18, unique_by=str.casefold),
