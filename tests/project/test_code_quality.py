@@ -52,3 +52,15 @@ def test_no_property_test_sets_its_own_number_of_cases() -> None:
         if marker in line
     ]
     assert own == []
+
+
+@pytest.mark.parametrize(("subject", "refused"), [("x" * 71, False), ("x" * 72, True), ("é" * 71, False)])
+def test_the_commit_hook_refuses_a_subject_of_72_characters_or_more(
+    tmp_path: Path, subject: str, refused: bool
+) -> None:
+    message = tmp_path / "COMMIT_EDITMSG"
+    message.write_text(f"# a comment line git adds\n{subject}\n\nFigures in the body.\n", encoding="utf-8")
+    hook = REPO_ROOT / ".githooks" / "commit-msg"
+    done = subprocess.run([str(hook), str(message)], capture_output=True, text=True, check=False)
+    assert (done.returncode != 0) == refused, done.stderr
+    assert ("keep it under 72" in done.stderr) == refused
