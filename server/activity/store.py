@@ -358,7 +358,8 @@ def event_from_result(
     if result is not None:
         for item in result.get("records", []) or []:
             if isinstance(item, dict) and "path" in item:
-                returned.append((str(item["path"]), item.get("revision")))
+                # A record without its text (too large for the budget) gave no revision to hold.
+                returned.append((str(item["path"]), item.get("revision") if "text" in item else None))
         if "path" in result and "text" in result:  # read_note
             returned.append((str(result["path"]), result.get("revision")))
     if error is not None and not keep_query_text:

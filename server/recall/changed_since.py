@@ -83,11 +83,14 @@ class Changed:
 def handed_in(vault: Path, result: Mapping[str, object]) -> list[Handed]:
     """The whole notes a tool result hands out, with their revisions: the records of
     recall_context and recall_activity, and read_note's note (its text or one section).
-    Search hits and backlinks are lines, not notes, and carry no revision."""
+    Search hits and backlinks are lines, not notes, and carry no revision; a record given
+    without its text (too large for the budget) hands out nothing to be out of date."""
     found: list[Handed] = []
     records = result.get("records")
     for item in records if isinstance(records, list) else ():
-        if isinstance(item, dict) and isinstance(item.get("path"), str) and isinstance(item.get("revision"), str):
+        if not isinstance(item, dict) or "text" not in item:
+            continue
+        if isinstance(item.get("path"), str) and isinstance(item.get("revision"), str):
             found.append(Handed(vault, item["path"], item["revision"]))
     path, revision = result.get("path"), result.get("revision")
     if isinstance(path, str) and isinstance(revision, str) and "text" in result:

@@ -28,7 +28,7 @@ from vault_recall.server.recall.results import (
     Record,
     SubjectCount,
 )
-from vault_recall.server.recall.scan import each_record, each_tally, read_again
+from vault_recall.server.recall.scan import NoteChanged, each_record, each_tally, read_again
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.view import answer_anew, kept, listing_or_unavailable, problem
 from vault_recall.server.recall.words import query_words
@@ -38,6 +38,8 @@ BUDGET_RANGE = (512, 65536)
 LIMIT_RANGE = (1, 20)
 ACTIVITY_LIMIT_RANGE = (1, 50)
 MATCH_MODES = ("any", "all")
+# Said by a record that ranks first but is too large for the budget, given without its text.
+TOO_LARGE_HINT = "too large for this budget: read it with read_note, or ask again with a budget above its bytes"
 
 
 def recall_context(
@@ -129,7 +131,18 @@ def _answer(
         widest = None if found.coverage() is None else 0.99
         return json_size(_shape(found, vault, "", dated, widest)) - json_size("") + found.text_size
 
-    first: list[Match] = []  # the record ranked first by the pass that answered
+    def without_text(found: Match, root: Path) -> Record | None:
+        try:
+            note = read_again(root, found.path, found.revision)
+        except NoteChanged:
+            return None  # changed since it matched: the next call reads it as it is then
+        shaped = _shape(found, vault, "", dated, ordering.coverage_of(found, note))
+        del shaped["text"]
+        shaped["bytes"] = size(found)
+        shaped["hint"] = TOO_LARGE_HINT
+        return shaped
+
+    first: list[tuple[Match, Path]] = []  # the record ranked first by the pass that answered
 
     def find_matches(listing: VaultListing) -> tuple[Shaped[Match, Record], list[Problem]]:
         problems: list[Problem] = []
@@ -141,12 +154,14 @@ def _answer(
             elif subject in record.subjects and keep(record):
                 fresh.measure(record)
         ranked = fresh.rank()
-        first[:] = ranked[:1]
+        first[:] = [(found, listing.root) for found in ranked[:1]]
         return Shaped(ranked, partial(shape, root=listing.root), at_least=_least_size, size=size), problems
 
     result = answer_anew(scope, envelope, _recall_result, find_matches, budget=budget, limit=limit)
-    if first and result["status"] != "unavailable" and all(r["path"] != first[0].path for r in result["records"]):
-        _name_first_too_large(result, first[0].path, size(first[0]), budget)
+    if first and result["status"] != "unavailable" and all(r["path"] != first[0][0].path for r in result["records"]):
+        stub = without_text(*first[0])
+        if stub is not None:
+            _put_first(result, stub, budget=budget, limit=limit)
     if ordering.reports_weak:
         result["weak_match"] = not any(record.get("coverage") == 1.0 for record in result["records"])
     return result
@@ -156,18 +171,19 @@ def _recall_result(envelope: RecallHead, records: list[Record]) -> RecallResult:
     return {**envelope, "records": records, "omitted": 0}
 
 
-def _name_first_too_large(result: RecallResult, path: str, size: int, budget: int) -> None:
-    """The record that ranks first was left out: it does not fit in the budget (it is never
-    left out for the limit).  Say which it is and its size, so that the model reads it or asks
-    with a larger budget instead of taking the smaller records that did fit, or none, for the
-    best answer there is.  The field counts against the budget like the rest: room is made by
-    leaving out the last records taken, and a path too long for even that is not named."""
-    result["first_too_large"] = {"path": path, "bytes": size}
-    while json_size(result) > budget and result["records"]:
-        result["records"].pop()
-        result["omitted"] += 1
-    if json_size(result) > budget:
-        del result["first_too_large"]
+def _put_first(result: RecallResult, record: Record, *, budget: int, limit: int) -> None:
+    """The record that ranks first was left out: it does not fit in the budget whole (it is
+    never left out for the limit).  It goes first without its text — never cut, so not there at
+    all — rather than leaving the smaller records that fit, or none, to pass for the best answer
+    there is.  It counts against the budget and the limit like any record: the last records
+    taken make room, and when even it alone does not fit, the answer stays as it was."""
+    taken = result["records"]
+    trial: RecallResult = {**result, "records": [record, *taken], "omitted": result["omitted"] - 1}
+    while len(trial["records"]) > 1 and (len(trial["records"]) > limit or json_size(trial) > budget):
+        trial["records"].pop()
+        trial["omitted"] += 1
+    if json_size(trial) <= budget:
+        result["records"], result["omitted"] = trial["records"], trial["omitted"]
 
 
 def list_subjects(scope: Scope) -> ListSubjectsResult:

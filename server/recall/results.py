@@ -72,13 +72,17 @@ class Record(TypedDict):
 
     path: str
     title: str
-    text: str  # the note's body, never cut
+    # The note's body, never cut.  Absent only from a first record too large for the budget,
+    # which then says its size (`bytes`) and how to read it (`hint`).
+    text: NotRequired[str]
     revision: str  # SHA-256 of the note's bytes
     modified: str  # the note's change time, ISO 8601 UTC
     uri: str  # obsidian:// link that opens the note
     matched: dict[str, list[str]]  # query word → the fields holding it
     coverage: NotRequired[float]  # with a query: the share of its meaningful words held (1.0: all)
     date: NotRequired[str]  # recall_activity's records only: the event's YYYY-MM-DD
+    bytes: NotRequired[int]  # without text: the record's size with it, at most
+    hint: NotRequired[str]  # without text: read_note it, or ask with a larger budget
 
 
 class Hit(TypedDict):
@@ -111,24 +115,16 @@ class SubjectCount(TypedDict):
     modified: str  # when one of its records last changed, ISO 8601 UTC
 
 
-class TooLarge(TypedDict):
-    """The record that ranks first, left out of a recall because it does not fit the budget."""
-
-    path: str
-    bytes: int  # its size in an answer (compact JSON, UTF-8), at most
-
-
 class RecallHead(Degradable):
     """recall_context's and recall_activity's result before packing."""
 
     subject: str
     weak_match: NotRequired[bool]  # with a query: no record returned holds every meaningful word
-    first_too_large: NotRequired[TooLarge]  # set once packed, when the first record did not fit
 
 
 class RecallResult(RecallHead):
     """recall_context and recall_activity: {status, untrusted, vault, subject, [weak_match],
-    [reason], records, omitted, [first_too_large], [problems, problems_omitted]}."""
+    [reason], records, omitted, [problems, problems_omitted]}."""
 
     records: list[Record]
     omitted: int

@@ -164,3 +164,25 @@ def test_queued_events_are_written_by_the_time_the_writer_closes(tmp_path: Path)
         writer.submit(store, event(f"c{n % 5}"))
     writer.close()
     assert count_events(store) == 50
+
+
+def test_a_record_given_without_its_text_is_recorded_without_a_revision() -> None:
+    # recall_context's first record when it is too large for the budget: no text, so no
+    # revision the client could hold out of date (the tray marks only those).
+    event = event_from_result(
+        client="c",
+        tool="recall_context",
+        arguments={"subject": "db", "query": "postgres"},
+        result={
+            "status": "ok",
+            "records": [
+                {"path": "Big.md", "revision": "a" * 64, "bytes": 6498, "hint": "too large"},
+                {"path": "Small.md", "revision": "b" * 64, "text": "Backups run nightly."},
+            ],
+        },
+        error=None,
+        started=time.perf_counter(),
+        client_info=(None, None),
+        keep_query_text=True,
+    )
+    assert event.returned == (("Big.md", None), ("Small.md", "b" * 64))
