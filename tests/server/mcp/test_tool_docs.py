@@ -32,6 +32,6 @@ def test_a_wrapped_docstring_becomes_paragraphs() -> None:
 
 
 def test_the_instructions_are_paragraphs_too() -> None:
-    from vault_recall.server.mcp.tools import INSTRUCTIONS
+    from vault_recall.server.mcp.instructions import INSTRUCTIONS
 
     assert not re.search(r"[^\n]\n[^\n]", INSTRUCTIONS)
