@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from vault_recall.app.state.config_store import register
 from vault_recall.app.tray.menu import SEPARATOR, Item
+from vault_recall.app.tray.notices import as_sentence
 from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
 from vault_recall.server.config.oauth_approvals import ApprovalError
 from vault_recall.server.config.oauth_store import OAuthStoreError
@@ -110,13 +111,8 @@ def approval_action(action: tuple[str, ...], notify: Notify) -> bool:
         else:
             return False
     except (ApprovalError, OAuthStoreError) as exc:
-        notify("The app's approval did not change", _sentence(str(exc)))
+        notify("The app's approval did not change", as_sentence(str(exc)))
     return True
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".") if text else ""
 
 
 class ApprovalNotices:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from vault_recall.app.tray.menu import Action
-    from vault_recall.app.tray.tray_app import TrayView
+    from vault_recall.app.tray.tray_view import TrayView
 
 TRAY_ENV = "VAULT_RECALL_TRAY"
 PYSTRAY_BACKENDS = ("gtk", "appindicator", "xorg")

@@ -25,7 +25,7 @@ from vault_recall.app.desktop import session_bus
 from vault_recall.app.tray.dbusmenu import DBusMenu
 from vault_recall.app.tray.menu import Action
 from vault_recall.app.tray.sni_item import ITEM_PATH, MENU_PATH, StatusNotifierItem
-from vault_recall.app.tray.tray_app import Shown
+from vault_recall.app.tray.tray_view import Shown
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
 
 from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.clients.install import InstallError
@@ -50,7 +47,6 @@ from vault_recall.app.tray.health_news import health_news
 from vault_recall.app.tray.installed import InstalledClients
 from vault_recall.app.tray.menu import (
     Action,
-    Item,
     TrayState,
     asked,
     build_menu,
@@ -59,7 +55,9 @@ from vault_recall.app.tray.menu import (
     status_of,
     tooltip,
 )
+from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.app.tray.panels import HostFollower, gtk_available
+from vault_recall.app.tray.tray_view import Shown, ViewFactory, menu_as_data
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path
 
 log = logging.getLogger(__name__)
@@ -76,73 +74,6 @@ RECALL_MARK_SECONDS = 3.0
 RECALLS_SECONDS = 60.0
 # Set to a file path, the tray writes its current menu model there as JSON (tests, debugging).
 MENU_DUMP_ENV = "VAULT_RECALL_TRAY_MENU_DUMP"
-
-
-# What a failed action was, for its notification's summary (the body says why).
-ACTION_WORDS = {
-    "use": "Switching the vault",
-    "use_path": "Switching the vault",
-    "install": "Installing",
-    "uninstall": "Uninstalling",
-    "endpoint": "The HTTP endpoint",
-    "toggle": "The setting",
-    "expose": "Changing what the client sees",
-    "expose_toggle": "Changing what the client sees",
-    "add_client": "Adding the client",
-    "help": "Opening the help",
-    "show_activity": "Showing the activity",
-    "oauth_approve": "Approving the app",
-    "oauth_deny": "Denying the app",
-    "oauth_revoke": "Revoking the app",
-}
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return (text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")) if text else ""
-
-
-@dataclass(frozen=True)
-class Shown:
-    """Everything a backend draws: the icon's state, the tooltip and the menu model."""
-
-    status: str  # ok | degraded | unavailable
-    recalling: bool  # a client recalled a moment ago (the blue dot)
-    tooltip: str
-    items: tuple[Item, ...]
-
-
-class TrayView(Protocol):
-    """What a backend (pystray's, or our StatusNotifierItem) does for the tray."""
-
-    def show(self, shown: Shown) -> None:
-        """Draw `shown`; called from any thread."""
-
-    def notify(self, message: str) -> bool:
-        """Show a notification the backend's own way; False when it has none."""
-
-    def run(self, started: Callable[[], None]) -> None:
-        """Show the icon and block until `stop`; call `started` once it is up."""
-
-    def stop(self) -> None:
-        """End `run`; called from any thread."""
-
-
-# backend, dispatch → the view drawing the tray with that backend (backend.open_view)
-ViewFactory = Callable[[str, Callable[[Action], None]], TrayView]
-
-
-def menu_as_data(items: tuple[Item, ...]) -> list[dict[str, Any]]:
-    return [
-        {
-            "text": i.text,
-            "action": list(i.action) if i.action else None,
-            "checked": i.checked,
-            "enabled": i.enabled,
-            "submenu": menu_as_data(i.submenu) if i.submenu is not None else None,
-        }
-        for i in items
-    ]
 
 
 class TrayApp:
@@ -294,7 +225,7 @@ class TrayApp:
                 ):
                     perform(action, ActionContext(self.state, self._notify, self.dispatch))
             except (ConfigError, InstallError, EndpointError, OSError) as exc:
-                self._notify(f"{ACTION_WORDS.get(action[0], 'That')} did not work", _sentence(str(exc)))
+                self._notify(failure_summary(action[0]), as_sentence(str(exc)))
                 log.warning("%s: %s", action[0], exc)
             except Exception:  # the thread's entry point: the next click must still work
                 log.exception("tray action %s failed", action[0])

@@ -14,7 +14,8 @@ import pytest
 
 from vault_recall.app.desktop.tray_hosts import Hosts
 from vault_recall.app.tray.menu import Action
-from vault_recall.app.tray.tray_app import Shown, TrayApp
+from vault_recall.app.tray.tray_app import TrayApp
+from vault_recall.app.tray.tray_view import Shown
 
 
 class StandIn:
