@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from vault_recall.server.activity.store import ActivityWriter, Call, event_from_result
+from vault_recall.server.activity.events import event_from_result
+from vault_recall.server.activity.store import ActivityWriter, Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import ActivitySettings, ConfigError, activity_path, load_config
 

@@ -3,7 +3,7 @@ unless the keywords say otherwise."""
 
 from __future__ import annotations
 
-from vault_recall.server.activity.store import ActivityEvent
+from vault_recall.server.activity.events import ActivityEvent
 
 
 def event(client: str = "cursor", **kw: object) -> ActivityEvent:

@@ -22,7 +22,8 @@ from vault_recall.app.tray.changed_notes import (
     stale_notes,
     watched_notes,
 )
-from vault_recall.server.activity.store import ActivityEvent, ActivityWriter
+from vault_recall.server.activity.events import ActivityEvent
+from vault_recall.server.activity.store import ActivityWriter
 from vault_recall.server.config.config_file import Config, VaultEntry
 
 NOW = time.mktime((2026, 5, 14, 15, 0, 0, 0, 0, -1))  # mid-afternoon, local time

@@ -10,11 +10,11 @@ import pytest
 
 from tests.support.activity_events import event
 from vault_recall.app.state.activity_view import clients_who_recalled, count_events, latest_per_client, recent_events
+from vault_recall.server.activity.events import event_from_result
 from vault_recall.server.activity.store import (
     SCHEMA_VERSION,
     ActivityWriter,
     connect,
-    event_from_result,
     prune,
 )
 
