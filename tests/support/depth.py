@@ -24,6 +24,12 @@ def race_seconds(full: float) -> float:
     return max(1.0, full * depth())
 
 
+def costly_cases() -> int:
+    """How many cases a property test tries when each case starts a server of its own (about
+    17 ms to build six tools, then its calls): a tenth of the profile's, 50 under `ci`."""
+    return max(10, settings().max_examples // 10)
+
+
 def cases(items: Sequence[T]) -> list[T]:
     """The cases a long comparison checks: all of them under `ci`, every third else."""
     return list(items) if depth() >= 1.0 else list(items[::3])

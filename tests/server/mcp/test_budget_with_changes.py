@@ -13,6 +13,7 @@ import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.depth import costly_cases
 from tests.support.vaults import record, write_vault
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.mcp.tools import build_server
@@ -56,7 +57,7 @@ def answer(server: Any, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any]
     return json.loads(text), len(text.encode("utf-8"))
 
 
-@settings(deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=costly_cases(), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     tool=st.sampled_from(sorted(TOOLS)),
     note_names=st.lists(names, min_size=3, max_size=18, unique_by=str.casefold),
