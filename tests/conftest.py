@@ -85,5 +85,9 @@ def world_readable_tmp() -> Iterator[Path]:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the slow preparations of the selected tests now, beside the tests that run first
-    (tests/support/head_start.py)."""
+    (tests/support/head_start.py).  Not in a pytest-xdist worker (`-n 2`): every worker collects
+    every test, and two would build the same bundle side by side (PyInstaller's --clean empties
+    the cache the other is using); there the worker that runs such a test prepares it then."""
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        return
     head_start.begin({item.module.__name__ for item in session.items if isinstance(item, pytest.Function)}, os.environ)
