@@ -6,27 +6,30 @@ the browser back with a code; a click on Revoke ends the grant."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 
 from tests.support.e2e import copy_sample_vault
 from tests.support.headless import tray_running, x_and_session_bus
 from tests.support.http_e2e import running_endpoint
-from tests.support.oauth_browser import open_authorization, query_of, redirect_after_answer, reload
+from tests.support.oauth_browser import (
+    authorization_url,
+    authorize_params,
+    open_authorization,
+    pkce,
+    query_of,
+    redirect_after_answer,
+    register,
+    reload,
+)
 from tests.support.sni_host import SessionBus, find_node, panel
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config import oauth_tokens
 from vault_recall.server.config.config_file import Config, VaultEntry
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-REDIRECT = "http://127.0.0.1:9/callback"
 
 
 @pytest.fixture
@@ -36,20 +39,9 @@ def bus(tmp_path: Path) -> Iterator[tuple[SessionBus, dict[str, str]]]:
 
 
 def _authorization_url(base: str) -> str:
-    registered = httpx2.post(
-        f"{base}/register", json={"client_name": "Desk app", "redirect_uris": [REDIRECT]}, timeout=30
-    ).json()
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
-    params = {
-        "client_id": registered["client_id"],
-        "response_type": "code",
-        "redirect_uri": REDIRECT,
-        "code_challenge": challenge,
-        "code_challenge_method": "S256",
-        "state": "s",
-    }
-    return str(httpx2.URL(f"{base}/authorize", params=params))
+    _, challenge = pkce()
+    params = authorize_params(register(base, "Desk app"), challenge) | {"state": "s"}
+    return authorization_url(base, params)
 
 
 async def test_the_tray_tells_of_a_waiting_app_approves_it_with_a_click_and_revokes_it(

@@ -6,22 +6,25 @@ client's form; the fix, when run, makes the check pass."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
-import secrets
 import shlex
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from tests.support.e2e import copy_sample_vault
 from tests.support.http_e2e import Endpoint, running_endpoint
-from tests.support.oauth_browser import Waiting, open_authorization
+from tests.support.oauth_browser import (
+    Waiting,
+    authorization_url,
+    authorize_params,
+    open_authorization,
+    pkce,
+    register,
+)
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import SERVER_NAME, TOKEN_ENV
 from vault_recall.app.state.config_store import update_config
@@ -219,24 +222,9 @@ def write_oauth_entry(home: Path, client: str, url: str) -> None:
 def start_authorization(endpoint: Endpoint, app: str) -> Waiting:
     """An app registers and sends the person's browser to authorize it, as a client does."""
     base = f"http://127.0.0.1:{endpoint.port}"
-    redirect = "http://127.0.0.1:9/callback"
-    registered = httpx2.post(
-        f"{base}/register",
-        json={"client_name": app, "redirect_uris": [redirect], "token_endpoint_auth_method": "none"},
-        timeout=30,
-    )
-    assert registered.status_code == 201, registered.text
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
-    params = {
-        "client_id": registered.json()["client_id"],
-        "response_type": "code",
-        "redirect_uri": redirect,
-        "code_challenge": challenge,
-        "code_challenge_method": "S256",
-        "resource": f"{base}/mcp",
-    }
-    return open_authorization(str(httpx2.URL(f"{base}/authorize", params=params)))
+    _, challenge = pkce()
+    params = authorize_params(register(base, app), challenge, resource=f"{base}/mcp")
+    return open_authorization(authorization_url(base, params))
 
 
 @pytest.mark.parametrize("client", sorted(OAUTH_ENTRIES))

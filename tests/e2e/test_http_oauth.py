@@ -8,10 +8,7 @@ another app, a resource of another server."""
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import hashlib
-import secrets
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -32,10 +29,15 @@ from pydantic import AnyUrl
 from tests.support.e2e import call, copy_sample_vault
 from tests.support.http_e2e import Endpoint, running_endpoint
 from tests.support.oauth_browser import (
+    REDIRECT,
     approve,
+    authorization_url,
+    authorize_params,
     open_authorization,
+    pkce,
     query_of,
     redirect_after_answer,
+    register,
     reload,
     vault_recall,
 )
@@ -44,8 +46,6 @@ from vault_recall.server.config import oauth_approvals, oauth_store, oauth_token
 from vault_recall.server.config.config_file import VaultEntry, activity_path
 
 pytestmark = [pytest.mark.e2e]
-
-REDIRECT = "http://127.0.0.1:9/callback"  # nothing listens there: the browser's last hop is read, not followed
 
 
 def sample_vault(tmp_path: Path) -> Path:
@@ -348,39 +348,6 @@ def test_oauth_is_not_offered_over_plain_http_to_another_name(tmp_path: Path) ->
 
 
 # ---- hostile: by hand, one request at a time ----
-
-
-def pkce() -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
-    return verifier, challenge
-
-
-def register(base: str, name: str, redirect: str = REDIRECT, headers: dict[str, str] | None = None) -> str:
-    answer = httpx2.post(
-        f"{base}/register",
-        json={"client_name": name, "redirect_uris": [redirect], "token_endpoint_auth_method": "none"},
-        headers=headers,
-        timeout=30,
-    )
-    assert answer.status_code == 201, answer.text
-    client_id: str = answer.json()["client_id"]
-    return client_id
-
-
-def authorize_params(
-    client_id: str, challenge: str | None, redirect: str = REDIRECT, resource: str | None = None
-) -> dict[str, str]:
-    params = {"client_id": client_id, "response_type": "code", "redirect_uri": redirect, "state": "st-1"}
-    if challenge is not None:
-        params |= {"code_challenge": challenge, "code_challenge_method": "S256"}
-    if resource is not None:
-        params["resource"] = resource
-    return params
-
-
-def authorization_url(base: str, params: dict[str, str]) -> str:
-    return str(httpx2.URL(f"{base}/authorize", params=params))
 
 
 def token_request(endpoint: Endpoint, **form: str) -> httpx2.Response:

@@ -2,11 +2,15 @@
 that opens the authorization URL an app printed, and `vault-recall client approve` run as the
 person runs it.  The browser is plain HTTP without JavaScript (the page needs none): it follows
 the endpoint's redirects to its waiting page, reads the code shown there, and after approval
-loads the page again to be sent back to the app's redirect URI."""
+loads the page again to be sent back to the app's redirect URI.  And the app's side up to that
+page, by hand: registration, PKCE and the authorization URL."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
+import secrets
 import subprocess
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
@@ -15,6 +19,7 @@ import httpx2
 
 from tests.support.e2e import vault_recall_command
 
+REDIRECT = "http://127.0.0.1:9/callback"  # nothing listens there: the browser's last hop is read, not followed
 APPROVAL_CODE = re.compile(r"vault-recall client approve ([A-Z2-9]{4}-[A-Z2-9]{4})")
 
 
@@ -70,3 +75,36 @@ def approve(waiting: Waiting, as_client: str | None = None, env: dict[str, str] 
 
 def query_of(url: str) -> dict[str, str]:
     return {key: values[0] for key, values in parse_qs(urlsplit(url).query).items()}
+
+
+def pkce() -> tuple[str, str]:
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    return verifier, challenge
+
+
+def register(base: str, name: str, redirect: str = REDIRECT, headers: dict[str, str] | None = None) -> str:
+    answer = httpx2.post(
+        f"{base}/register",
+        json={"client_name": name, "redirect_uris": [redirect], "token_endpoint_auth_method": "none"},
+        headers=headers,
+        timeout=30,
+    )
+    assert answer.status_code == 201, answer.text
+    client_id: str = answer.json()["client_id"]
+    return client_id
+
+
+def authorize_params(
+    client_id: str, challenge: str | None, redirect: str = REDIRECT, resource: str | None = None
+) -> dict[str, str]:
+    params = {"client_id": client_id, "response_type": "code", "redirect_uri": redirect, "state": "st-1"}
+    if challenge is not None:
+        params |= {"code_challenge": challenge, "code_challenge_method": "S256"}
+    if resource is not None:
+        params["resource"] = resource
+    return params
+
+
+def authorization_url(base: str, params: dict[str, str]) -> str:
+    return str(httpx2.URL(f"{base}/authorize", params=params))
