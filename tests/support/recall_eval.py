@@ -310,17 +310,14 @@ class Report:
         if head in ANSWERABLE:
             chosen = self.outcomes_of(method, [head])
             return _share(chosen, (lambda o: bool(o.hit_at_1)) if tail == "hit@1" else (lambda o: bool(o.hit_at_3)))
-        if head == "answerable":
-            # weak: the records all marked weak_match, though the query has an answer.
-            empty_or_weak: Callable[[Outcome], bool] = {"empty": _empty, "weak": _all_weak}[tail]
-            return _share(self.outcomes_of(method, ANSWERABLE), empty_or_weak)
-        chosen = self.outcomes_of(method, ["no_answer"])
+        # For answerable queries and no-answer ones alike: answered with nothing, with records
+        # all marked weak_match, or with one record at least looking confident.
         test: Callable[[Outcome], bool] = {
             "empty": lambda o: o.empty,
             "weak": lambda o: o.all_weak,
             "confident": lambda o: o.confident,
         }[tail]
-        return _share(chosen, test)
+        return _share(self.outcomes_of(method, ANSWERABLE if head == "answerable" else ["no_answer"]), test)
 
     def figures(self) -> dict[str, dict[str, float | None]]:
         return {method: {name: self.rate(method, name) for name in metric_names()} for method in self.methods}
@@ -331,14 +328,6 @@ class Report:
     def style_counts(self) -> dict[str, int]:
         counted = Counter(q.style for q in self.queries)
         return {style: counted[style] for style in STYLES}
-
-
-def _empty(outcome: Outcome) -> bool:
-    return outcome.empty
-
-
-def _all_weak(outcome: Outcome) -> bool:
-    return outcome.all_weak
 
 
 def _share(outcomes: Sequence[Outcome], test: Callable[[Outcome], bool]) -> float | None:
