@@ -53,11 +53,11 @@ _PROPERTY = (
     rb" +(?P<value>" + _VALUE + rb") *\r?\n"
     rb"| *\r?\n(?P<items>(?P<indent> *)" + _ITEM_LINE + rb"(?:(?P=indent)" + _ITEM_LINE + rb")*)?)"
 )
-# The whole block: the opening line (after at most the one BOM decoding drops), such
-# properties only, then the closing line exactly.
 # How a note with a properties block begins (after at most the one BOM decoding drops).
 UTF8_BOM = b"\xef\xbb\xbf"
 BLOCK_STARTS = (b"---", UTF8_BOM + b"---")
+# The whole block: the opening line (after at most the one BOM decoding drops), such
+# properties only, then the closing line exactly.
 _PLAIN_BLOCK = re.compile(rb"(?:\xef\xbb\xbf)?---\r?\n((?:" + _PROPERTY + rb")+)---\r?\n")
 # The same for a block of ASCII text only, written to be quick: no letters outside ASCII, runs
 # of plain characters taken at once and never given back (possessive), no groups but the
