@@ -34,9 +34,9 @@ from vault_recall.app.tray.panels import gtk_available, missing_host
 from vault_recall.server.activity.store import ActivityStoreError, connect
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path, load_config
-from vault_recall.server.config.oauth_approvals import pending_requests
-from vault_recall.server.config.oauth_store import OAuthStoreError
-from vault_recall.server.config.oauth_tokens import grants
+from vault_recall.server.config.oauth_approvals import Request, pending_requests
+from vault_recall.server.config.oauth_store import OAuthStoreError, store_path
+from vault_recall.server.config.oauth_tokens import Grant, grants
 from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, DEFAULT_URL, PATH, is_loopback
 from vault_recall.server.vault.listing import vault_name
 
@@ -257,11 +257,14 @@ def _by_oauth(spec: ClientSpec, at: str) -> Check:
     """An entry naming no token, at an endpoint offering OAuth: its client authorizes with
     OAuth, and its calls are answered once the person has approved a grant acting as it."""
     what = f"client {spec.id}"
-    try:
-        live = [grant for grant in grants() if grant.client == spec.id]
-        waiting = pending_requests()
-    except OAuthStoreError as exc:
-        return Check(what, False, f"{at}: authorizes with OAuth, but {exc}", "see vault-recall client grants")
+    live: list[Grant] = []
+    waiting: list[Request] = []
+    if store_path().exists():  # none: no app ever authorized here, and a check must not make one
+        try:
+            live = [grant for grant in grants() if grant.client == spec.id]
+            waiting = pending_requests()
+        except OAuthStoreError as exc:
+            return Check(what, False, f"{at}: authorizes with OAuth, but {exc}", "see vault-recall client grants")
     if live:
         apps = ", ".join(sorted({grant.app_name for grant in live}))
         count = "1 grant acts" if len(live) == 1 else f"{len(live)} grants act"
