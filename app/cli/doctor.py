@@ -245,14 +245,6 @@ def _url_answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
     return _url_reached(spec, at, sends.where, answer, again)
 
 
-# How each client starts an authorization from a terminal (docs/http.md#oauth-for-connectors-and-remote-clients).
-_LOGIN = {
-    "claude-code": "claude mcp login vault-recall (or /mcp in a session)",
-    "codex": "codex mcp login vault-recall",
-    "gemini": "/mcp auth vault-recall in a session",
-}
-
-
 def _by_oauth(spec: ClientSpec, at: str) -> Check:
     """An entry naming no token, at an endpoint offering OAuth: its client authorizes with
     OAuth, and its calls are answered once the person has approved a grant acting as it."""
@@ -274,7 +266,7 @@ def _by_oauth(spec: ClientSpec, at: str) -> Check:
         code = waiting[0].approval_code if len(waiting) == 1 else "CODE"
         fix = f"vault-recall client approve {code} --as {spec.id} (or deny it: vault-recall client deny {code})"
         return Check(what, False, f"{at}: authorizes with OAuth, and waits for your approval: {asking}", fix)
-    login = _LOGIN.get(spec.id, f"connect from {spec.name}")
+    login = spec.oauth_login or f"connect from {spec.name}"
     fix = f"{login}; then vault-recall client approve CODE --as {spec.id} with the code its page shows"
     return Check(what, False, f"{at}: authorizes with OAuth, and no grant acts as {spec.id!r} yet", fix)
 

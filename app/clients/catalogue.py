@@ -42,6 +42,7 @@ class ClientSpec:
     paste_only: str | None = None  # where to paste, when the client has no config file
     # (url, token) → our entry for `vault-recall http`, for clients that connect by URL
     http: Callable[[str, str], Entry] | None = None
+    oauth_login: str | None = None  # how the person starts its OAuth authorization, by URL
     env_key: str = "env"  # where the entry keeps the server's environment variables
 
     def entry(self, argv: list[str], env: Env | None = None) -> Entry:
@@ -128,6 +129,16 @@ _HTTP: dict[str, Callable[[str, str], Entry]] = {
     "opencode": lambda url, token: {"type": "remote", "url": url, "headers": _bearer(token), "enabled": True},
 }
 
+# How a client whose URL entry names no token starts its OAuth authorization (docs/http.md,
+# "OAuth, for connectors and remote clients"): Claude Code's and Codex's `mcp login` are what
+# tests/clients/test_oauth_real_clients.py runs; Gemini CLI's `/mcp auth` is its command for it
+# (it also asks by itself when refused, as that test has it).
+_OAUTH_LOGIN: dict[str, str] = {
+    "claude-code": "claude mcp login vault-recall (or /mcp in a session)",
+    "codex": "codex mcp login vault-recall",
+    "gemini": "/mcp auth vault-recall in a session",
+}
+
 
 CLIENTS: tuple[ClientSpec, ...] = (
     ClientSpec("claude-desktop", "Claude Desktop", "json", "mcpServers", _command_args),
@@ -203,7 +214,7 @@ CLIENTS: tuple[ClientSpec, ...] = (
 )
 
 
-CLIENTS = tuple(dataclasses.replace(c, http=_HTTP.get(c.id)) for c in CLIENTS)
+CLIENTS = tuple(dataclasses.replace(c, http=_HTTP.get(c.id), oauth_login=_OAUTH_LOGIN.get(c.id)) for c in CLIENTS)
 
 
 def _json(entry: Entry) -> str:
