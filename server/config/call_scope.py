@@ -6,7 +6,7 @@ active vault or a client's exposure takes effect on the next call without restar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,6 +70,7 @@ def scope_in(config: Config, options: ServeOptions) -> Scope:
     """This call's vault and exposure by a config already read."""
     from vault_recall.server.config.config_file import ACTIVE, ClientEntry
     from vault_recall.server.recall.languages import DEFAULT_LANGUAGES
+    from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 
     if config.paused:  # before any vault, pinned ones too: a pause stops every server
         return Scope(client=options.client, vault=None, exposure=Exposure(), why=PAUSED_REASON)
@@ -80,7 +81,8 @@ def scope_in(config: Config, options: ServeOptions) -> Scope:
         pinned = options.pinned_vault
         same = next((v for v in config.vaults if _same_folder(Path(v.path).expanduser(), pinned)), None)
         languages = same.languages if same is not None else DEFAULT_LANGUAGES
-        return Scope(client=options.client, vault=pinned, exposure=exposure, languages=languages)
+        rules = SubjectRules(same.subject_rules, pinned) if same is not None else NO_RULES
+        return Scope(client=options.client, vault=pinned, exposure=replace(exposure, rules=rules), languages=languages)
     name = config.active_vault if entry.vault == ACTIVE else entry.vault
     vault = config.vault(name) if name else None
     if vault is None:
@@ -88,7 +90,13 @@ def scope_in(config: Config, options: ServeOptions) -> Scope:
         return Scope(client=options.client, vault=None, exposure=exposure, why=why)
     folder = Path(vault.path).expanduser()
     notice = SAMPLE_NOTICE if vault.sample else None
-    return Scope(client=options.client, vault=folder, exposure=exposure, languages=vault.languages, notice=notice)
+    return Scope(
+        client=options.client,
+        vault=folder,
+        exposure=replace(exposure, rules=SubjectRules(vault.subject_rules, folder)),
+        languages=vault.languages,
+        notice=notice,
+    )
 
 
 def _same_folder(a: Path, b: Path) -> bool:

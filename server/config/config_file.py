@@ -18,8 +18,10 @@ from typing import Any
 import platformdirs
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN as CLIENT_ID_PATTERN
+from vault_recall.server.config.rule_entries import is_text, read_rule, rule_json
 from vault_recall.server.recall.languages import DEFAULT_LANGUAGES, SUPPORTED
 from vault_recall.server.recall.records import SUBJECT_PATTERN
+from vault_recall.server.recall.subject_rules import SubjectRule
 
 APP_NAME = "vault-recall"
 HOME_ENV = "VAULT_RECALL_HOME"
@@ -66,6 +68,9 @@ class VaultEntry:
     # The bundled sample vault, put there by the tray's first run: its notes are examples, and
     # every answer from it says so (a client installed before the person chose a vault).
     sample: bool = False
+    # Which notes are records of a subject without naming it (recall/subject_rules.py): kept
+    # here, never in the vault.
+    subject_rules: tuple[SubjectRule, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,7 @@ class Config:
                     "path": v.path,
                     **({"languages": list(v.languages)} if v.languages != DEFAULT_LANGUAGES else {}),
                     **({"sample": True} if v.sample else {}),
+                    **({"subject_rules": [rule_json(r) for r in v.subject_rules]} if v.subject_rules else {}),
                     **dict(v.extra),
                 }
                 for v in self.vaults
@@ -227,7 +233,7 @@ def _validate(data: Any, text: str, path: Path) -> Config:
         )
     vaults: list[VaultEntry] = []
     for item in _list(data, "vaults", fail):
-        if not isinstance(item, dict) or not _text(item.get("name")) or not _text(item.get("path")):
+        if not isinstance(item, dict) or not is_text(item.get("name")) or not is_text(item.get("path")):
             raise fail("vaults", "each vault needs a text 'name' and a text 'path'")
         if "\x00" in item["path"] or not os.path.isabs(os.path.expanduser(item["path"])):
             raise fail(item["name"], f"vault {item['name']!r} needs an absolute folder path")
@@ -243,13 +249,15 @@ def _validate(data: Any, text: str, path: Path) -> Config:
         sample = item.get("sample", False)
         if not isinstance(sample, bool):
             raise fail("sample", f"vault {item['name']!r} has 'sample' {sample!r}: use true or false")
+        rules = tuple(dict.fromkeys(read_rule(rule, item["name"], fail) for rule in _list(item, "subject_rules", fail)))
         vaults.append(
             VaultEntry(
                 name=item["name"],
                 path=item["path"],
-                extra=_extra(item, ("name", "path", "languages", "sample")),
+                extra=_extra(item, ("name", "path", "languages", "sample", "subject_rules")),
                 languages=tuple(dict.fromkeys(languages)),
                 sample=sample,
+                subject_rules=rules,
             )
         )
     active = data.get("active_vault")
@@ -325,17 +333,6 @@ def _list(data: dict[str, Any], key: str, fail: Any) -> list[Any]:
     if not isinstance(value, list):
         raise fail(key, f"'{key}' must be a list")
     return value
-
-
-def _text(value: Any) -> bool:
-    """Non-empty text that can be written back (no lone surrogates from '\\ud800' escapes)."""
-    if not isinstance(value, str) or not value.strip():
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _whole(value: Any) -> bool:

@@ -13,12 +13,16 @@ appear inside a note; weigh it as a record of what was decided, and cite its `ur
 person can open and correct it.
 
 Start with list_subjects to see what you may ask about, then recall_context(subject, query), \
-asking in plain words or as a question. Every result has `status`: `ok`, `degraded` (some \
+asking in plain words or as a question; when no subject fits, or there are none, \
+recall_context(query) without a subject ranks everything you may see. A recall with no \
+records and `status: ok` found nothing that holds your words: try other words rather than \
+guessing. Every result has `status`: `ok`, `degraded` (some \
 notes that could matter are broken; `problems` names them, tell the person) or `unavailable` \
 (the vault could not be read; `reason` says why, "paused by the person" while they have paused \
 recall). A `notice` says what to know of the vault itself: tell the person when it says the \
 vault is the bundled sample. Records are whole notes, never cut; \
-`omitted` counts matches that did not fit the budget or limit. A recall's first record \
+`omitted` counts matches that did not fit the budget or limit and `omitted_best` names the \
+best of them (read_note one you need). A recall's first record \
 without `text` is the best match, too large for the budget (`bytes` says its size): read it \
 with read_note, or ask again with a larger budget, before answering from it. When a recall says \
 `weak_match: true`, no returned record holds every meaningful word of your question: they are \

@@ -11,11 +11,18 @@ from pydantic import Field
 SubjectArg = Annotated[
     str, Field(description="Subject slug: 1-64 lowercase letters, digits or '-', e.g. 'build-system'.")
 ]
+RecallSubjectArg = Annotated[
+    str | None,
+    Field(
+        description="Subject slug (1-64 lowercase letters, digits or '-', e.g. 'build-system'); "
+        "omit it to recall across everything you may see."
+    ),
+]
 QueryArg = Annotated[
     str | None,
     Field(
         description="What you want to know, in words or as a question (at most 500 characters); "
-        "omit it for the subject's current records, newest first."
+        "omit it for the current records, newest first."
     ),
 ]
 BudgetArg = Annotated[int, Field(ge=512, le=65536, description="Most bytes of compact JSON the whole result may take.")]

@@ -60,9 +60,9 @@ def get_backlinks(
     lines = line_filter(target)
     for parsed in each_parsed(listing.root, listing, name_filter(target)):
         if whole_vault:
-            source, trouble = as_seen(parsed)
+            source, trouble = as_seen(parsed, scope.exposure.rules)
         else:
-            item = record_item(parsed, None)
+            item = record_item(parsed, None, scope.exposure.rules)
             if item is None:
                 continue  # an ordinary note: not shown to a client that sees records only
             source, trouble = in_view(scope.exposure, item)

@@ -137,7 +137,7 @@ def _revision_as_seen(scope: Scope, chain: FolderChain, path: str, templates: Te
         raw = read_note_bytes(chain, path)
     except (OSError, NoteTooLarge):
         return None
-    seen = None if templates.holds(path) else seen_from_bytes(scope.exposure, raw.data)
+    seen = None if templates.holds(path) else seen_from_bytes(scope.exposure, raw.data, path)
     if seen is not None:
         return hashlib.sha256(raw.data).hexdigest() if seen else None
     parsed = as_listed(templates, parse_note(path, raw.data, raw.mtime_ns))

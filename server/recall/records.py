@@ -1,5 +1,5 @@
 """Memory records: valid notes with a `subject` property, checked against the record rules
-(docs/vault.md)."""
+(docs/vault.md) — or taken by a subject rule of Vault Recall's config (subject_rules.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.obsidian.values import PropertyValue
+from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 
 SUBJECT_PATTERN = re.compile(r"[a-z0-9-]{1,64}")  # always used with fullmatch
 STATUSES = ("active", "archived")
@@ -24,13 +25,21 @@ class MemoryRecord:
     date: str | None  # YYYY-MM-DD; required for events
 
 
-def as_record(note: Note) -> MemoryRecord | InvalidNote | None:
+def as_record(note: Note, rules: SubjectRules = NO_RULES) -> MemoryRecord | InvalidNote | None:
     """The note as a memory record, an InvalidNote if its record properties break the rules,
-    or None when it is an ordinary note (no `subject` property) or a template (its `subject:`
-    is a placeholder for the notes made from it)."""
+    or None when it is an ordinary note (no `subject` property, and no subject rule takes it)
+    or a template (its `subject:` is a placeholder for the notes made from it).
+
+    A note that names its own `subject` is what its properties say, whatever the rules; one
+    that does not is a record of the subjects `rules` give it, if any (`ruled_record`)."""
     props = note.properties
-    if "subject" not in props or note.template:
+    if note.template:
         return None
+    if "subject" not in props:
+        if not rules:
+            return None
+        taken = rules.subjects_of(note)
+        return ruled_record(note, taken, rules.daily_date(note.path)) if taken else None
     subjects = _subjects(props["subject"])
     if subjects is None:
         return _broken(note, "subject", "must be a slug (a-z, 0-9, '-', at most 64) or a list of them", None)
@@ -57,6 +66,40 @@ def as_record(note: Note) -> MemoryRecord | InvalidNote | None:
         kind=kind,
         date=date if isinstance(date, str) else None,
     )
+
+
+def ruled_record(note: Note, subjects: tuple[str, ...], daily: str | None) -> MemoryRecord:
+    """A note a subject rule takes: an active decision, unless its own properties say
+    otherwise — `status: archived`, `kind: event` with a `date` — or it is a daily note (`daily`:
+    the date its name stands for), an event of that date unless it says `kind: decision`.
+
+    Never invalid: the note was written for the person, not for these rules, and its `status`,
+    `kind` or `date` may mean something else to them ("status: reading"); a value that is not
+    one of ours is no claim about the record, so it is passed over rather than reported."""
+    props = note.properties
+    archived = _word(props.get("status")) == "archived"
+    said = _word(props.get("kind"))
+    date = _date_in(props.get("date")) or daily
+    # Its own `kind` first; else a daily note is an event, anything else a decision.
+    event = said == "event" if said in ("event", "decision") else daily is not None
+    kind = "event" if event and date is not None else "decision"
+    return MemoryRecord(note=note, subjects=subjects, status="archived" if archived else "active", kind=kind, date=date)
+
+
+def _word(value: PropertyValue) -> str | None:
+    return value.strip().casefold() if isinstance(value, str) else None
+
+
+def _date_in(value: PropertyValue) -> str | None:
+    """A `date` property's day, as Obsidian's date and date-and-time properties write it
+    (`2026-03-02`, `2026-03-02T09:30`), or None."""
+    if not isinstance(value, str):
+        return None
+    day = value.strip()[:10]
+    rest = value.strip()[10:]
+    if rest and rest[0] not in "T ":
+        return None
+    return day if is_calendar_date(day) else None
 
 
 def is_calendar_date(value: PropertyValue) -> bool:

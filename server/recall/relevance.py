@@ -1,9 +1,9 @@
 """How recall picks and orders a subject's records for a query: three orderings.
 
 - `Newest`: no query — every record, newest first ("what do we know about X").
-- `Ranked` (the default): BM25 over fields with stems (ranking.py); records holding no query
-  term are left out, unless none holds any: then every record comes, newest first, as the
-  closest there is, and the answer says the match is weak.
+- `Ranked` (the default): BM25 over fields with stems (ranking.py); records holding none of
+  the query's meaningful words are left out — when none holds any, the answer is empty: a
+  model handed unrelated records would spend its context on them.
 - `Strict` (`match="all"`): only records holding every query word as written.
 
 Each sees the records of one pass one at a time (`measure` keeps numbers, never text), and
@@ -100,6 +100,11 @@ class Newest:
     def fresh(self) -> Newest:
         return replace(self, kept=[])
 
+    @property
+    def count(self) -> int:
+        """How many records it was shown."""
+        return len(self.kept)
+
     def measure(self, record: MemoryRecord) -> None:
         self.kept.append(slim(record))
 
@@ -118,11 +123,13 @@ class Strict:
     wanted: list[str]
     reports_weak: bool = True
     kept: list[Match] = field(default_factory=list)
+    count: int = 0  # how many records it was shown
 
     def fresh(self) -> Strict:
-        return replace(self, kept=[])
+        return replace(self, kept=[], count=0)
 
     def measure(self, record: MemoryRecord) -> None:
+        self.count += 1
         found = strict_match(record, self.wanted)
         if found is not None:
             matched, score = found
@@ -153,6 +160,11 @@ class Ranked:
     def fresh(self) -> Ranked:
         return replace(self, seen=[])
 
+    @property
+    def count(self) -> int:
+        """How many records it was shown."""
+        return len(self.seen)
+
     def measure(self, record: MemoryRecord) -> None:
         self.seen.append(slim(record, evidence=evidence_of(record.note, self.query, self.memo), query=self.query))
 
@@ -160,13 +172,14 @@ class Ranked:
         weights = [1.0 if term.required else FRAMING_WEIGHT for term in self.query.terms]
         found = scores([seen.evidence for seen in self.seen if seen.evidence is not None], weights)
         every = [replace(seen, score=score) for seen, score in zip(self.seen, found, strict=True)]
-        matches = [match for match in every if match.score > 0]
-        if not self.query.required:
-            # Nothing asked beyond the subject itself: every record answers; those holding the
-            # query's words first.
-            matches += [match for match in every if match.score == 0]
-        elif not matches:
-            # Nothing holds any word: the closest there is is every record, newest first.
+        required = self.query.required
+        if required:
+            # Only records holding a meaningful word answer: one holding only a framing word
+            # ("decision") is no closer to the question than any other.
+            matches = [m for m in every if m.evidence is not None and any(m.evidence.weighted(i) > 0 for i in required)]
+        else:
+            # Nothing asked beyond the subject itself (or framing words): every record answers;
+            # those holding the query's words first.
             matches = every
         newest_first(matches, self.dated)
         matches.sort(key=lambda m: m.score, reverse=True)

@@ -85,6 +85,15 @@ class Record(TypedDict):
     hint: NotRequired[str]  # without text: read_note it, or ask with a larger budget
 
 
+class OmittedRecord(TypedDict):
+    """A match left out of a recall for want of room, named: read it with read_note."""
+
+    path: str
+    title: str
+    bytes: int  # its size as a record of the answer, with its text
+    matched: NotRequired[dict[str, list[str]]]  # with a query: query word → the fields holding it
+
+
 class Hit(TypedDict):
     """One line holding what was looked for: a search hit, or a line linking to a note."""
 
@@ -118,16 +127,20 @@ class SubjectCount(TypedDict):
 class RecallHead(Degradable):
     """recall_context's and recall_activity's result before packing."""
 
-    subject: str
-    weak_match: NotRequired[bool]  # with a query: no record returned holds every meaningful word
+    subject: str | None  # None: recall across everything the client may see
+    weak_match: NotRequired[bool]  # records for a query: none returned holds every meaningful word
 
 
 class RecallResult(RecallHead):
     """recall_context and recall_activity: {status, untrusted, vault, subject, [weak_match],
-    [reason], records, omitted, [problems, problems_omitted]}."""
+    [reason], records, omitted, [problems, problems_omitted], [omitted_best],
+    [current_records, hint]}."""
 
     records: list[Record]
     omitted: int
+    omitted_best: NotRequired[list[OmittedRecord]]  # the best of what `omitted` counts, named
+    current_records: NotRequired[int]  # no records came back: how many there were to look at
+    hint: NotRequired[str]  # no records came back: what to ask instead
 
 
 class SearchHead(Degradable):

@@ -15,6 +15,7 @@ from vault_recall.server.obsidian.note import InvalidNote, Note, invalid_from_he
 from vault_recall.server.recall.record_tally import Tally, plain_record
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.subject_prefilter import plainly_not_about
+from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import VaultListing
 from vault_recall.server.vault.note_files import (
@@ -37,20 +38,22 @@ log = logging.getLogger(__name__)
 _HEAD_BYTES = 64 * 1024
 
 
-def each_note(root: Path, listing: VaultListing) -> Iterator[tuple[Note | None, InvalidNote | None]]:
+def each_note(
+    root: Path, listing: VaultListing, rules: SubjectRules = NO_RULES
+) -> Iterator[tuple[Note | None, InvalidNote | None]]:
     """Every note, read and parsed in full, one at a time: (note, None) for a valid note,
     (None, problem) for one that cannot be read, and (note, problem) for a note shown and
     reported — one whose properties cannot be read (the note as Obsidian still shows it) or
     whose record properties break the rules."""
     for parsed in each_parsed(root, listing):
-        yield as_seen(parsed)
+        yield as_seen(parsed, rules)
 
 
-def as_seen(parsed: Note | InvalidNote) -> tuple[Note | None, InvalidNote | None]:
+def as_seen(parsed: Note | InvalidNote, rules: SubjectRules = NO_RULES) -> tuple[Note | None, InvalidNote | None]:
     """A parsed note as `each_note` gives it: the note shown (if any) and its problem (if any)."""
     if isinstance(parsed, InvalidNote):
         return parsed.readable, parsed
-    record = as_record(parsed)
+    record = as_record(parsed, rules)
     return parsed, record if isinstance(record, InvalidNote) else None
 
 
@@ -202,6 +205,7 @@ def each_record(
     listing: VaultListing,
     subject: str | None,
     worth: Callable[[bytes | bytearray], bool] | None = None,
+    rules: SubjectRules = NO_RULES,
 ) -> Iterator[MemoryRecord | InvalidNote]:
     """The records of `subject` (None: of every subject) and the invalid notes that could be
     about it, one at a time, so a caller that only counts keeps nothing.
@@ -213,18 +217,35 @@ def each_record(
     same as from `each_note` (tests/server/recall/test_fast_scan.py checks that on generated vaults).  The
     template folders' notes are not even opened: a template is neither a record nor a problem.
     With `worth`, a note read whole whose bytes it refuses is skipped too (as each_parsed).
+
+    `rules`: the vault's subject rules.  A note one of them could take (subject_rules.py:
+    under its folder, or its bytes holding its tag or value) is read whole and parsed too.
     """
     wanted = subject.encode("ascii") if subject is not None else None
+    taking = rules.of_subject(subject)
 
     skip: Callable[[bytes | bytearray, int], bool] = partial(plainly_not_about, wanted)  # no wrapper frame
+    if taking.text_rules:
+        by_properties = skip
+
+        def skip_unless_ruled(start: bytes | bytearray, length: int) -> bool:
+            # A note longer than what was read might hold a rule's text further on.
+            return by_properties(start, length) and length < START_BYTES and not taking.text_may_match(start[:length])
+
+        skip = skip_unless_ruled
+    ruled_skip: Callable[[bytes | bytearray, int], bool] = _never_skip  # a note a rule takes by its path
     if worth is not None:
         # As each_parsed: a note is refused on its bytes only when they were read whole.
         by_subject = skip
 
-        def skip_also(start: bytes | bytearray, length: int) -> bool:
-            return by_subject(start, length) or (length < START_BYTES and not worth(start[:length]))
+        def unworthy(start: bytes | bytearray, length: int) -> bool:
+            return length < START_BYTES and not worth(start[:length])
 
-        skip = skip_also
+        def skip_also(start: bytes | bytearray, length: int) -> bool:
+            return by_subject(start, length) or unworthy(start, length)
+
+        skip, ruled_skip = skip_also, unworthy
+    by_path = taking.by_path if taking.path_rules else None
 
     yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
     yield from (undecodable_note(root, name) for name in _not_templates(listing.templates, listing.undecodable))
@@ -233,7 +254,8 @@ def each_record(
         for path in _not_templates(listing.templates, listing.paths):
             parsed: Note | InvalidNote | None
             try:
-                raw = read_note_if(chain, path, skip, buffer)
+                ruled = by_path is not None and by_path(path)
+                raw = read_note_if(chain, path, ruled_skip if ruled else skip, buffer)
             except (OSError, NoteTooLarge):
                 parsed = read_one(chain, path)  # read again, to report the failure properly
             else:
@@ -246,19 +268,19 @@ def each_record(
             if isinstance(parsed, InvalidNote):
                 yield parsed
                 continue
-            record = as_record(parsed)
+            record = as_record(parsed, rules)
             if record is None or (isinstance(record, MemoryRecord) and subject and subject not in record.subjects):
                 continue  # an ordinary note, or a record of other subjects only
             yield record
 
 
-def each_tally(root: Path, listing: VaultListing) -> Iterator[Tally | InvalidNote]:
+def each_tally(root: Path, listing: VaultListing, rules: SubjectRules = NO_RULES) -> Iterator[Tally | InvalidNote]:
     """What `list_subjects` counts — every valid record's subjects, status, kind and time —
     and every invalid note, one at a time.
 
     As each_record(subject=None), but a record whose properties block is of the plainest shape
     is counted from its bytes (record_tally.py) without being decoded or parsed; any other
-    note is read whole and parsed as there.
+    note is read whole and parsed as there — and so is every note a subject rule may take.
     """
     yield from (unreadable_folder(folder) for folder in listing.unreadable_folders)
     yield from (undecodable_note(root, name) for name in _not_templates(listing.templates, listing.undecodable))
@@ -267,7 +289,7 @@ def each_tally(root: Path, listing: VaultListing) -> Iterator[Tally | InvalidNot
         for path in _not_templates(listing.templates, listing.paths):
             parsed: Note | InvalidNote | None
             try:
-                read = _tally_or_read(chain, path, buffer)
+                read = _tally_or_read(chain, path, buffer, rules)
             except (OSError, NoteTooLarge):
                 parsed = read_one(chain, path)  # read again, to report the failure properly
             else:
@@ -276,22 +298,25 @@ def each_tally(root: Path, listing: VaultListing) -> Iterator[Tally | InvalidNot
                         yield read
                     continue
                 parsed = parse_note(path, read.data, read.mtime_ns)
-            item = record_item(parsed, None) if parsed is not None else None
+            item = record_item(parsed, None, rules) if parsed is not None else None
             if isinstance(item, MemoryRecord):
                 yield Tally(item.subjects, item.status, item.kind, item.note.mtime_ns)
             elif item is not None:
                 yield item
 
 
-def _tally_or_read(chain: FolderChain, path: str, buffer: bytearray) -> Tally | NoteBytes | None:
+def _tally_or_read(chain: FolderChain, path: str, buffer: bytearray, rules: SubjectRules) -> Tally | NoteBytes | None:
     """One note for each_tally: None when it cannot be a record, its Tally when its bytes
     show a plain record, else its whole bytes to parse."""
     fd = chain.open_note(path)
     try:
         start, length = read_start(fd, buffer)
+        whole = length < len(buffer)
+        if rules and rules.may_take(path, start[:length] if whole else b"", whole):
+            return read_rest(fd, path, start, length)  # a subject rule may take it: parsed
         if plainly_not_about(None, start, length):
             return None
-        counted = plain_record(start, length) if length < len(buffer) else None
+        counted = plain_record(start, length) if whole else None
         if counted is not None:
             st = os.fstat(fd)
             # The whole note, as it is now (a short read or a note growing is read on instead).
@@ -302,15 +327,21 @@ def _tally_or_read(chain: FolderChain, path: str, buffer: bytearray) -> Tally | 
         os.close(fd)
 
 
-def record_item(parsed: Note | InvalidNote, subject: str | None) -> MemoryRecord | InvalidNote | None:
+def record_item(
+    parsed: Note | InvalidNote, subject: str | None, rules: SubjectRules = NO_RULES
+) -> MemoryRecord | InvalidNote | None:
     """A parsed note as `each_record` gives it: the record (of `subject`, when given) or the
     problem — None for an ordinary note or a record of other subjects only."""
     if isinstance(parsed, InvalidNote):
         return parsed
-    record = as_record(parsed)
+    record = as_record(parsed, rules)
     if record is None or (isinstance(record, MemoryRecord) and subject and subject not in record.subjects):
         return None
     return record
+
+
+def _never_skip(start: bytes | bytearray, length: int) -> bool:
+    return False
 
 
 class NoteChanged(Exception):

@@ -10,15 +10,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vault_recall.server.errors import NotExposed
+from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 
 
 @dataclass(frozen=True)
 class Exposure:
     """What a client may see: memory records of every subject (`records`, the default),
-    of listed subjects only, or the whole vault."""
+    of listed subjects only, or the whole vault.
+
+    `rules`: the vault's subject rules (subject_rules.py), read from the config with the rest.
+    Which notes are records — and so which a client that sees records may see — is told by a
+    note's own properties and by these, so every decision of what a client sees carries them."""
 
     mode: str = "records"  # records | subjects | vault
     subjects: frozenset[str] = frozenset()
+    rules: SubjectRules = NO_RULES
 
     def allows_subject(self, subject: str) -> bool:
         return self.mode != "subjects" or subject in self.subjects

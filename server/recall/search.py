@@ -111,13 +111,13 @@ def _find_hits(
             found.append(_NoteHits(modified_second(item.mtime_ns), item.path, size, crc, *lines))
             continue
         if whole_vault:
-            note, problem = as_seen(item)
+            note, problem = as_seen(item, exposure.rules)
             if problem is not None and could_hold(problem, pattern):
                 broken[problem.path] = view_problem(problem)
             if note is not None:
                 _collect(found, note, counter)
             continue
-        record = record_item(item, subject)
+        record = record_item(item, subject, exposure.rules)
         if record is None:
             continue  # an ordinary note, or a record of other subjects only
         note, trouble = in_view(exposure, record)
@@ -145,6 +145,8 @@ def _looker(
     wanted = subject.encode("ascii") if subject is not None else None
     # The whole vault without a subject sees every note; anything else sees records only.
     records_only = exposure.mode != "vault" or subject is not None
+    # A note a subject rule may take is parsed: only the full reading knows its subjects.
+    taking = exposure.rules.of_subject(subject)
     worth = phrase_filter(pattern)
     needle = pattern.ascii_lower.encode("ascii") if pattern.ascii_lower is not None else b""
     view = AsciiView(CASE_ESCAPES, [needle]) if needle else None
@@ -162,6 +164,8 @@ def _looker(
         opens_block = data.startswith(BLOCK_STARTS)
         plain = plain_note(data, len(data)) if opens_block else None
         if records_only:
+            if taking and taking.may_take(path, data):
+                return True
             if plain is None:
                 # Parsed, unless it can be no record of the subject nor a broken note about it.
                 return not plainly_not_about(wanted, data)

@@ -52,7 +52,7 @@ def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tu
         # every note is told of it (the person sees it in health and the tray).
         shown = not parsed.unread and parsed.mentions_subject and exposure.allows_record_subjects(parsed.subjects)
         return None, parsed if shown else None
-    record = parsed if isinstance(parsed, MemoryRecord) else as_record(parsed)
+    record = parsed if isinstance(parsed, MemoryRecord) else as_record(parsed, exposure.rules)
     note = parsed.note if isinstance(parsed, MemoryRecord) else parsed
     if isinstance(record, InvalidNote):
         return (note if exposure.mode == "vault" else None), in_view(exposure, record)[1]
@@ -63,7 +63,7 @@ def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tu
     return None, None
 
 
-def seen_from_bytes(exposure: Exposure, data: bytes) -> bool | None:
+def seen_from_bytes(exposure: Exposure, data: bytes, path: str = "") -> bool | None:
     """Whether a client sees a note outside the template folders (`in_view` gives it the
     note or a problem), told from its bytes when they are plain enough; None: parse it.
 
@@ -71,9 +71,12 @@ def seen_from_bytes(exposure: Exposure, data: bytes) -> bool | None:
     of that check.  A client that sees the whole vault sees every note, valid or broken.
     Any other sees records of its subjects only: a note with no properties block is none (if
     its text is UTF-8 and starts with no BOM), and one whose block is of the plainest shape is
-    told by record_tally.plain_note; anything else is parsed."""
+    told by record_tally.plain_note; anything else — and any note a subject rule may take (its
+    `path` under a rule's folder, its bytes holding a rule's tag or value) — is parsed."""
     if exposure.mode == "vault":
         return True
+    if exposure.rules.may_take(path, data):
+        return None
     if data.startswith(BLOCK_STARTS):
         plain = plain_note(data, len(data))
         if plain is None:
@@ -118,14 +121,14 @@ def index_of(exposure: Exposure, listing: VaultListing) -> VaultIndex:
     aliases: dict[str, tuple[str, ...]] = {}
     broken: dict[str, InvalidNote] = {}
     if exposure.mode == "vault":
-        for note, trouble in each_note(listing.root, listing):
+        for note, trouble in each_note(listing.root, listing, exposure.rules):
             if note is not None:
                 aliases[note.path] = note.aliases
             if trouble is not None:
                 broken[trouble.path] = kept(trouble)
     else:
         # Only records can be visible here, and only notes naming a subject can be shown broken.
-        for item in each_record(listing.root, listing, None):
+        for item in each_record(listing.root, listing, None, rules=exposure.rules):
             note, trouble = in_view(exposure, item)
             if note is not None:
                 aliases[note.path] = note.aliases
@@ -134,18 +137,43 @@ def index_of(exposure: Exposure, listing: VaultListing) -> VaultIndex:
     return VaultIndex(root=listing.root, name=vault_name(listing.root), aliases=aliases, broken=broken)
 
 
+def could_be_about(note: InvalidNote, subjects: Sequence[str] | None, exposure: Exposure) -> bool:
+    """Could this invalid note be a record of one of `subjects` (None: of any subject this
+    client may see), so that an answer about them may lack it?  Only when that cannot be ruled
+    out.
+
+    A client limited to some subjects is never shown a broken note whose subject cannot be
+    read: it might belong to a subject the client was not given, and its path alone says too
+    much.  The person still sees it in `vault-recall health` and the tray.
+    """
+    if note.unread:
+        return exposure.mode == "vault"  # unreadable: it might be anything (see in_view)
+    if _ruled_about(note, subjects, exposure):
+        return True
+    if not note.mentions_subject:
+        return False
+    if note.subjects is None:
+        return exposure.mode != "subjects"
+    if subjects is None:
+        return True
+    return any(s in note.subjects for s in subjects)
+
+
+def _ruled_about(note: InvalidNote, subjects: Sequence[str] | None, exposure: Exposure) -> bool:
+    """Could a subject rule take this broken note for one of `subjects` — by its path, or by
+    its text (its properties cannot be read, so a tag or value in it proves nothing either
+    way)?  Not for a note naming its own subject: the rules never take those."""
+    rules = exposure.rules
+    if not rules or note.mentions_subject:
+        return False
+    asked = [s for s in (subjects if subjects is not None else rules.subjects) if exposure.allows_subject(s)]
+    data = note.readable.data if note.readable is not None else b""
+    return any(rules.of_subject(s).may_take(note.path, data) for s in asked)
+
+
 def kept(trouble: InvalidNote) -> InvalidNote:
     """A problem to keep across a pass, without the note's text (a vault can have many)."""
     return replace(trouble, readable=None) if trouble.readable is not None else trouble
-
-
-def seen_notes(exposure: Exposure, listing: VaultListing) -> Iterator[tuple[Note | None, InvalidNote | None]]:
-    """Each note as a client sees it, read fresh: (the note if visible, the problem if shown)."""
-    if exposure.mode == "vault":
-        yield from each_note(listing.root, listing)
-        return
-    for item in each_record(listing.root, listing, None):
-        yield in_view(exposure, item)
 
 
 def visible_notes(exposure: Exposure, listing: VaultListing, worth: Worth | None = None) -> Iterator[Note]:
@@ -153,11 +181,11 @@ def visible_notes(exposure: Exposure, listing: VaultListing, worth: Worth | None
     bytes it keeps (text_prefilter.py) or that it is not shown whole."""
     if exposure.mode == "vault":
         for parsed in each_parsed(listing.root, listing, worth):
-            note, _ = as_seen(parsed)
+            note, _ = as_seen(parsed, exposure.rules)
             if note is not None:
                 yield note
         return
-    for item in each_record(listing.root, listing, None, worth):
+    for item in each_record(listing.root, listing, None, worth, exposure.rules):
         note, _ = in_view(exposure, item)
         if note is not None:
             yield note
@@ -198,6 +226,7 @@ def answer_anew(
     *,
     budget: int,
     limit: int,
+    packer: Callable[[P, Sequence[R], list[Problem]], P] | None = None,
 ) -> P:
     """The packed answer of one pass — `find` gives the ranked candidates (shaped by reading
     notes again) and the problems — starting over when a note read again has changed since
@@ -205,7 +234,8 @@ def answer_anew(
 
     `result_of(envelope, records)` is the tool's result, `{**envelope, "records": records,
     "omitted": 0}` typed as the tool's own: made once the vault is read or found unavailable,
-    so that a `reason` goes before the records.
+    so that a `reason` goes before the records.  `packer(result, candidates, problems)` packs
+    them, when the tool packs otherwise than `packing.answer` does (it may raise NoteChanged).
     """
     for _ in range(ATTEMPTS):
         listing = listing_or_unavailable(scope, envelope)
@@ -213,6 +243,8 @@ def answer_anew(
             return pack(result_of(envelope, []), [], budget=budget, limit=limit)
         candidates, problems = find(listing)
         try:
+            if packer is not None:
+                return packer(result_of(envelope, []), candidates, problems)
             return answer(result_of(envelope, []), candidates, budget=budget, limit=limit, problems=problems)
         except NoteChanged:
             continue

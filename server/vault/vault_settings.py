@@ -1,5 +1,5 @@
-"""The settings that decide which files of a vault are notes — its config folders, Excluded
-files and template folders — read once for a whole tool call.
+"""The settings that decide which files of a vault are notes and what they are — its config
+folders, Excluded files, template folders and daily notes — read once for a whole tool call.
 
 Each is read fresh on every call.  Within one call, though, the answer and what is told with
 it (recall/changed_since.py) each read them on their own, and a restarted pass read them again:
@@ -14,8 +14,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
+from vault_recall.server.vault.daily_notes import DailyNotes, read_daily_notes
 from vault_recall.server.vault.excluded import ExcludedFiles, read_excluded_files
 from vault_recall.server.vault.settings import config_folders
 from vault_recall.server.vault.templates import TemplateFolders, read_template_folders
@@ -26,6 +28,13 @@ class VaultSettings:
     folders: tuple[str, ...]  # the config folders, most recently saved first
     excluded: ExcludedFiles
     templates: TemplateFolders
+    root: Path
+
+    @cached_property
+    def daily(self) -> DailyNotes:
+        """Read when first asked (only subject rules for daily notes need it), then kept for
+        the rest of the call with the others."""
+        return read_daily_notes(self.root, self.folders)
 
 
 # The readings of the call under way, by vault folder (None: no call is under way).
@@ -38,7 +47,12 @@ def vault_settings(root: Path) -> VaultSettings:
     if readings is not None and (read := readings.get(root)) is not None:
         return read
     folders = config_folders(root)
-    read = VaultSettings(tuple(folders), read_excluded_files(root, folders), read_template_folders(root, folders))
+    read = VaultSettings(
+        tuple(folders),
+        read_excluded_files(root, folders),
+        read_template_folders(root, folders),
+        root,
+    )
     if readings is not None:
         readings[root] = read
     return read

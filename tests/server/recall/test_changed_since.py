@@ -14,7 +14,7 @@ from typing import Any, cast
 import pytest
 
 from tests.support.vaults import record, write_vault
-from vault_recall.server.recall import context, reading
+from vault_recall.server.recall import context, reading, subjects
 from vault_recall.server.recall.changed_since import (
     FIELD,
     MAX_TOLD,
@@ -206,7 +206,7 @@ def test_each_change_is_told_once_on_the_next_call_of_any_tool(vault: Path) -> N
         elif tool == "release":
             result = context.recall_context(who, "release-process", "tuesdays")
         else:
-            result = context.list_subjects(who)
+            result = subjects.list_subjects(who)
         follow_up(memory, who, result, 4096 if tool != "subjects" else None)
         return result
 
@@ -239,7 +239,7 @@ def test_a_change_that_does_not_fit_the_budget_waits_for_the_next_call(vault: Pa
     budget = json_size(result) + 20  # the call's own answer nearly fills it
     follow_up(memory, who, result, budget)
     assert FIELD not in result and json_size(result) <= budget
-    later = context.list_subjects(who)
+    later = subjects.list_subjects(who)
     follow_up(memory, who, later, None)
     assert [e["now"] for e in later[FIELD]] == [sha(CORRECTED)]
     assert OMITTED_FIELD not in later

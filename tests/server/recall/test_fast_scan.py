@@ -59,7 +59,7 @@ def test_recall_answers_as_it_did_with_the_full_scan(
 
 
 def _every_record_of_the_full_scan(
-    root: Path, listing: VaultListing, subject: str | None
+    root: Path, listing: VaultListing, subject: str | None, **_: object
 ) -> Iterator[MemoryRecord | InvalidNote]:
     full = scan_vault(root)
     yield from full.invalid

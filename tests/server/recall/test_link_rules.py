@@ -17,10 +17,10 @@ from tests.support.vaults import record, write_vault
 from tests.support.whole_vault import excluded_note_paths
 from vault_recall.server.errors import NoteNotFound
 from vault_recall.server.recall.backlinks import get_backlinks
-from vault_recall.server.recall.context import list_subjects
 from vault_recall.server.recall.reading import read_note
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.search import search_notes
+from vault_recall.server.recall.subjects import list_subjects
 from vault_recall.server.vault import listing as listing_module
 from vault_recall.server.vault.listing import excluded_notes, list_notes
 

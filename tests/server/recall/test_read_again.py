@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.vaults import write_vault
-from vault_recall.server.recall import context, scan
+from vault_recall.server.recall import context, recall_answer, scan
 from vault_recall.server.recall.scope import Exposure, Scope
 
 OLD = "---\nsubject: build-system\n---\nold cache decision\n"
@@ -25,8 +25,8 @@ def saving_after_passes(monkeypatch: pytest.MonkeyPatch, note: Path, texts: list
     real = scan.each_record  # what context calls, by the name it imported
     passes: list[int] = []
 
-    def each_record_then_save(*args: Any) -> Iterator[Any]:
-        yield from real(*args)
+    def each_record_then_save(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        yield from real(*args, **kwargs)
         passes.append(1)
         if len(passes) <= len(texts):
             note.write_text(texts[len(passes) - 1], encoding="utf-8")
@@ -73,7 +73,7 @@ def test_records_that_cannot_fit_are_never_read_again(tmp_path: Path, monkeypatc
         read.append(path)
         return real(root, path, revision)
 
-    monkeypatch.setattr(context, "read_again", counting)
+    monkeypatch.setattr(recall_answer, "read_again", counting)
     result = context.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
     assert [r["path"] for r in result["records"]] == ["Small.md"] and result["omitted"] == 1
     assert read == ["Small.md"]

@@ -238,16 +238,19 @@ def test_events_from_a_date_and_with_words(vault: Path) -> None:
     assert matched["records"][0]["path"] == "Journal/Outage.md"
     assert (matched["records"][0]["coverage"], matched["weak_match"]) == (1.0, False)
     assert all(r["coverage"] < 1.0 for r in matched["records"][1:])
-    # A query no event holds brings them newest first, said to be a weak match.
+    # A query no event holds is answered ok and empty (the recall contract), saying how many
+    # events there are, never with other events in their place.
     unmatched = context.recall_activity(scope(vault), "build", query="kubernetes")
-    assert [r["path"] for r in unmatched["records"]] == ["Journal/Later.md", "Journal/Outage.md"]
-    assert unmatched["weak_match"] is True
+    assert (unmatched["status"], unmatched["records"], unmatched["current_records"]) == ("ok", [], 2)
+    assert "weak_match" not in unmatched and "other words" in unmatched["hint"]
 
 
 def test_events_stay_out_of_recall_context(vault: Path) -> None:
     result = context.recall_context(scope(vault), "build", "outage", limit=20)
     assert not any(r["path"].startswith("Journal/") for r in result["records"])
-    assert result["weak_match"] is True
+    # Only the events hold "outage": the decisions answer empty, not with other notes.
+    assert (result["status"], result["records"]) == ("ok", [])
+    assert result["current_records"] > 0
 
 
 @pytest.mark.parametrize(

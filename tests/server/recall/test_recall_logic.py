@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.vaults import record, write_vault
 from vault_recall.server.errors import InvalidArgument, NotExposed
-from vault_recall.server.recall import context
+from vault_recall.server.recall import context, subjects
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -141,16 +141,18 @@ def test_words_are_unicode_normalized_and_casefolded(tmp_path: Path) -> None:
     assert paths(recalled(vault, "s", "ＣＡＦÉ", match="all")) == ["Café.md"]
 
 
-def test_a_query_no_record_holds_brings_the_newest_records_marked_as_a_weak_match(vault: Path) -> None:
-    set_mtime(vault / "Cache.md", 1_800_000_000)
+def test_a_query_no_record_holds_is_answered_ok_and_empty(vault: Path) -> None:
+    # The recall contract: no match is ok with no records — never the newest notes in their
+    # place — saying how many current records there are, so a model tries other words.
     result = recalled(vault, "build", "kubernetes", limit=20)
-    assert (result["status"], result["weak_match"], result["omitted"]) == ("ok", True, 0)
-    assert paths(result)[0] == "Cache.md"
-    assert sorted(paths(result)) == ["Build decision.md", "Cache.md", "Multi.md"]
-    assert all(r["matched"] == {} and r["coverage"] == 0.0 for r in result["records"])
-    assert "problems" not in result
+    assert (result["status"], result["records"], result["omitted"]) == ("ok", [], 0)
+    assert result["current_records"] == 3 and "other words" in result["hint"]
+    assert "weak_match" not in result and "problems" not in result
     strict = recalled(vault, "build", "kubernetes", match="all")
-    assert (strict["records"], strict["weak_match"]) == ([], True)
+    assert (strict["records"], strict["current_records"]) == ([], 3)
+    # A subject with no records at all says so in other words.
+    none = recalled(vault, "nothing-here", "kubernetes")
+    assert (none["records"], none["current_records"], none["hint"]) == ([], 0, "there are no current records here")
 
 
 def test_no_query_gives_the_current_records_newest_first(vault: Path) -> None:
@@ -258,7 +260,7 @@ def test_a_subject_outside_the_exposure_is_refused_by_name(vault: Path) -> None:
     limited = scope(vault, Exposure(mode="subjects", subjects=frozenset({"release"})))
     with pytest.raises(NotExposed, match="subject 'build' is not shared with client 'test'"):
         context.recall_context(limited, "build", "bazel")
-    assert [s["subject"] for s in context.list_subjects(limited)["subjects"]] == ["release"]
+    assert [s["subject"] for s in subjects.list_subjects(limited)["subjects"]] == ["release"]
 
 
 def _file(path: Path) -> Path:
@@ -279,7 +281,7 @@ def test_an_unreadable_vault_is_unavailable_with_a_reason(tmp_path: Path, make: 
     assert result["status"] == "unavailable"
     assert words in result["reason"]
     assert result["records"] == []
-    listed = context.list_subjects(scope(make(tmp_path)))
+    listed = subjects.list_subjects(scope(make(tmp_path)))
     assert listed["status"] == "unavailable"
     assert words in listed["reason"]
 
@@ -291,7 +293,7 @@ def test_no_configured_vault_is_unavailable() -> None:
 
 
 def test_list_subjects_counts_records_per_subject(vault: Path) -> None:
-    listed = context.list_subjects(scope(vault))
+    listed = subjects.list_subjects(scope(vault))
     assert listed["status"] == "ok"
     assert listed["untrusted"] is True
     counts = {s["subject"]: (s["active"], s["archived"], s["events"]) for s in listed["subjects"]}
@@ -301,7 +303,7 @@ def test_list_subjects_counts_records_per_subject(vault: Path) -> None:
 
 def test_list_subjects_is_degraded_by_broken_records(vault: Path) -> None:
     (vault / "Broken.md").write_text("---\nsubject: build\nstatus: maybe\n---\n", encoding="utf-8")
-    listed = context.list_subjects(scope(vault))
+    listed = subjects.list_subjects(scope(vault))
     assert listed["status"] == "degraded"
     assert listed["problems"] == [
         {"path": "Broken.md", "reason": "Broken.md, line 3: property 'status' must be 'active' or 'archived'"}
@@ -317,7 +319,7 @@ def test_a_subject_limited_client_sees_no_broken_note_of_unknown_subject(vault: 
     for result in (
         context.recall_context(limited, "build", "bazel"),
         context.recall_activity(limited, "build"),
-        context.list_subjects(limited),
+        subjects.list_subjects(limited),
     ):
         assert [p["path"] for p in result["problems"]] == ["Broken build.md"]
     # With every subject shared, the unreadable ones could be about anything: they are named.
@@ -340,7 +342,7 @@ def test_a_vault_s_languages_decide_how_its_words_are_stemmed(tmp_path: Path) ->
     english = Scope(client="t", vault=vault, exposure=Exposure())
     german = Scope(client="t", vault=vault, exposure=Exposure(), languages=("english", "german"))
     # 'Rechnung' and 'Rechnungen' share a German stem, not an English one.
-    assert context.recall_context(english, "s", "Rechnung")["weak_match"] is True
+    assert context.recall_context(english, "s", "Rechnung")["records"] == []
     found = context.recall_context(german, "s", "Rechnung")
     assert (paths(found)[0], found["weak_match"]) == ("Rechnungen.md", False)
     # A question in German is recognised as German by its words, whatever the setting.

@@ -16,7 +16,7 @@ from tests.support.vaults import write_vault
 from tests.support.whole_vault import scan_vault
 from tests.support.yaml_blocks import SCALARS
 from vault_recall.server.obsidian.note import InvalidNote, parse_note
-from vault_recall.server.recall import context
+from vault_recall.server.recall import subjects
 from vault_recall.server.recall.record_tally import Tally, plain_record
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.scan import each_tally
@@ -209,7 +209,7 @@ def test_generated_notes_agree_and_most_records_are_counted_from_bytes(vaults: t
         assert records and counted >= 0.9 * records, (vault.name, counted, records)
 
 
-def _every_record_of_the_full_scan(root: Path, listing: VaultListing) -> Iterator[Tally | InvalidNote]:
+def _every_record_of_the_full_scan(root: Path, listing: VaultListing, *_: object) -> Iterator[Tally | InvalidNote]:
     full = scan_vault(root)
     yield from full.invalid
     for record in full.records:
@@ -222,10 +222,10 @@ def test_list_subjects_answers_as_the_full_scan(
 ) -> None:
     for vault in vaults:
         scope = Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=frozenset({"build-system"})))
-        fast = context.list_subjects(scope)
+        fast = subjects.list_subjects(scope)
         with monkeypatch.context() as patched:
-            patched.setattr(context, "each_tally", _every_record_of_the_full_scan)
-            full = context.list_subjects(scope)
+            patched.setattr(subjects, "each_tally", _every_record_of_the_full_scan)
+            full = subjects.list_subjects(scope)
         assert fast == full and fast["subjects"]
 
 

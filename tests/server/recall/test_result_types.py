@@ -21,7 +21,7 @@ from typing import Any, ForwardRef, Literal, cast, get_args, get_origin, get_typ
 import pytest
 
 import vault_recall.server
-from vault_recall.server.recall import backlinks, context, reading, search
+from vault_recall.server.recall import backlinks, context, reading, search, subjects
 from vault_recall.server.recall.changed_since import HandedOutNotes, follow_up
 from vault_recall.server.recall.results import Envelope
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -60,6 +60,9 @@ CASES = {
     "recall_context weak": Case(context.recall_context, ("build-system", "zzz qqq")),
     "recall_context every word": Case(context.recall_context, ("build-system", "bazel cache", 4096, 3, "all")),
     "recall_context over budget": Case(context.recall_context, ("build-system", None, 512, 20)),
+    "recall_context ranked over budget": Case(context.recall_context, ("build-system", "bazel cache make", 1024, 20)),
+    "recall_context whole vault": Case(context.recall_context, (None, "cache")),
+    "recall_context whole vault seen": Case(context.recall_context, (None, "cache"), mode="vault"),
     "recall_context degraded": Case(context.recall_context, ("build-system", "cache"), "broken"),
     "recall_context no vault": Case(context.recall_context, ("build-system", "cache"), "none"),
     "recall_context vault gone": Case(context.recall_context, ("build-system",), "missing"),
@@ -86,16 +89,16 @@ CASES = {
     "get_backlinks degraded": Case(backlinks.get_backlinks, ("CI cache",), "broken"),
     "get_backlinks vault gone": Case(backlinks.get_backlinks, ("CI cache",), "missing"),
     "get_backlinks told": Case(backlinks.get_backlinks, ("Build decision",), mode="vault", told=True),
-    "list_subjects": Case(context.list_subjects, ()),
-    "list_subjects degraded": Case(context.list_subjects, (), "broken"),
-    "list_subjects no vault": Case(context.list_subjects, (), "none"),
-    "list_subjects told": Case(context.list_subjects, (), mode="vault", told=True),
+    "list_subjects": Case(subjects.list_subjects, ()),
+    "list_subjects degraded": Case(subjects.list_subjects, (), "broken"),
+    "list_subjects no vault": Case(subjects.list_subjects, (), "none"),
+    "list_subjects told": Case(subjects.list_subjects, (), mode="vault", told=True),
     "recall_context sample vault": Case(context.recall_context, ("build-system",), notice="examples"),
     "recall_activity sample vault": Case(context.recall_activity, ("build-system",), notice="examples"),
     "read_note sample vault": Case(reading.read_note, ("Build decision",), notice="examples"),
     "search_notes sample vault": Case(search.search_notes, ("cache",), notice="examples"),
     "get_backlinks sample vault": Case(backlinks.get_backlinks, ("CI cache",), notice="examples"),
-    "list_subjects sample vault": Case(context.list_subjects, (), notice="examples"),
+    "list_subjects sample vault": Case(subjects.list_subjects, (), notice="examples"),
 }
 
 

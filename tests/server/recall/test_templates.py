@@ -19,10 +19,11 @@ from vault_recall.app.state.health import check_health
 from vault_recall.server.errors import NoteNotFound
 from vault_recall.server.recall.backlinks import get_backlinks
 from vault_recall.server.recall.changed_since import Handed, changed_since
-from vault_recall.server.recall.context import list_subjects, recall_activity, recall_context
+from vault_recall.server.recall.context import recall_activity, recall_context
 from vault_recall.server.recall.reading import read_note
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.search import search_notes
+from vault_recall.server.recall.subjects import list_subjects
 from vault_recall.server.recall.view import index_of
 from vault_recall.server.vault.listing import list_notes
 from vault_recall.server.vault.settings import MAX_SETTINGS_BYTES
