@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vault_recall.server.config.config_file import ConfigError, load_config
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.uri import obsidian_uri
@@ -17,6 +18,7 @@ from vault_recall.server.recall.context import BUDGET_RANGE
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.scan import each_note
+from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 from vault_recall.server.vault.listing import list_notes, vault_name
 from vault_recall.server.vault.paths import display
 
@@ -94,9 +96,26 @@ def _recalled_size(note: Note, vault: str) -> int | None:
     )
 
 
-def check_health(vault: Path | None, why_none: str = "no vault is configured") -> HealthReport:
+def rules_for(vault: Path) -> SubjectRules:
+    """The subject rules the config keeps for the vault in that folder (none when the config
+    cannot be read: the config's own check says why)."""
+    try:
+        config = load_config()
+    except ConfigError:
+        return NO_RULES
+    folder = vault.absolute()
+    entry = next((v for v in config.vaults if Path(v.path).expanduser().absolute() == folder), None)
+    return SubjectRules(entry.subject_rules, vault) if entry is not None else NO_RULES
+
+
+def check_health(
+    vault: Path | None, why_none: str = "no vault is configured", rules: SubjectRules | None = None
+) -> HealthReport:
+    """What every client would find in the vault, counted — records by their properties and
+    by the config's subject rules for that vault (`rules`: read from the config when None)."""
     if vault is None:
         return HealthReport(status="unavailable", vault=None, path=None, reason=why_none)
+    rules = rules_for(vault) if rules is None else rules
     name = vault_name(vault)
     try:
         listing = list_notes(vault)
@@ -108,13 +127,13 @@ def check_health(vault: Path | None, why_none: str = "no vault is configured") -
     found_problems: list[dict[str, str]] = []
     records = 0
     # Note by note, keeping no text: the tray asks for this every minute, on vaults of any size.
-    for note, trouble in each_note(vault, listing):
+    for note, trouble in each_note(vault, listing, rules):
         if trouble is not None:
             found_problems.append({"path": trouble.path, "reason": trouble.reason})
         if note is None:
             continue
         names.setdefault(note.title.casefold(), []).append(note.path)
-        record = as_record(note) if trouble is None else None
+        record = as_record(note, rules) if trouble is None else None
         if not isinstance(record, MemoryRecord):
             continue
         records += 1
