@@ -18,16 +18,31 @@ from __future__ import annotations
 import asyncio
 from contextvars import ContextVar
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCResponse, RequestId
 
+Item = TypeVar("Item", contravariant=True)
+
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
-    from mcp.shared._stream_protocols import WriteStream
 
     from vault_recall.server.recall.changed_since import Pending
+
+
+class WriteStream(Protocol[Item]):
+    """What the SDK's server writes its messages to (the SDK's own protocol is private)."""
+
+    async def send(self, item: Item, /) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+    async def __aenter__(self) -> Any: ...
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
+    ) -> bool | None: ...
 
 
 class Delivery(Protocol):

@@ -27,6 +27,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from vault_recall.server.mcp.delivery import StdioDelivery
+from vault_recall.server.mcp.sdk_private import lowlevel_server
 
 log = logging.getLogger(__name__)
 
@@ -166,5 +167,5 @@ async def serve_stdio(server: Any) -> None:
         # A change is told once its answer is handed to the stdout writer (delivery.py).
         delivery = StdioDelivery()
         server.delivery = delivery
-        lowlevel = server._lowlevel_server
+        lowlevel = lowlevel_server(server)
         await lowlevel.run(read_stream, delivery.watch(write_stream), lowlevel.create_initialization_options())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -143,9 +143,10 @@ class RecallServer(MCPServer):
     async def _call_with_clear_errors(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
     ) -> CallToolResult | InputRequiredResult:
-        schema = self._tool_input_schema(name)
+        schemas = {tool.name: tool.input_schema for tool in await self.list_tools()}
+        schema = schemas.get(name)
         if schema is not None:
-            unknown = unknown_arguments(name, arguments, schema, self._our_parameters())
+            unknown = unknown_arguments(name, arguments, schema, our_parameters(schemas.values()))
             if unknown.refusal:
                 raise ToolError(f"Error executing tool {name}: {unknown.refusal}")
             if unknown.ignored:  # arguments a client adds for itself: the tool never sees them
@@ -159,12 +160,13 @@ class RecallServer(MCPServer):
                 raise ToolError(f"Error executing tool {name}: {sentence}") from None
             raise
 
-    def _our_parameters(self) -> list[str]:
-        """Every parameter any of our tools takes (a name one of them takes is never ignored)."""
-        names: list[str] = []
-        for tool in self._tool_manager.list_tools():
-            names += list(tool.parameters.get("properties", {}))
-        return list(dict.fromkeys(names))
+
+def our_parameters(schemas: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Every parameter any of our tools takes (a name one of them takes is never ignored)."""
+    names: list[str] = []
+    for schema in schemas:
+        names += list(schema.get("properties", {}))
+    return list(dict.fromkeys(names))
 
 
 def client_info_of(context: Context[Any, Any] | None) -> tuple[str | None, str | None]:

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp import Client
 
 from tests.support.e2e import call, call_error, copy_sample_vault, vault_recall_command
 from tests.support.http_e2e import http_client, running_endpoint
+from tests.support.mid_call import caught_mid_call, no_pass_over
 from tests.support.synthetic_vault import generate
 from vault_recall.app.state.config_store import issue_token, update_config
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, activity_path
@@ -202,18 +204,41 @@ async def test_a_slow_vault_does_not_hold_up_another_clients_calls(tmp_path: Pat
     assert "small" in finished and finished.index("small") < 4, finished
 
 
+async def gave_up_mid_search(session: Client, pid: int, vault: Path) -> bool:
+    """Search `vault`, and give up while the endpoint (process `pid`) is held in the middle of
+    it: True when the call ended given up, with no answer."""
+    given_up = anyio.CancelScope()
+    ended = anyio.Event()
+    answers: list[object] = []
+
+    async def search() -> None:
+        with given_up:
+            answers.append(await session.call_tool("search_notes", {"query": "e", "limit": 100}))
+        ended.set()
+
+    await no_pass_over(pid, vault)
+    async with anyio.create_task_group() as group:
+        group.start_soon(search)
+        async with caught_mid_call(pid, vault):
+            given_up.cancel()
+            with anyio.fail_after(30):  # a bound for a hang: giving up waits for no answer
+                await ended.wait()
+    return given_up.cancelled_caught and answers == []
+
+
 async def test_a_client_that_disconnects_mid_call_leaves_the_endpoint_serving_and_its_call_recorded(
     tmp_path: Path,
 ) -> None:
+    """The client gives up while the endpoint is held in the middle of its search (stopped
+    there, so the answer cannot come first, however fast the search), then leaves."""
     vault = tmp_path / "Big"
-    generate(vault, 3000)
+    generate(vault, 3000)  # a search long enough to be seen under way (each note is one more look)
     tokens = configure({"Big": vault}, {"gone": ("Big", "vault"), "stays": ("Big", "records")})
     with running_endpoint() as endpoint:
-        for mode in ("legacy", "auto"):
+        for given_up, mode in enumerate(("legacy", "auto"), 1):
             async with http_client(endpoint.url, tokens["gone"], mode=mode) as gone:
-                with anyio.move_on_after(0.1) as waited:  # gives up while its search runs, and leaves
-                    await gone.call_tool("search_notes", {"query": "e", "limit": 100})  # on most lines: slow
-                assert waited.cancelled_caught
+                assert await gave_up_mid_search(gone, endpoint.process.pid, vault), mode
+            assert len(await wait_for_rows(given_up)) == given_up, mode  # recorded all the same
         async with http_client(endpoint.url, tokens["stays"]) as stays:
             assert (await call(stays, "list_subjects"))["status"] == "ok"
         rows = await wait_for_rows(3)

@@ -21,7 +21,6 @@ import pytest
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from mcp_types import Implementation
 from pydantic import AnyUrl
@@ -44,6 +43,7 @@ from tests.support.oauth_browser import (
 from vault_recall.app.state.config_store import update_config
 from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
 from vault_recall.server.config.config_file import VaultEntry, activity_path
+from vault_recall.server.mcp.sdk_private import mcp_http_client as create_mcp_http_client
 
 pytestmark = [pytest.mark.e2e]
 

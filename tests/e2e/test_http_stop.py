@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.edited_vault import SLOW, make_vault, serving_over_http
 from tests.support.http_e2e import Endpoint, running_endpoint
+from tests.support.mid_call import caught_mid_call
 from tests.support.raw_peers import PROTOCOL, HttpPeer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")]
@@ -23,9 +24,9 @@ def events(home: Path) -> int:
         return int(db.execute("SELECT count(*) FROM events").fetchone()[0])
 
 
-async def busy(endpoint: Endpoint, token: str, number: int) -> None:
-    """A session with its GET stream open, one call answered, six slow calls running: then the
-    signal."""
+async def busy(endpoint: Endpoint, token: str, vault: Path, number: int) -> None:
+    """A session with its GET stream open, one call answered, six slow calls sent: the signal
+    arrives while the endpoint is held in the middle of one of them."""
     peer = await HttpPeer(endpoint.port, token).open()
     assert (await peer.call("list_subjects", {})).result is not None
     reader, writer = await asyncio.open_connection("127.0.0.1", endpoint.port)
@@ -39,8 +40,8 @@ async def busy(endpoint: Endpoint, token: str, number: int) -> None:
         )
         assert b" 200 " in await reader.readuntil(b"\r\n")
         calls = [asyncio.create_task(peer.call(*SLOW)) for _ in range(6)]
-        await asyncio.wait(calls, timeout=0.3)  # sent, and running
-        endpoint.process.send_signal(number)
+        async with caught_mid_call(endpoint.process.pid, vault):
+            endpoint.process.send_signal(number)  # delivered as the endpoint goes on
         await asyncio.gather(*calls, return_exceptions=True)  # ended with the process
     finally:
         writer.close()
@@ -51,9 +52,10 @@ def test_a_signal_stops_the_endpoint_with_calls_running_in_one_line_and_no_trace
     tmp_path: Path, vault_recall_home: Path, name: str
 ) -> None:
     number = getattr(signal, name)
-    token = serving_over_http(make_vault(tmp_path / "Work", fillers=3000))
+    vault = make_vault(tmp_path / "Work", fillers=3000)
+    token = serving_over_http(vault)
     with running_endpoint() as endpoint:
-        asyncio.run(busy(endpoint, token, number))
+        asyncio.run(busy(endpoint, token, vault, number))
         assert endpoint.process.wait(30) == -number  # a bound for a hang, not a speed check
     lines = endpoint.log().splitlines()
     assert len(lines) == 1, lines

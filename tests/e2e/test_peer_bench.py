@@ -14,6 +14,7 @@ import pytest
 from bench import peers
 from bench.peer_catalogue import PEERS_DIR, QUESTIONS, SERVERS, Ready, default_node, prepare
 from bench.peer_questions import Case, answered
+from tests.support.parts import need
 from tests.support.paths import REPO_ROOT
 from tests.support.synthetic_vault import generate
 from tests.support.vaults import snapshot
@@ -55,11 +56,14 @@ def test_vault_recall_alone_answers_every_question_sees_every_save_and_leaves_no
     assert ours["first_answer_p50_ms"] >= ours["initialize_p50_ms"] > 0
     assert ours["peak_rss_mb"] >= ours["idle_rss_mb"] > 0
     assert len(result["bare_start_ms"]) == 4
-    # Every question rg can answer has its floor; a read by path has the bare Python server's.
+    assert "| rare phrase" in printed and "Which tool answers which question" in printed
+    # A read by path has the bare Python server's floor; every question rg can answer has rg's,
+    # timed where rg is installed.
     floors = {q["question"]: (q["floor"], q["floor_p50_ms"]) for q in result["questions"]}
     assert floors["read by path"][0] == peers.BARE_READ and floors["read by path"][1] > 0
-    assert all(floors[q][0].startswith("rg -l -i -F") and floors[q][1] > 0 for q in peers.FLOORS)
-    assert "| rare phrase" in printed and "Which tool answers which question" in printed
+    assert all(floors[q][0].startswith("rg -l -i -F") for q in peers.FLOORS)
+    need("ripgrep", context="the benchmark times rg as the floor of each search")
+    assert all(floors[q][1] is not None and floors[q][1] > 0 for q in peers.FLOORS)
 
 
 def test_every_installed_peer_answers_what_it_offers_and_obsidian_mcp_is_seen_writing_its_journal(

@@ -18,6 +18,7 @@ from tests.support.paths import REPO_ROOT
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.activity_view import clients_who_recalled, count_events, latest_per_client, recent_events
 from vault_recall.app.state.config_store import save_config
+from vault_recall.server.activity.store import BUSY_TIMEOUT_MS
 from vault_recall.server.config.config_file import (
     ClientEntry,
     Config,
@@ -163,8 +164,9 @@ async def test_calls_answer_when_the_activity_store_is_deleted_or_locked(shared_
         locker = sqlite3.connect(activity_path(), isolation_level=None)
         locker.execute("BEGIN EXCLUSIVE")
         try:
-            # While the store is locked every call still answers, without waiting on it.
-            with anyio.fail_after(1.5):  # well under the writer's 2 s busy timeout
+            # While the store is locked every call still answers, without waiting on it: a call
+            # that waited would take the writer's busy timeout, three of them three times that.
+            with anyio.fail_after(3 * BUSY_TIMEOUT_MS / 1000):
                 for _ in range(3):
                     assert (await call(session, "list_subjects"))["status"] == "ok"
         finally:

@@ -20,6 +20,7 @@ import pytest
 from tests.support.e2e import vault_recall_command
 from tests.support.edited_vault import NOTES, SLOW, WORDS, edit, make_vault, note_text, serving_over_http
 from tests.support.http_e2e import running_endpoint
+from tests.support.mid_call import no_pass_over, seen_mid_call
 from tests.support.raw_peers import Answer, HttpPeer, StdioPeer
 from tests.support.told_ledger import FIELD, Ledger
 
@@ -257,7 +258,8 @@ def test_over_stdio_a_change_told_in_an_answer_cancelled_is_told_in_the_next_one
         async with StdioPeer([*vault_recall_command(), "serve", "--client", "c", "--vault", str(vault)]) as peer:
 
             async def cancelled() -> Answer:
-                return await peer.call(*SLOW, cancel_after=0.2)
+                await no_pass_over(peer.pid, vault)  # the last call's pass is over
+                return await peer.call(*SLOW, cancel_after=seen_mid_call(peer.pid, vault))
 
             await an_answer_lost_tells_nothing(peer.call, cancelled, vault, vault_recall_home)
 
@@ -276,9 +278,11 @@ def test_over_http_a_change_told_in_an_answer_lost_is_told_in_the_next_one(
             peer = await HttpPeer(endpoint.port, token).open()
 
             async def lost() -> Answer:
+                pid = endpoint.process.pid
+                await no_pass_over(pid, vault)  # the last call's pass is over
                 if how == "cancelled":
-                    return await peer.call(*SLOW, cancel_after=0.2)
-                return await peer.call(*SLOW, hang_up_after=0.2)
+                    return await peer.call(*SLOW, cancel_after=seen_mid_call(pid, vault))
+                return await peer.call(*SLOW, hang_up_after=seen_mid_call(pid, vault))
 
             await an_answer_lost_tells_nothing(peer.call, lost, vault, vault_recall_home)
 

@@ -110,6 +110,16 @@ def test_the_selection_finds_the_tests_of_every_kind_of_part() -> None:
     assert not any(c.startswith("tests/server/recall/test_recall_logic.py") for c in chosen)
 
 
+def test_ci_run_runs_the_fresh_machine_first_with_every_program_of_a_part_hidden() -> None:
+    # .ci/fresh-machine's own list: every program a part's test runs must be in it.
+    script = (REPO_ROOT / ".ci" / "fresh-machine").read_text(encoding="utf-8")
+    listed = re.search(r"^programs=\(([^)]*)\)", script, re.M)
+    assert listed is not None
+    assert sorted(set(HIDDEN) - set(listed.group(1).split())) == []
+    run = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 0 < run.index("bash .ci/fresh-machine\n") < run.index(".venv/bin/pytest -q")
+
+
 @dataclass(frozen=True)
 class FreshInstall:
     project: Path  # a copy of the checkout, installed into its own .venv

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from vault_recall.app.cli.main import main
@@ -199,7 +200,7 @@ def test_every_command_table_lists_exactly_the_commands_and_options_help_shows()
 def registered_tools() -> dict[str, dict[str, Any]]:
     server = build_server(ServeOptions(client="docs"))
     try:
-        return {tool.name: tool.parameters for tool in server._tool_manager.list_tools()}
+        return {tool.name: tool.input_schema for tool in anyio.run(server.list_tools)}
     finally:
         server.activity.close()
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.support.e2e import vault_recall_command
+from vault_recall.server.mcp.sdk_private import mcp_http_client as create_mcp_http_client
 
 URL_LINE = re.compile(r"Vault Recall endpoint: (http://\S+)")
 

@@ -79,6 +79,15 @@ def gtk_probe(python: str = sys.executable) -> tuple[bool, bool]:
     return "gi" in words, "gtk" in words
 
 
+def beside_python(name: str) -> Path | None:
+    """A program the test extra installs into this environment (or found on PATH)."""
+    here = Path(sys.executable).with_name(name + (".exe" if sys.platform == "win32" else ""))
+    if here.exists():
+        return here
+    found = shutil.which(name)
+    return Path(found) if found else None
+
+
 def client(executable: str) -> Callable[[], bool]:
     return files(CLIENT_BIN / executable, CLIENT_BIN / "node")
 
@@ -109,6 +118,9 @@ PARTS: dict[str, Part] = {
     "setpriv": Part("setpriv", "Debian: util-linux", program("setpriv")),
     "ripgrep": Part("ripgrep (rg)", "Debian: ripgrep", program("rg")),
     "pyinstaller": Part("PyInstaller", "the test extra: pip install -e '.[test]'", importable("PyInstaller")),
+    "actionlint": Part(
+        "actionlint", "the test extra on Linux: pip install -e '.[test]'", lambda: bool(beside_python("actionlint"))
+    ),
     "binutils": Part("objdump and strip (PyInstaller runs them)", "Debian: binutils", programs("objdump", "strip")),
     # npm tools, which .ci/run installs beside the checkout.
     "inspector": Part("The MCP Inspector CLI", f"{NPM_STEP}, into .ci/npm", files(NODE, INSPECTOR)),

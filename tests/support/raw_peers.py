@@ -12,11 +12,34 @@ import asyncio
 import contextlib
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 PROTOCOL = "2025-11-25"
+
+# When to cancel or hang up: seconds after the request (a moment drawn at random by a stress
+# test), or an event to wait for (`tests.support.mid_call.seen_mid_call`: the server seen in the
+# middle of the call), which assumes nothing about how long the call takes.
+Moment = float | Awaitable[object]
+
+
+async def came_first(answer: asyncio.Future[Any], moment: Moment) -> bool:
+    """Wait for `answer` or `moment`, whichever comes first: True when the moment did (the
+    answer is not there yet)."""
+    if isinstance(moment, float | int):
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(answer), moment)
+        return not answer.done()
+    event = asyncio.ensure_future(moment)
+    try:
+        await asyncio.wait({answer, event}, timeout=120, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        event.cancel()
+    if answer.done():
+        return False
+    event.result()  # the event's own failure (never seen mid-call) is the test's
+    return True
 
 
 @dataclass
@@ -119,17 +142,20 @@ class StdioPeer:
         await self._send(message)
         return await asyncio.wait_for(waiter, 120)
 
-    async def call(self, tool: str, arguments: dict[str, Any], *, cancel_after: float | None = None) -> Answer:
-        """Call a tool; with `cancel_after`, send `notifications/cancelled` that many seconds in.
+    @property
+    def pid(self) -> int:
+        assert self._process is not None
+        return self._process.pid
+
+    async def call(self, tool: str, arguments: dict[str, Any], *, cancel_after: Moment | None = None) -> Answer:
+        """Call a tool; with `cancel_after`, send `notifications/cancelled` at that moment.
         A cancelled call may still be answered (it was done first); else its answer is None."""
         request_id = next(self._ids)
         waiter = self._waiting[request_id] = asyncio.get_running_loop().create_future()
         await self._send(_call(request_id, tool, arguments))
         if cancel_after is None:
             return Answer(request_id, tool, arguments, await asyncio.wait_for(waiter, 120))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(waiter), cancel_after)
-        if not waiter.done():
+        if await came_first(waiter, cancel_after):
             await self._send(_cancel(request_id))
         # The server answers nothing for a request it cancelled; a ping answered after the
         # cancel was read proves no late answer is still coming.
@@ -150,10 +176,10 @@ class HttpReply:
 
 
 async def http_exchange(
-    port: int, head: dict[str, str], body: bytes, *, hang_up_after: float | None = None, timeout: float = 120
+    port: int, head: dict[str, str], body: bytes, *, hang_up_after: Moment | None = None, timeout: float = 120
 ) -> HttpReply | None:
     """One POST on a connection of its own.  With `hang_up_after`, the client stops sending
-    (half-closes) that many seconds after its request: the server sees it gone, and whatever it
+    (half-closes) at that moment after its request: the server sees it gone, and whatever it
     had written before is still read here.  None when no whole response came back."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
@@ -162,10 +188,8 @@ async def http_exchange(
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
         await writer.drain()
         reading = asyncio.create_task(_read_response(reader))
-        if hang_up_after is not None:
-            done, _ = await asyncio.wait({reading}, timeout=hang_up_after)
-            if not done:
-                writer.write_eof()
+        if hang_up_after is not None and await came_first(reading, hang_up_after):
+            writer.write_eof()
         try:
             return await asyncio.wait_for(reading, timeout)
         except (asyncio.IncompleteReadError, ConnectionError):
@@ -222,16 +246,14 @@ class HttpPeer:
         tool: str,
         arguments: dict[str, Any],
         *,
-        cancel_after: float | None = None,
-        hang_up_after: float | None = None,
+        cancel_after: Moment | None = None,
+        hang_up_after: Moment | None = None,
     ) -> Answer:
         request_id = next(self._ids)
         body = json.dumps(_call(request_id, tool, arguments)).encode()
         exchange = asyncio.create_task(http_exchange(self.port, self._head(), body, hang_up_after=hang_up_after))
-        if cancel_after is not None:
-            done, _ = await asyncio.wait({exchange}, timeout=cancel_after)
-            if not done:
-                await self.notify(_cancel(request_id))
+        if cancel_after is not None and await came_first(exchange, cancel_after):
+            await self.notify(_cancel(request_id))
         reply = await exchange
         message = json.loads(reply.body) if reply is not None and reply.status == 200 else None
         return Answer(request_id, tool, arguments, message)

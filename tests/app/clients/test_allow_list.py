@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import anyio
 import pytest
 
 from vault_recall.app.cli.main import main
@@ -32,7 +33,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_the_catalogue_names_every_tool_the_server_lists() -> None:
-    tools = build_server(ServeOptions(client="x"))._tool_manager.list_tools()
+    tools = anyio.run(build_server(ServeOptions(client="x")).list_tools)
     assert sorted(TOOL_NAMES) == sorted(t.name for t in tools)
 
 

@@ -68,7 +68,10 @@ def _with_writer(path: Path, pause: float, pairs: int) -> tuple[int, list[int], 
     spec = client_spec("claude-code")
     assert spec is not None
     try:
-        time.sleep(0.05)  # the writer is at work before the first edit
+        deadline = time.monotonic() + 30
+        while b'"history": [1' not in path.read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.01)  # the writer is at work before the first edit: its first change is in
+        assert b'"history": [1' in path.read_bytes(), "the writer never made its first change"
         steps: list[Callable[[], Plan]] = [lambda: plan_install(spec, ARGV, path), lambda: plan_uninstall(spec, path)]
         for _ in range(pairs):
             for plan in steps:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 
+import anyio
+
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.mcp.tools import as_paragraphs, build_server
 
 
 def test_every_tool_description_is_paragraphs_each_on_one_line() -> None:
-    tools = build_server(ServeOptions(client="docs"))._tool_manager.list_tools()
+    tools = anyio.run(build_server(ServeOptions(client="docs")).list_tools)
     assert len(tools) == 6
     for tool in tools:
         text = tool.description or ""
