@@ -47,6 +47,7 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+    note: bool = False  # worth knowing, nothing to fix: shown as `note`, counted as ok
 
 
 def run_checks() -> list[Check]:
@@ -128,11 +129,14 @@ def _tray() -> Check:
 def _folder_dialog() -> Check:
     if folder_picker.can_pick_folder():
         return Check("folder dialog", True, "the tray's Choose folder… can show one")
+    # The tray copies the `vault add` command instead, which works: nothing is broken.
     return Check(
         "folder dialog",
-        False,
-        "no folder dialog here (no desktop portal, zenity or kdialog): the tray's Choose folder… shows the command",
-        "install xdg-desktop-portal-gtk or zenity, or add the vault with: vault-recall vault add PATH",
+        True,
+        "no folder dialog here (no desktop portal, zenity or kdialog): the tray's menu copies the "
+        "`vault-recall vault add` command instead",
+        "for a dialog, install xdg-desktop-portal-gtk or zenity",
+        note=True,
     )
 
 
@@ -312,7 +316,8 @@ def report(checks: list[Check]) -> str:
     width = max(len(c.what) for c in checks)
     lines = []
     for check in checks:
-        lines.append(f"{'ok  ' if check.ok else 'FAIL'}  {check.what:<{width}}  {check.detail}")
-        if not check.ok and check.fix:
-            lines.append(f"      {'':<{width}}  fix: {check.fix}")
+        mark = "note" if check.note else "ok  " if check.ok else "FAIL"
+        lines.append(f"{mark}  {check.what:<{width}}  {check.detail}")
+        if check.fix and (check.note or not check.ok):
+            lines.append(f"      {'':<{width}}  {'tip' if check.note else 'fix'}: {check.fix}")
     return "\n".join(lines)

@@ -10,16 +10,22 @@ its token unless another entry of ours sends it; every message says where the to
 from __future__ import annotations
 
 import argparse
-import os
-import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 from vault_recall.app.cli.config_commands import CommandError, check_client_id
 from vault_recall.app.clients.catalogue import TOKEN_ENV, ClientSpec
-from vault_recall.app.clients.install import InstallError, Plan, apply, current_entry, plan_install
+from vault_recall.app.clients.install import InstallError
 from vault_recall.app.clients.snippets import SnippetError, http_snippet, http_spec
+from vault_recall.app.clients.url_install import (
+    UrlInstallFailed,
+    check_url_form,
+    install_by_url,
+    plan_url_entry,
+    token_in_environment,
+    valid_token_sent,
+)
 from vault_recall.app.clients.url_token import InstalledUrlEntry, entries_using, url_token
 from vault_recall.app.state.config_store import issue_token, revoke_token
 from vault_recall.app.state.config_store import new_token as new_token_text
@@ -72,7 +78,7 @@ def snippet_http(spec: ClientSpec, url: str, new_token: bool = False) -> int:
         )
     token, replaced = issue_token(spec.id)
     print(http_snippet(spec, url, token), end="")
-    if _token_in_environment(spec):
+    if token_in_environment(spec):
         _codex_export(token, f"{spec.name} reads it from the environment, not from the entry above")
     else:
         print(f"The token is in the entry above, in its Authorization header (new for {spec.id}).", file=sys.stderr)
@@ -92,27 +98,19 @@ def install_http(
     """Write the URL entry into the client's config file, made readable by its owner only (it
     holds the token).  The token the entry sends already is kept while it is valid; otherwise
     (or with --new-token) a new one is made, written into the file, and only then made valid."""
-    config = load_config()  # a broken config of ours stops the install before the client's file is touched
-    try:
-        http_spec(spec, url, "")
-    except SnippetError as exc:
-        raise CommandError(str(exc)) from None
-    kept = None if new_token else _valid_token_sent(spec, path, config)
-    token = kept or new_token_text()
     if dry_run:
-        shown = "<the token it sends now, kept>" if kept else "<new token>"
-        plan = _plan(http_spec(spec, url, token), path, extra)
-        print(plan.diff().replace(token, shown) or f"{path} already has this entry; nothing would change")
-        if not kept:
-            print(f"(a new token for {spec.id} would be made and written where '<new token>' stands)", file=sys.stderr)
-        return 0
-    in_file = not _token_in_environment(spec)
-    _private(path)  # the token, or (Codex) the address of an endpoint that takes one
-    plan = _plan(http_spec(spec, url, token), path, extra)
-    backup = _apply(plan, spec, url, token, kept is not None)
-    replaced = False
-    if not kept:
-        _, replaced = issue_token(spec.id, token)
+        return _dry_run(spec, url, path, new_token, extra)
+    try:
+        done = install_by_url(spec, url, path, new_token, extra)
+    except UrlInstallFailed as exc:
+        print(f"Paste this into the file yourself:\n\n{http_snippet(spec, url, exc.token)}", file=sys.stderr)
+        if token_in_environment(spec):
+            _codex_export(exc.token, f"{spec.name} reads it from the environment")
+        raise CommandError(str(exc)) from None
+    except InstallError as exc:
+        raise CommandError(str(exc)) from None
+    plan, backup, token, kept = done.plan, done.backup, done.token, done.kept
+    in_file = not token_in_environment(spec)
     if not plan.changes:
         print(f"{spec.name}: {path} already reaches the endpoint at {url} this way; nothing changed")
     else:
@@ -120,7 +118,7 @@ def install_http(
         print(f"{verb} {path} (by URL: {url})" + (f" (old file kept as {backup.name})" if backup else ""))
         held = f"it holds {spec.id}'s token" if in_file else f"{spec.name}'s token is not in it but in the environment"
         print(f"{path} is readable by you only: {held}.")
-    if _token_in_environment(spec):
+    if not in_file:
         if kept:
             print(f"{spec.name} reads its token from ${TOKEN_ENV}, which this shell sets to {spec.id}'s token: kept.")
         else:
@@ -129,10 +127,26 @@ def install_http(
         print(f"Its token is the one already in the Authorization header of the entry in {path}: kept.")
     else:
         print(f"Its token is in the Authorization header of the entry in {path} (a new one for {spec.id}).")
-    if replaced:
+    if done.replaced:
         print(f"{spec.id}'s old token stops working on its next request.")
     if plan.changes or not kept:
         print(f"Start the endpoint (vault-recall http, or the tray), then restart {spec.name}.")
+    return 0
+
+
+def _dry_run(spec: ClientSpec, url: str, path: Path, new_token: bool, extra: dict[str, Any] | None) -> int:
+    config = load_config()  # a broken config of ours stops the install before the client's file is touched
+    try:
+        check_url_form(spec, url)
+        kept = None if new_token else valid_token_sent(spec, path, config)
+        token = kept or new_token_text()
+        plan = plan_url_entry(spec, url, token, path, extra)
+    except InstallError as exc:
+        raise CommandError(str(exc)) from None
+    shown = "<the token it sends now, kept>" if kept else "<new token>"
+    print(plan.diff().replace(token, shown) or f"{path} already has this entry; nothing would change")
+    if not kept:
+        print(f"(a new token for {spec.id} would be made and written where '<new token>' stands)", file=sys.stderr)
     return 0
 
 
@@ -169,65 +183,11 @@ def _entries_sending(client_id: str, config: Config) -> list[InstalledUrlEntry]:
     return entries_using(client_id, lambda token: client_of_token(config, token))
 
 
-def _valid_token_sent(spec: ClientSpec, path: Path, config: Config) -> str | None:
-    """The token our entry in `path` sends now, if it is this client's valid token."""
-    existing = _existing_entry(spec, path)
-    sends = url_token(spec, existing, path) if existing is not None else None
-    if sends is None or sends.token is None:
-        return None
-    return sends.token if client_of_token(config, sends.token) == spec.id else None
-
-
 def _old_token_gone(client_id: str, using: list[InstalledUrlEntry]) -> None:
     note = f"{client_id}'s old token stops working on its next request"
     if using:
         note += f"; the entry in {using[0].path} sends it, so put the new one there too"
     print(note + ".", file=sys.stderr)
-
-
-def _token_in_environment(spec: ClientSpec) -> bool:
-    """Whether the client reads its token from an environment variable (Codex), not its entry."""
-    return spec.http is not None and "bearer_token_env_var" in spec.http("", "")
-
-
-def _existing_entry(spec: ClientSpec, path: Path) -> dict[str, object] | None:
-    try:
-        target = path.resolve() if path.is_symlink() else path
-        text = target.read_text(encoding="utf-8") if target.is_file() else ""
-        return current_entry(spec, text.removeprefix("\ufeff"), str(path))
-    except (OSError, UnicodeDecodeError, InstallError):
-        return None  # the install itself says what is wrong with the file
-
-
-def _plan(spec: ClientSpec, path: Path, extra: dict[str, Any] | None = None) -> Plan:
-    try:
-        return plan_install(spec, [], path, extra)
-    except InstallError as exc:
-        raise CommandError(str(exc)) from None
-
-
-def _apply(plan: Plan, spec: ClientSpec, url: str, token: str, kept: bool) -> Path | None:
-    try:
-        return apply(plan)
-    except InstallError as exc:
-        if not kept:  # the snippet to paste must work: its token is made valid now
-            issue_token(spec.id, token)
-        print(f"Paste this into the file yourself:\n\n{http_snippet(spec, url, token)}", file=sys.stderr)
-        if _token_in_environment(spec):
-            _codex_export(token, f"{spec.name} reads it from the environment")
-        raise CommandError(str(exc)) from None
-
-
-def _private(path: Path) -> None:
-    """Take group and other permissions off the client's config before the token goes in (the
-    backup made beside it then gets the same)."""
-    target = path.resolve() if path.is_symlink() else path
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        return  # a new file is written 0600
-    if mode & 0o077:
-        os.chmod(target, mode & 0o700)
 
 
 def _codex_export(token: str, why: str) -> None:

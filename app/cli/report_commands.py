@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -14,16 +15,36 @@ from vault_recall.app.state.activity_view import (
     EventRow,
     count_events,
     latest_per_client,
+    latest_recalls,
     newest_event_id,
     recent_events,
     store_problem,
 )
 from vault_recall.app.state.health import HealthReport, check_health
-from vault_recall.app.state.note_revisions import NoteRef, change_of, revisions_now, vault_folders
-from vault_recall.app.state.obsidian_vaults import discover_vaults
+from vault_recall.app.state.note_revisions import NoteRef, change_of, revisions_now, vault_folders, within_reach
+from vault_recall.app.state.obsidian_vaults import discover_vaults, last_opened
 from vault_recall.app.timefmt import ago, clock
+from vault_recall.app.tray.changed_notes import (
+    RECALL_WINDOW_SECONDS,
+    ChangeNotices,
+    notice_text,
+    stale_notes,
+    vanished_text,
+    watched_notes,
+)
+from vault_recall.app.tray.health_news import SHOWN
+from vault_recall.app.tray.menu_items import client_name
+from vault_recall.app.tray.notices import PAUSED_STATUS, SAMPLE, problem_line
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
-from vault_recall.server.config.config_file import ACTIVE, ConfigError, activity_path, config_path, load_config
+from vault_recall.server.config.config_file import (
+    ACTIVE,
+    Config,
+    ConfigError,
+    activity_path,
+    config_path,
+    load_config,
+)
+from vault_recall.server.vault.paths import display
 
 FOLLOW_POLL_SECONDS = 1.0
 
@@ -160,11 +181,15 @@ def status(args: argparse.Namespace) -> int:
         mark = "*" if entry_vault.name == config.active_vault else " "
         sample = "  (the bundled sample: examples, not your notes; add yours: vault-recall vault add PATH)"
         print(f"  {mark} {entry_vault.name}  {entry_vault.path}" + (sample if entry_vault.sample else ""))
-    if config.paused:
-        print("Recall:   paused — every call answers `unavailable` until `vault-recall resume`")
     active = config.vault(config.active_vault) if config.active_vault else None
-    if active is not None:
-        print(f"  health: {check_health(Path(active.path).expanduser()).summary()}")
+    report = check_health(Path(active.path).expanduser()) if active is not None else None
+    if report is not None:
+        print(f"  health: {report.summary()}")
+    notices = status_notices(config, report, time.time())
+    if notices:
+        print("Notices:")
+        for notice in notices:
+            print(f"  {notice}")
     seen = {s.client: s for s in latest_per_client(activity_path())}
     print("Clients:")
     ids = [c.id for c in config.clients] + sorted(set(seen) - {c.id for c in config.clients})
@@ -188,3 +213,31 @@ def status(args: argparse.Namespace) -> int:
         f" {config.activity.retention_days} days)"
     )
     return 0
+
+
+def status_notices(config: Config, report: HealthReport | None, now: float) -> list[str]:
+    """What the tray's first menu and notifications say, in the same sentences, with the
+    command that does what the menu's click would."""
+    notices = [PAUSED_STATUS] if config.paused else []
+    active = config.vault(config.active_vault) if config.active_vault else None
+    if active is None or active.sample:
+        yours = last_opened([v for v in discover_vaults() if v.path.is_dir()])
+        add = f"vault-recall vault add {shlex.quote(str(yours.path))}" if yours else "vault-recall vault add PATH"
+        first = SAMPLE if active is not None else "No vault yet"
+        notices.append(f"{first}; use yours: {add}")
+    if report is not None and report.status == "ok" and report.records == 0:
+        notices.append("No memory records yet: a note with `subject: some-topic` in its properties is one")
+    if report is not None:
+        problems = [problem_line(p["path"], p["reason"]) for p in report.problems]
+        notices += problems[:SHOWN]
+        if len(problems) > SHOWN:
+            notices.append(f"… and {len(problems) - SHOWN} more (vault-recall health)")
+    folders = vault_folders(config, discover_vaults())
+    recalls = latest_recalls(activity_path(), since=now - RECALL_WINDOW_SECONDS)
+    stale = stale_notes(recalls, revisions_now(watched_notes(recalls), folders))
+    # As the tray does: a vault gone takes its notes with it, in one notice.
+    missing = {note.vault for note in stale if note.vault in folders and not within_reach(folders[note.vault])}
+    for gone in ChangeNotices().vanished(stale, missing, now):
+        notices.append(". ".join(vanished_text(gone, display(folders[gone.vault]), client_name)))
+    notices += [". ".join(notice_text(note, now, client_name)) for note in stale if note.vault not in missing]
+    return notices

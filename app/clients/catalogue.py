@@ -56,6 +56,17 @@ class ClientSpec:
     def config_file(self, home: Path | None = None, platform: str | None = None) -> Path | None:
         return config_location(self.id, home or Path.home(), platform or sys.platform)
 
+    def found_here(self, home: Path | None = None, platform: str | None = None) -> bool:
+        """Whether the client seems installed on this computer: its config file, or the folder
+        of its own that holds it, exists (Claude Code's file sits in the home folder itself:
+        its `~/.claude` folder counts then)."""
+        home = home or Path.home()
+        path = self.config_file(home, platform)
+        if path is None:
+            return False
+        folder = path.parent if path.parent != home else home / path.name.removesuffix(".json")
+        return path.exists() or folder.is_dir()
+
 
 def _with_env(entry: Entry, env: Env, key: str = "env") -> Entry:
     return {**entry, key: dict(env)} if env else entry

@@ -28,8 +28,10 @@ from pathlib import Path
 from vault_recall.app.state.atomic_write import temp_beside
 
 BACKUP_SUFFIX = ".vault-recall.bak"
-# Backups kept per file besides the oldest one (the person's original, never pruned).
-KEEP_BACKUPS = 5
+# Backups kept per file besides the oldest one (the person's original, never pruned): three in
+# all, so installing and uninstalling again and again leaves no pile of files beside it.
+KEEP_BACKUPS = 2
+BACKUPS_IN_ALL = KEEP_BACKUPS + 1
 _BACKUP_NAME = re.compile(r"\.(\d{8}-\d{6})(?:-(\d+))?" + re.escape(BACKUP_SUFFIX) + r"$")
 
 

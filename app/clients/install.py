@@ -5,7 +5,7 @@ other byte stays as it was (entry_edit.py), and the result is parsed again and c
 the original before it is written.  Files that do not parse are refused.  The file is
 replaced only if nobody changed it since it was read — a client app writing it meanwhile makes
 us edit again from its version (guarded_write.py).  The old file is backed up beside it
-(the oldest backup and the newest few are kept); writes keep the file's permissions; a
+(three per file at most: the oldest and the newest two); writes keep the file's permissions; a
 symlinked config is written through to its target; installing twice changes nothing the second
 time; settings a person added to our entry (env, timeouts) stay.  Uninstalling right after
 installing gives back the file's exact bytes, or no file where there was none.

@@ -3,7 +3,8 @@
 On Linux the kernel says so (inotify, through ctypes: nothing to compile): a watch on every
 folder of the vault but hidden ones, plus `.obsidian` for the settings that decide what is a
 note (app.json, templates.json).  A look reads whatever events came, without waiting, and
-answers True when a note (`.md`) or a folder was added, written, moved or removed; it costs
+answers True when a note (`.md`) or a folder was added, written, moved or removed, or its
+permissions changed (a folder that cannot be read hides its notes); it costs
 nothing while nothing changes, however big the vault, and a note in a subfolder is seen as soon
 as one at the root.  Elsewhere, or when the kernel refuses more watches, the answer comes from
 the folders' modification times, looked at every few seconds (notes added, removed or renamed;
@@ -144,12 +145,17 @@ class TreeWatch:
             if wd == self._root_wd:
                 self._root_wd = None  # the watch follows the folder where it went: start again
             return True
+        if not name:
+            # About the watched folder itself: its permissions (told to its parent's watch too,
+            # but never to the root's), so a root that cannot be read any more is seen at once.
+            return bool(mask & IN_ATTRIB) and wd == self._root_wd
         if name.startswith("."):
             return False  # hidden files and folders are never notes
         if mask & IN_ISDIR:
-            if mask & (IN_CREATE | IN_MOVED_TO):
+            # A folder made unreadable hides its notes; made readable, it may be watched now.
+            if mask & (IN_CREATE | IN_MOVED_TO | IN_ATTRIB):
                 self._watch_tree(folder / name)  # a folder moved in may hold notes and folders
-            return bool(mask & (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM))
+            return bool(mask & (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_ATTRIB))
         return name.endswith(".md")
 
     def _close_fd(self) -> None:

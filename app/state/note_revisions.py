@@ -61,6 +61,12 @@ def revision_now(folder: Path, path: str) -> str | None:
     return hashlib.sha256(raw.data).hexdigest()
 
 
+def within_reach(folder: Path) -> bool:
+    """Whether a vault's folder is there and can be read now (not moved, deleted, on a disk
+    that is not mounted, or made unreadable)."""
+    return folder.is_dir() and os.access(folder, os.R_OK | os.X_OK)
+
+
 def file_mark(folder: Path, path: str) -> FileMark:
     """Cheap signs that a note changed, without reading it (the tray's watcher looks every
     second, and reads the note only when these change)."""

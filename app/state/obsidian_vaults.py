@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,3 +75,9 @@ def _read_vault_list(source: Path) -> list[KnownVault]:
             )
         )
     return found
+
+
+def last_opened(vaults: Sequence[KnownVault]) -> KnownVault | None:
+    """The vault Obsidian last had open: one it says is open, else the one it opened last (its
+    `ts`); None when it knows none."""
+    return max(vaults, key=lambda v: (v.open, v.last_opened_ms or 0), default=None)

@@ -16,17 +16,15 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from vault_recall.app.clients.catalogue import ClientSpec, client_spec
-from vault_recall.app.clients.install import apply, plan_install, plan_uninstall
-from vault_recall.app.clients.launch import launcher, serve_argv
-from vault_recall.app.clients.snippets import file_snippet
+from vault_recall.app.clients.launch import launcher
 from vault_recall.app.desktop import autostart, clipboard, folder_picker, opener
 from vault_recall.app.state.activity_view import count_events, recent_events
-from vault_recall.app.state.config_store import register, update_config
+from vault_recall.app.state.config_store import update_config
 from vault_recall.app.state.note_revisions import revisions_now, vault_folders
 from vault_recall.app.state.pause import set_paused
-from vault_recall.app.tray import pages, url_snippet
+from vault_recall.app.tray import pages
 from vault_recall.app.tray import state as tray_state
+from vault_recall.app.tray.client_actions import client_action
 from vault_recall.app.tray.menu import Action, TrayState
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import (
@@ -65,6 +63,8 @@ def perform(action: Action, context: ActionContext) -> None:
     config = state.config
     vault = tray_state.active_vault_path(config)
     folder_name = vault_name(vault) if vault else ""  # how Obsidian knows the vault
+    if client_action(action, state, notify):
+        return
     if name == "use":
         update_config(lambda c: _use(c, args[0]))
     elif name == "use_path":
@@ -86,23 +86,6 @@ def perform(action: Action, context: ActionContext) -> None:
         _open(str(config_path().parent), notify, "folders", config_path().parent)
     elif name == "toggle":
         _toggle(args[0], state, notify)
-    elif name == "add_client":
-        register(args[0])
-    elif name == "copy_snippet":
-        spec = client_spec(args[0])
-        if spec is not None and clipboard.copy_text(file_snippet(spec, serve_argv(spec.id))):
-            where = spec.paste_only or (url_snippet.shown_path(path) if (path := spec.config_file()) else "")
-            notify(f"{spec.name} config snippet copied", f"Paste it into {where}." if where else "")
-    elif name == "copy_http_snippet":
-        spec = client_spec(args[0])
-        if spec is not None and spec.http is not None:
-            installed = state.installed.get(spec.id)
-            client = config.client(spec.id)
-            url_snippet.copy_url_snippet(spec, installed, client, state.endpoint_url, clipboard.copy_text, notify)
-    elif name == "install":
-        _install(client_spec(args[0]), notify)
-    elif name == "uninstall":
-        _uninstall(client_spec(args[0]), notify)
     elif name == "expose":
         update_config(lambda c: _expose(c, args[0], args[1]))
     elif name == "expose_toggle":
@@ -172,36 +155,6 @@ def _copy_add_vault(notify: Notify) -> None:
         )
     else:
         notify("No folder dialog here", "In a terminal: " + command + "~/path/to/vault")
-
-
-def _install(spec: ClientSpec | None, notify: Notify) -> None:
-    path = spec.config_file() if spec else None
-    if spec is None or path is None:
-        return
-    plan = plan_install(spec, serve_argv(spec.id), path)
-    register(spec.id)
-    shown = url_snippet.shown_path(path)
-    if not plan.changes:
-        notify(f"{spec.name} already starts Vault Recall", f"{shown} has this entry already; nothing changed.")
-        return
-    backup = apply(plan)
-    kept = f" The old file is kept as {backup.name}." if backup else ""
-    verb = "Replaced Vault Recall's entry in" if plan.replaced else "Added Vault Recall to"
-    notify(f"{verb} {spec.name}", f"{verb} {shown}.{kept} Restart {spec.name} to use it.")
-
-
-def _uninstall(spec: ClientSpec | None, notify: Notify) -> None:
-    path = spec.config_file() if spec else None
-    if spec is None or path is None:
-        return
-    plan = plan_uninstall(spec, path)
-    shown = url_snippet.shown_path(path)
-    if not plan.changes or plan.before is None:
-        notify(f"{spec.name} has no Vault Recall entry", f"{shown} holds none; nothing changed.")
-        return
-    backup = apply(plan)
-    kept = f" The old file is kept as {backup.name}." if backup else ""
-    notify(f"Removed Vault Recall from {spec.name}", f"Removed our entry from {shown}.{kept} Restart {spec.name}.")
 
 
 def _chosen(folder: Path | None, dispatch: Callable[[Action], None]) -> None:

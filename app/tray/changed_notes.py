@@ -11,12 +11,12 @@ types), and nothing for what had already changed before the tray started watchin
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from vault_recall.app.state.activity_view import Recall
 from vault_recall.app.state.note_revisions import NoteRef
-from vault_recall.app.tray.menu import client_name, note_name
+from vault_recall.app.tray.notices import joined, note_title, plural
 
 # Recalls this recent count: a model's conversation rarely outlives a day.
 RECALL_WINDOW_SECONDS = 24 * 3600
@@ -72,6 +72,15 @@ def stale_notes(recalls: Sequence[Recall], current: Mapping[NoteRef, str | None]
     ]
 
 
+@dataclass(frozen=True)
+class VanishedVault:
+    """A vault whose folder went out of reach, with the recalled notes that went with it."""
+
+    vault: str
+    notes: int
+    clients: tuple[str, ...]  # who recalled them, most recent first
+
+
 class ChangeNotices:
     """Which stale notes to announce now.  A change is announced once (the revision announced
     is remembered per note), a note at most once per `seconds`; a change throttled now is
@@ -80,12 +89,34 @@ class ChangeNotices:
     def __init__(self, seconds: float = NOTICE_SECONDS) -> None:
         self.seconds = seconds
         self._announced: dict[NoteRef, tuple[str | None, float]] = {}  # revision told, when
+        self._vanished: set[str] = set()  # vaults told gone, until they are back
 
     def prime(self, stale: Sequence[StaleNote]) -> None:
         """What is already stale when the tray starts watching was not seen changing: never
         announced (a later change of those notes is)."""
         for note in stale:
             self._announced[note.ref] = (note.now, float("-inf"))
+
+    def vanished(self, stale: Sequence[StaleNote], missing: Collection[str], now: float) -> list[VanishedVault]:
+        """The vaults in `missing` (their folders out of reach now) whose recalled notes are gone,
+        each told once until it is back; their notes are marked told, so `due` never tells
+        them one by one."""
+        self._vanished &= set(missing)  # back: a later disappearance is news again
+        gone: dict[str, list[StaleNote]] = {}
+        for note in stale:
+            if note.vault in missing and note.now is None:
+                gone.setdefault(note.vault, []).append(note)
+                self._announced[note.ref] = (None, now)
+        fresh = [vault for vault in gone if vault not in self._vanished]
+        self._vanished |= set(fresh)
+        return [
+            VanishedVault(
+                vault,
+                len(gone[vault]),
+                tuple(dict.fromkeys(c for n in sorted(gone[vault], key=lambda n: -n.last_recalled) for c in n.clients)),
+            )
+            for vault in fresh
+        ]
 
     def due(self, stale: Sequence[StaleNote], now: float) -> list[StaleNote]:
         """The notes to announce at time `now`, marked announced."""
@@ -105,15 +136,37 @@ class ChangeNotices:
         return due
 
 
-def notice_text(note: StaleNote, now: float) -> str:
-    """'Cursor and Claude Code recalled the old 'Build decision' today'."""
-    names = [client_name(client) for client in note.clients]
-    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    if len(names) > 3:
-        who = f"{', '.join(names[:2])} and {len(names) - 2} other clients"
+Names = Callable[[str], str]  # client id → the name a person knows it by
+
+
+def notice_text(note: StaleNote, now: float, name: Names) -> tuple[str, str]:
+    """'Cursor and Claude Code recalled the old 'Build decision' today', and what happens next:
+    each is told on its next call (the server checks what it handed out on every call)."""
+    names = [name(client) for client in note.clients]
+    who = joined(names)
+    one = len(names) == 1
     same_day = time.localtime(note.last_recalled)[:3] == time.localtime(now)[:3]
     when = "today" if same_day else "yesterday"
-    title = note_name(note.path)
+    title = note_title(note.path)
+    told = f"{who} {'is' if one else 'are'} told on {'its' if one else 'their'} next call"
     if note.now is None:
-        return f"'{title}' is gone; {who} recalled it {when}"
-    return f"{who} recalled the old '{title}' {when}"
+        return (
+            f"'{title}' is gone; {who} recalled it {when}",
+            f"{told} that it is gone. If you moved or renamed it, nothing to do: a new recall finds it "
+            "where it is now.",
+        )
+    return (
+        f"{who} recalled the old '{title}' {when}",
+        f"{told} that it changed, and asked to read it again; a new conversation gets the new version "
+        "anyway. Nothing for you to do.",
+    )
+
+
+def vanished_text(gone: VanishedVault, folder: str, name: Names) -> tuple[str, str]:
+    """One notice for a vault whose folder went, with the recalled notes it took."""
+    return (
+        f"{gone.vault} is out of reach, with {plural(gone.notes, 'recalled note')}",
+        f"Its folder {folder} is gone or cannot be read: {joined([name(c) for c in gone.clients])} recalled "
+        f"{plural(gone.notes, 'note')} from it in the last day. Clients that use it get 'unavailable' until it is "
+        "back: put the folder back (or plug its disk in).",
+    )

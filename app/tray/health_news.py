@@ -1,37 +1,33 @@
-"""What the person is told when the vault's health changes: which note, and what is wrong.
+"""What the person is told when the vault's health changes: which note or folder, and what is
+wrong.
 
 A pure function of two health reports of the same vault.  News is a short summary ("Work:
-'Build decision' is broken") and a body naming each note with its reason, at most a few.
+'Build decision' is broken", "Work: the folder Private/ cannot be read") and a body naming each
+note with its reason, at most a few.  A vault that became unreadable is one notice, which also
+says how many notes recalled in the last day went with it (the tray counts them), never one per note.
 """
 
 from __future__ import annotations
 
 from vault_recall.app.state.health import HealthReport
+from vault_recall.app.tray.notices import as_sentence, plural, problem_line, problem_summary
 
 SHOWN = 3
 
 
-def _reason(path: str, reason: str) -> str:
-    """'Notes/N.md, line 3: x' → 'Notes/N.md — line 3: x' (the path once, first)."""
-    rest = reason[len(path) :].lstrip(",: ") if reason.startswith(path) else reason
-    return f"{path} — {rest}"
-
-
-def _title(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name[:-3] if name.endswith(".md") else name
-
-
-def health_news(before: HealthReport, after: HealthReport, vault: str) -> tuple[str, str] | None:
-    """(summary, body) worth a notification, or None when nothing the person must know changed."""
+def health_news(
+    before: HealthReport, after: HealthReport, vault: str, gone_recalled: int = 0
+) -> tuple[str, str] | None:
+    """(summary, body) worth a notification, or None when nothing the person must know changed.
+    `gone_recalled`: the notes clients recalled in the last day that went out of reach with the vault."""
     if after.status == "unavailable":
         if before.status == "unavailable" and before.reason == after.reason:
             return None
-        return f"{vault} cannot be read", after.reason or ""
+        return f"{vault} cannot be read", unreadable_body(after.reason or "", gone_recalled)
     if before.status == "unavailable":
         return f"{vault} can be read again", after.summary(vault)
     known = {p["path"] for p in before.problems} | {t["path"] for t in before.too_large}
-    new = [(p["path"], _reason(p["path"], p["reason"])) for p in after.problems if p["path"] not in known]
+    new = [(p["path"], problem_line(p["path"], p["reason"])) for p in after.problems if p["path"] not in known]
     new += [
         (t["path"], f"{t['path']} — too large to recall whole ({t['bytes']:,} bytes)")
         for t in after.too_large
@@ -39,7 +35,7 @@ def health_news(before: HealthReport, after: HealthReport, vault: str) -> tuple[
     ]
     if new:
         count = len(after.problems) + len(after.too_large)
-        summary = f"{vault}: '{_title(new[0][0])}' is broken" if len(new) == 1 else f"{vault}: {len(new)} notes broke"
+        summary = problem_summary(vault, new[0][0]) if len(new) == 1 else f"{vault}: {len(new)} notes broke"
         lines = [line for _, line in new[:SHOWN]]
         if len(new) > SHOWN:
             lines.append(f"… and {len(new) - SHOWN} more")
@@ -49,3 +45,16 @@ def health_news(before: HealthReport, after: HealthReport, vault: str) -> tuple[
     if before.status == "degraded" and after.status == "ok":
         return f"{vault} is healthy again", "Every note reads again."
     return None
+
+
+def unreadable_body(reason: str, gone_recalled: int) -> str:
+    """Why the vault cannot be read, what that takes with it, and what to do."""
+    took = (
+        f" It took with it the {plural(gone_recalled, 'note')} clients recalled in the last day."
+        if gone_recalled
+        else ""
+    )
+    return (
+        f"{as_sentence(reason)}{took} Until it can be read again, clients get 'unavailable'. Put the folder "
+        "back (or plug its disk in), or choose another vault under Vault."
+    )

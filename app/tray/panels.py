@@ -74,14 +74,17 @@ def missing_host(hosts: Hosts, gtk: Callable[[], bool]) -> str | None:
     """What keeps the icon from showing anywhere, in one sentence; None when a panel shows it."""
     if preferred(hosts, gtk) is not None:
         return None
+    # Plain words: this is what a person reads in the notification (the bus names and X
+    # selections behind it are in docs/troubleshooting.md).
     if hosts.xembed:
         return (
-            "the panel here is an XEmbed tray with no StatusNotifierItem host, and GTK's XEmbed icon cannot be "
-            f"used here (it needs PyGObject: install {GTK_PACKAGES}), or use a panel that hosts StatusNotifierItems"
+            "the panel here shows tray icons the old way (XEmbed), which needs GTK for Python, and that is not "
+            f"installed: install {GTK_PACKAGES}, or use a panel with a status notifier area"
         )
     return (
-        "no panel shows tray icons right now: nothing owns org.kde.StatusNotifierWatcher on the session bus "
-        "and no XEmbed tray holds the screen's tray selection; the icon appears as soon as a panel starts"
+        "no panel shows tray icons right now, so the icon cannot appear (recall goes on working): start your "
+        "desktop's panel, or add its tray area (its status notifier plugin; on GNOME, the AppIndicator "
+        "extension) — the icon appears by itself"
     )
 
 

@@ -1,5 +1,6 @@
 """The tray drawn by pystray: its native backends on macOS and Windows, and GTK's XEmbed status
-icon (or AppIndicator) on Linux desktops whose panel has no StatusNotifierItem host.
+icon (or AppIndicator) on Linux desktops whose panel has no StatusNotifierItem host.  Under GTK a
+left click shows the menu, as under a StatusNotifierItem panel.
 
 The backend is chosen before this module is imported (`backend.py` sets PYSTRAY_BACKEND).
 """
@@ -27,6 +28,8 @@ class PystrayView:
         self._dispatch = dispatch
         self._lock = threading.Lock()
         self.icon = pystray.Icon("vault-recall", render_icon("unavailable", size=64), "Vault Recall")
+        if os.environ.get("PYSTRAY_BACKEND") == "gtk":
+            _left_click_shows_the_menu(self.icon)
 
     def show(self, shown: Shown) -> None:
         image = render_icon(shown.status, recalling=shown.recalling, size=64)
@@ -85,3 +88,18 @@ class PystrayView:
         return pystray.MenuItem(
             item.text, run, checked=checked, radio=item.radio, enabled=item.enabled, default=item.default
         )
+
+
+def _left_click_shows_the_menu(icon: Any) -> None:
+    """GTK's status icon runs the menu's default item on a left click (pystray's way) and shows
+    the menu only on a right click; a StatusNotifierItem panel shows the menu on either.  The
+    tray's menu is the whole app, so a left click shows it here too: the same menu everywhere.
+    pystray keeps the GTK icon and its menu handler to itself, hence the guard."""
+    status_icon = getattr(icon, "_status_icon", None)
+    activate = getattr(icon, "_on_status_icon_activate", None)
+    popup = getattr(icon, "_on_status_icon_popup_menu", None)
+    if status_icon is None or activate is None or popup is None:
+        log.warning("pystray's GTK icon changed: a left click runs the default item instead of showing the menu")
+        return
+    status_icon.disconnect_by_func(activate)
+    status_icon.connect("activate", lambda shown: popup(shown, 1, 0))

@@ -11,6 +11,7 @@ import dataclasses
 import time
 from pathlib import Path
 
+from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.desktop import autostart, clipboard, folder_picker
 from vault_recall.app.state.activity_view import latest_per_client, recent_events
 from vault_recall.app.state.config_store import update_config
@@ -106,6 +107,7 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
         now=now if now is not None else time.time(),
         can_copy=clipboard.HAS_CLIPBOARD,
         can_pick_folder=folder_picker.can_pick_folder(),
+        found_clients=frozenset(spec.id for spec in CLIENTS if spec.found_here()),
         version=__version__,
     )
 

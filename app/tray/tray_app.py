@@ -29,7 +29,14 @@ from vault_recall.app.desktop.tray_hosts import Hosts, HostWatch
 from vault_recall.app.desktop.tree_watch import TreeWatch
 from vault_recall.app.state.activity_view import Recall, latest_recalls, newest_event_id, recent_events
 from vault_recall.app.state.health import HealthReport, check_health
-from vault_recall.app.state.note_revisions import FileMark, NoteRef, file_mark, revisions_now, vault_folders
+from vault_recall.app.state.note_revisions import (
+    FileMark,
+    NoteRef,
+    file_mark,
+    revisions_now,
+    vault_folders,
+    within_reach,
+)
 from vault_recall.app.tray import instance
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
@@ -40,25 +47,19 @@ from vault_recall.app.tray.changed_notes import (
     StaleNote,
     notice_text,
     stale_notes,
+    vanished_text,
     watched_notes,
 )
 from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
 from vault_recall.app.tray.health_news import health_news
 from vault_recall.app.tray.installed import InstalledClients
-from vault_recall.app.tray.menu import (
-    Action,
-    TrayState,
-    asked,
-    build_menu,
-    client_name,
-    note_name,
-    status_of,
-    tooltip,
-)
+from vault_recall.app.tray.menu import Action, TrayState, asked, build_menu, note_name, status_of, tooltip
 from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.app.tray.panels import HostFollower, gtk_available
 from vault_recall.app.tray.tray_view import Shown, ViewFactory, menu_as_data
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path
+from vault_recall.server.vault.listing import vault_name
+from vault_recall.server.vault.paths import display
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +205,7 @@ class TrayApp:
             self.view.stop()
         if missing is not None:
             print(f"vault-recall: {missing}", file=sys.stderr, flush=True)
-            self._notify("Vault Recall's icon has no panel to show in", missing[0].upper() + missing[1:] + ".")
+            self._notify("Vault Recall's icon has no panel to show in", as_sentence(missing))
 
     def _watch(self) -> None:
         while not self._stop.wait(POLL_SECONDS):
@@ -291,7 +292,7 @@ class TrayApp:
             latest = fresh[-1]
             others = len(latest.returned) - 1
             more = f" and {others} more note{'s' if others != 1 else ''}" if others else ""
-            summary = f"{client_name(latest.client)} recalled {note_name(latest.returned[0])}"
+            summary = f"{self.state.name_of(latest.client)} recalled {note_name(latest.returned[0])}"
             self._notify(summary, f"{asked(latest)}{more}")
 
     def _watch_recalled_notes(self, recalled: bool) -> bool:
@@ -315,10 +316,25 @@ class TrayApp:
             self._stale = stale_notes(self._recalls or [], revisions_now(refs, folders))
             if first:
                 self._notices.prime(self._stale)  # changed before the tray watched: not news
+        # A vault whose folder went takes its recalled notes with it: one notice for the vault
+        # (the health check's, with the count, when it is the active vault), none per note.
+        missing = {vault for vault in {ref[0] for ref in refs} if not within_reach(folders[vault])}
+        for gone in self._notices.vanished(self._stale, missing, now):
+            if self.state.notify_changed and not self._health_tells(gone.vault):
+                self._notify(*vanished_text(gone, display(folders[gone.vault]), self.state.name_of))
         for note in self._notices.due(self._stale, now):
             if self.state.notify_changed:
-                self._notify(notice_text(note, now))
+                self._notify(*notice_text(note, now, self.state.name_of))
         return touched
+
+    def _health_tells(self, vault: str) -> bool:
+        """Whether the health check tells the person that `vault` cannot be read."""
+        active = tray_state.active_vault_path(self.state.config)
+        return self.state.notify_health and active is not None and vault_name(active) == vault
+
+    def _recalled_from(self, vault: Path) -> int:
+        """How many notes clients recalled from `vault` in the last day."""
+        return sum(1 for ref in watched_notes(self._recalls or []) if ref[0] == vault_name(vault))
 
     def _start_health_check(self, vault: Path | None) -> None:
         self._checking = True
@@ -340,7 +356,9 @@ class TrayApp:
                     return
                 self._health = report
                 if before is not None and before.path == report.path and self.state.notify_health:
-                    news = health_news(before, report, self.state.config.active_vault or report.vault or "The vault")
+                    gone = self._recalled_from(vault) if vault is not None and not within_reach(vault) else 0
+                    name = self.state.config.active_vault or report.vault or "The vault"
+                    news = health_news(before, report, name, gone)
                     if news is not None:
                         self._notify(*news)
                 self.refresh()
@@ -363,7 +381,10 @@ class TrayApp:
 
     def _gather(self, health: HealthReport | None) -> TrayState:
         return dataclasses.replace(
-            tray_state.gather(health), endpoint_url=self.endpoint.url, installed=self._installed.look(CLIENTS)
+            tray_state.gather(health),
+            endpoint_url=self.endpoint.url,
+            installed=self._installed.look(CLIENTS),
+            app_names={granted.client: granted.name for granted in self._approvals.granted},
         )
 
     def _shown(self, state: TrayState) -> Shown:

@@ -233,10 +233,9 @@ def parse_yaml_properties(yaml_text: str) -> dict[str, PropertyValue]:
         if stand_ins:
             loaded = _put_back(loaded, {ord(v): chr(k) for k, v in stand_ins.items()})
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        mark, problem = _where_and_what(exc)
         # yaml_text starts right after the opening '---', on the note's first line.
         line = mark.line + 1 if mark is not None else 1
-        problem = exc.problem or exc.context or "the properties are not valid YAML"
         raise PropertiesError(_describe_yaml_problem(problem, yaml_text, line), line) from None
     except yaml.YAMLError as exc:
         raise PropertiesError(f"the properties are not valid YAML ({exc})", 1) from None
@@ -281,6 +280,27 @@ def _put_back(value: Any, table: dict[int, str]) -> Any:
     if isinstance(value, dict):
         return {_put_back(k, table): _put_back(v, table) for k, v in value.items()}
     return value
+
+
+# What a '[', '{' or quote opened and never closed is, in the words of the error (PyYAML names
+# the construct it was in, and where it started, as the error's context).
+_NEVER_CLOSED = {
+    "while parsing a flow sequence": "its '[' is never closed with ']'",
+    "while parsing a flow mapping": "its '{' is never closed with '}'",
+    "while scanning a quoted scalar": "its quote is never closed",
+}
+
+
+def _where_and_what(exc: yaml.MarkedYAMLError) -> tuple[yaml.Mark | None, str]:
+    """Where the person's mistake is, and what it is.  A '[' (or '{', or a quote) left open
+    is found wrong only where the text stops making sense, often on a later line that is
+    fine: `tags: [k8s, argo` on line 3 fails at line 4's `owner:`.  Such an error is placed
+    where the construct was opened."""
+    context, start, stop = exc.context, exc.context_mark, exc.problem_mark
+    never_closed = _NEVER_CLOSED.get(context or "")
+    if never_closed is not None and start is not None and stop is not None and stop.line > start.line:
+        return start, never_closed
+    return stop or start, exc.problem or context or "the properties are not valid YAML"
 
 
 def _line_of_key(yaml_text: str, key: str) -> int:

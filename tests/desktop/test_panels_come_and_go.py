@@ -178,7 +178,10 @@ async def test_started_before_any_panel_it_says_so_then_follows_an_xembed_tray_a
                 # No panel at all: stderr and a notification say what is missing.
                 await host.until(lambda: host.notifications, "the 'no panel' notification")
                 assert host.notifications[-1][3] == "Vault Recall's icon has no panel to show in"
-                assert host.notifications[-1][4].startswith("No panel shows tray icons right now")
+                body = host.notifications[-1][4]
+                assert body.startswith("No panel shows tray icons right now")
+                assert "start your desktop's panel" in body and "appears by itself" in body
+                assert not any(jargon in body for jargon in ("org.kde", "StatusNotifierWatcher", "selection"))
                 assert "no panel shows tray icons right now" in desktop.log("tray")
 
                 # An XEmbed tray starts: the tray moves to GTK's icon, which docks into it.

@@ -78,6 +78,8 @@ async def test_the_tray_tells_of_a_waiting_app_approves_it_with_a_click_and_revo
                     lambda layout: _has(layout[1], "Apps connected with OAuth", "Revoke “Desk app” (desk-app)"),
                     "the grant in the menu",
                 )
+                # Among the clients, the app goes by its name, as catalogue clients do.
+                assert _has(root, "Clients", "Desk app") and not _has(root, "Clients", "desk-app")
                 await host.click(
                     service, find_node(root, "Apps connected with OAuth", "Revoke “Desk app” (desk-app)")["id"]
                 )

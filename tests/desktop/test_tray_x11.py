@@ -330,3 +330,40 @@ def test_the_tray_shows_recalls_copies_snippets_switches_vaults_and_quits(deskto
     choose(desktop, dump, "Quit Vault Recall")
     assert tray.wait(timeout=30) == 0
     assert len(list(desktop.shots.iterdir())) >= 10
+
+
+def test_a_left_click_shows_the_same_menu_as_a_right_click_under_either_panel(desktop: Desktop, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    desktop.env["VAULT_RECALL_HOME"] = str(home)
+    os.environ["VAULT_RECALL_HOME"] = str(home)
+    work = copy_sample_vault(tmp_path / "Work")
+    save_config(Config(vaults=(VaultEntry("Work", str(work)),), active_vault="Work"))
+    opened = tmp_path / "opened.txt"
+    recorder = tmp_path / "record-open.py"
+    recorder.write_text(f"import sys\nopen({str(opened)!r}, 'a').write(sys.argv[-1] + '\\n')\n", encoding="utf-8")
+    dump = tmp_path / "menu.json"
+    desktop.env.update(
+        VAULT_RECALL_TRAY_MENU_DUMP=str(dump),
+        VAULT_RECALL_OPEN_COMMAND=f"{sys.executable} {recorder}",
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    )
+    tray = desktop.start([*vault_recall_command(), "tray"])
+    wait_until(
+        lambda: stable(dump) and json.loads(dump.read_text(encoding="utf-8"))[0]["text"].startswith("Work — 10 notes"),
+        "the tray's menu on the vault",
+    )
+    x, y = find_icon(desktop.screenshot("before-left-click"))
+    desktop.run("xdotool", "mousemove", str(x), str(y), "click", "1")
+    wait_until(lambda: menu_open(desktop), "the menu to open on a left click")
+    desktop.screenshot("menu-on-left-click")
+    # The menu it shows is the tray's own: its items work from there.
+    keys = keys_to(json.loads(dump.read_text(encoding="utf-8")), "Help", "Show all activity")
+    for key in keys:
+        desktop.run("xdotool", "key", "--delay", "60", key)
+    wait_until(lambda: opened.exists() and "activity.html" in opened.read_text(encoding="utf-8"), "the activity page")
+    # The left click itself opened nothing (Obsidian, say): the actions run in order, and the
+    # page is the first thing opened.
+    assert opened.read_text(encoding="utf-8").splitlines()[0].endswith("activity.html")
+    wait_until(lambda: not menu_open(desktop), "the menu to close")
+    desktop.run(*vault_recall_command(), "quit")
+    assert tray.wait(timeout=30) == 0

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,10 @@ import pytest
 from tests.support.paths import SAMPLE_VAULT
 from tests.support.vaults import write_vault
 from vault_recall.app.cli.main import main
-from vault_recall.server.config.config_file import config_path, load_config
+from vault_recall.app.tray.state import ensure_a_vault
+from vault_recall.server.activity.events import ActivityEvent
+from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.server.config.config_file import activity_path, config_path, load_config
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -161,3 +166,43 @@ def test_status_on_one_screen(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert "* sample-vault" in out and "health: sample-vault — 10 notes, 7 records, no problems" in out
     assert "cursor: vault active, sees memory records of every subject; no calls" in out
+
+
+def test_status_says_the_trays_notices_in_the_same_sentences(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    build = "---\nsubject: build\n---\nWe build with Make.\n"
+    work = write_vault(
+        tmp_path / "Work",
+        {"Build with Bazel.md": build, "Ops/Deploy.md": "---\nsubject: ops\ntags: [k8s, argo\nowner: me\n---\n"},
+    )
+    run(capsys, "vault", "add", str(work))
+    run(capsys, "pause")
+    given = hashlib.sha256(build.encode()).hexdigest()
+    event = ActivityEvent(client="cursor", tool="recall_context", duration_ms=1, ts=time.time() - 60, vault="Work")
+    assert ActivityWriter().append(
+        activity_path(), event.__class__(**{**event.__dict__, "returned": (("Build with Bazel.md", given),)})
+    )
+    (work / "Build with Bazel.md").write_text(build.replace("Make", "Bazel"), encoding="utf-8")
+    code, out, _ = run(capsys, "status")
+    notices = out.split("Notices:\n", 1)[1].split("Clients:", 1)[0].splitlines()
+    assert code == 0 and notices == [
+        "  Recall is paused: clients get 'unavailable' — resume: vault-recall resume",
+        "  Ops/Deploy.md — line 3: property 'tags' is not valid YAML: its '[' is never closed with ']'",
+        "  Cursor recalled the old 'Build with Bazel' today. Cursor is told on its next call that it changed, and "
+        "asked to read it again; a new conversation gets the new version anyway. Nothing for you to do.",
+    ]
+
+
+def test_status_on_the_sample_vault_names_the_vault_obsidian_has_open(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    mine = write_vault(tmp_path / "My Work", {"A.md": "a"})
+    (tmp_path / "xdg/obsidian").mkdir(parents=True)
+    vaults = {"vaults": {"1": {"path": str(mine), "ts": 1_700_000_000_000, "open": True}}}
+    (tmp_path / "xdg/obsidian/obsidian.json").write_text(json.dumps(vaults), encoding="utf-8")
+    ensure_a_vault()  # the tray's first run: the sample vault
+    _, out, _ = run(capsys, "status")
+    assert f"  This is the sample vault: example notes, not yours; use yours: vault-recall vault add '{mine}'" in out

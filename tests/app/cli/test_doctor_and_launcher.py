@@ -11,6 +11,7 @@ import pytest
 
 from tests.support.doctor import checks, own_home
 from tests.support.parts import need
+from vault_recall.app.cli.doctor import run_checks
 from vault_recall.app.cli.main import main
 from vault_recall.app.desktop import launcher_entry
 from vault_recall.app.state.config_store import save_config
@@ -76,3 +77,16 @@ def test_doctor_says_when_the_tray_or_the_clipboard_cannot_work(
     assert code == 1
     assert "FAIL  tray" in out and "PyGObject" in out
     assert "FAIL  clipboard" in out and "fix: install xclip (X11) or wl-clipboard (Wayland)" in out
+
+
+def test_no_folder_dialog_is_a_note_not_a_thing_to_fix(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("vault_recall.app.cli.doctor.folder_picker.can_pick_folder", lambda: False)
+    (check,) = [c for c in run_checks() if c.what == "folder dialog"]
+    assert check.ok and check.note
+    main(["doctor"])
+    out = capsys.readouterr().out
+    assert "note  folder dialog" in out and "FAIL  folder dialog" not in out
+    assert "the tray's menu copies the `vault-recall vault add` command instead" in out
+    assert "tip: for a dialog, install xdg-desktop-portal-gtk or zenity" in out

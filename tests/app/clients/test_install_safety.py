@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.support.depth import depth
 from vault_recall.app.clients import guarded_write
 from vault_recall.app.clients.catalogue import SERVER_NAME, client_spec
-from vault_recall.app.clients.guarded_write import BACKUP_SUFFIX, KEEP_BACKUPS, backups_of
+from vault_recall.app.clients.guarded_write import BACKUP_SUFFIX, BACKUPS_IN_ALL, backups_of
 from vault_recall.app.clients.install import InstallError, Plan, apply, plan_install, plan_uninstall
 from vault_recall.app.state.config_store import register, save_config
 from vault_recall.server.config.config_file import Config, config_path, load_config
@@ -334,7 +334,7 @@ def test_our_symlinked_config_is_written_through_the_link(tmp_path: Path) -> Non
     assert [c.id for c in load_config(dotfiles).clients] == ["cursor"]
 
 
-def test_backups_keep_the_original_and_the_newest_few(tmp_path: Path) -> None:
+def test_backups_keep_the_original_and_the_newest_two_three_in_all(tmp_path: Path) -> None:
     path = tmp_path / "mcp.json"
     path.write_text('{"original": true}', encoding="utf-8")
     spec = client_spec("cursor")
@@ -342,11 +342,28 @@ def test_backups_keep_the_original_and_the_newest_few(tmp_path: Path) -> None:
     for round_ in range(20):
         apply(plan_install(spec, [*ARGV[:-1], f"c{round_}"], path))
     backups = backups_of(path)
-    assert len(backups) == KEEP_BACKUPS + 1
+    assert len(backups) == BACKUPS_IN_ALL == 3
     assert json.loads(backups[0].read_text(encoding="utf-8")) == {"original": True}
     newest = json.loads(backups[-1].read_text(encoding="utf-8"))
     assert newest["mcpServers"][SERVER_NAME]["args"][-1] == "c18"  # the file just before the last install
     assert all(b.name.endswith(BACKUP_SUFFIX) for b in backups)
+
+
+def test_installing_and_uninstalling_again_and_again_leaves_three_backups_and_the_exact_original(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / ".claude.json"
+    original = b'{\n  "numStartups": 3,\n  "projects": {}\n}\n'
+    path.write_bytes(original)
+    spec = client_spec("claude-code")
+    assert spec is not None
+    for _ in range(10):
+        apply(plan_install(spec, ARGV, path))
+        apply(plan_uninstall(spec, path))
+    assert path.read_bytes() == original
+    backups = backups_of(path)
+    assert len(backups) == 3 and backups[0].read_bytes() == original
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".claude.json", *(b.name for b in backups)])
 
 
 def test_an_unwritable_folder_is_one_sentence_and_the_file_is_untouched(

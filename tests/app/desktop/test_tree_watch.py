@@ -46,6 +46,26 @@ def test_the_kernel_tells_of_notes_and_folders_anywhere_and_of_nothing_else(vaul
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+def test_a_folder_whose_permissions_change_is_told_at_once_anywhere_in_the_vault(vault: Path) -> None:
+    watch = TreeWatch(vault)
+    assert watch.changed() is False
+    deep = vault / "Projects/Build/Old"
+    try:
+        deep.chmod(0)  # its notes are out of reach now: health must look again
+        assert watch.changed() is True and watch.changed() is False
+        deep.chmod(0o755)
+        assert watch.changed() is True
+        vault.chmod(0o500)  # the vault's own folder
+        assert watch.changed() is True
+    finally:
+        vault.chmod(0o755)
+        deep.chmod(0o755)
+    (vault / "Projects/Build/Old/Later.md").write_text("x", encoding="utf-8")  # still watched
+    assert watch.changed() is True
+    watch.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 def test_a_vault_folder_moved_away_and_back_is_watched_again(vault: Path) -> None:
     watch = TreeWatch(vault)
     moved = vault.with_name("Moved")

@@ -18,10 +18,13 @@ from vault_recall.app.tray.changed_notes import (
     NOTICE_SECONDS,
     ChangeNotices,
     StaleNote,
+    VanishedVault,
     notice_text,
     stale_notes,
+    vanished_text,
     watched_notes,
 )
+from vault_recall.app.tray.menu_items import client_name
 from vault_recall.server.activity.events import ActivityEvent
 from vault_recall.server.activity.store import ActivityWriter
 from vault_recall.server.config.config_file import Config, VaultEntry
@@ -88,17 +91,59 @@ def test_what_had_changed_before_the_tray_watched_is_not_news_but_its_next_chang
     assert notices.due([later], NOW + 1) == [later]
 
 
+def summary(note: StaleNote) -> str:
+    return notice_text(note, NOW, client_name)[0]
+
+
 def test_the_notice_names_the_clients_that_read_the_old_version() -> None:
     two = StaleNote("Work", "Projects/Build decision.md", "r2", ("cursor", "claude-code"), NOW - 3600)
-    assert notice_text(two, NOW) == "Cursor and Claude Code recalled the old 'Build decision' today"
+    assert summary(two) == "Cursor and Claude Code recalled the old 'Build decision' today"
     one = StaleNote("Work", "Build.md", "r2", ("zed",), NOW - 20 * 3600)  # before midnight
-    assert notice_text(one, NOW) == "Zed recalled the old 'Build' yesterday"
+    assert summary(one) == "Zed recalled the old 'Build' yesterday"
     many = StaleNote("Work", "B.md", "r2", ("cursor", "zed", "codex", "my-own-agent"), NOW - 60)
-    assert notice_text(many, NOW) == "Cursor, Zed and 2 other clients recalled the old 'B' today"
+    assert summary(many) == "Cursor, Zed and 2 other clients recalled the old 'B' today"
     three = StaleNote("Work", "B.md", "r2", ("cursor", "zed", "codex"), NOW - 60)
-    assert notice_text(three, NOW) == "Cursor, Zed and Codex CLI recalled the old 'B' today"
+    assert summary(three) == "Cursor, Zed and Codex CLI recalled the old 'B' today"
     gone = StaleNote("Work", "B.md", None, ("cursor",), NOW - 60)
-    assert notice_text(gone, NOW) == "'B' is gone; Cursor recalled it today"
+    assert summary(gone) == "'B' is gone; Cursor recalled it today"
+
+
+def test_the_notice_says_what_happens_next_and_what_to_do() -> None:
+    old = StaleNote("Work", "Decisions/Build with Bazel.md", "r2", ("cursor",), NOW - 3600)
+    assert notice_text(old, NOW, client_name) == (
+        "Cursor recalled the old 'Build with Bazel' today",
+        "Cursor is told on its next call that it changed, and asked to read it again; a new conversation gets "
+        "the new version anyway. Nothing for you to do.",
+    )
+    both = StaleNote("Work", "B.md", None, ("cursor", "zed"), NOW - 60)
+    assert notice_text(both, NOW, client_name)[1] == (
+        "Cursor and Zed are told on their next call that it is gone. If you moved or renamed it, nothing to do: "
+        "a new recall finds it where it is now."
+    )
+    # An app connected with OAuth goes by the name it gave, not its id.
+    app = StaleNote("Work", "B.md", "r2", ("mcp-inspector",), NOW - 60)
+    assert notice_text(app, NOW, lambda c: client_name(c, {"mcp-inspector": "MCP Inspector"}))[0].startswith(
+        "MCP Inspector recalled"
+    )
+
+
+def test_a_vault_gone_with_its_recalled_notes_is_one_notice_once_until_it_is_back() -> None:
+    notices = ChangeNotices()
+    gone = [StaleNote("Work", f"N{i}.md", None, ("cursor",) if i % 2 else ("zed",), NOW - 60 * i) for i in range(1, 6)]
+    elsewhere = StaleNote("Home", "Diary.md", None, ("zed",), NOW - 30)
+    (vanished,) = notices.vanished([*gone, elsewhere], {"Work"}, NOW)
+    assert vanished == VanishedVault("Work", 5, ("cursor", "zed"))
+    assert notices.due([*gone, elsewhere], NOW) == [elsewhere]  # the vault's notes: never one by one
+    assert notices.vanished(gone, {"Work"}, NOW + 1) == [] and notices.due(gone, NOW + NOTICE_SECONDS) == []
+    assert vanished_text(vanished, "/home/me/Work", client_name) == (
+        "Work is out of reach, with 5 recalled notes",
+        "Its folder /home/me/Work is gone or cannot be read: Cursor and Zed recalled 5 notes from it in the "
+        "last day. Clients that use it get 'unavailable' until it is back: put the folder back (or plug its "
+        "disk in).",
+    )
+    # Back, and gone again later: news again.
+    assert notices.vanished([], set(), NOW + 10) == []
+    assert notices.vanished(gone, {"Work"}, NOW + 20) == [VanishedVault("Work", 5, ("cursor", "zed"))]
 
 
 def test_each_clients_latest_recall_of_each_whole_note_comes_from_the_store(tmp_path: Path) -> None:

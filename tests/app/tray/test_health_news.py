@@ -45,8 +45,36 @@ def test_repair_unreadable_and_readable_again_are_news_and_nothing_else_is() -> 
         "Every note reads again.",
     )
     gone = report("unavailable", reason="vault folder /v/work does not exist")
-    assert health_news(report(), gone, "Work") == ("Work cannot be read", "vault folder /v/work does not exist")
+    assert health_news(report(), gone, "Work") == (
+        "Work cannot be read",
+        "Vault folder /v/work does not exist. Until it can be read again, clients get 'unavailable'. Put the "
+        "folder back (or plug its disk in), or choose another vault under Vault.",
+    )
     assert health_news(gone, gone, "Work") is None
     assert health_news(gone, report(), "Work") == ("Work can be read again", "Work — 10 notes, 7 records, no problems")
     assert health_news(report(), report(notes=11), "Work") is None
     assert health_news(report("degraded", (BROKEN,)), report("degraded", (BROKEN,)), "Work") is None
+
+
+def test_a_vault_gone_is_one_notice_that_counts_the_recalled_notes_it_took() -> None:
+    gone = report("unavailable", reason="vault folder /v/work does not exist")
+    summary, body = health_news(report(), gone, "Work", gone_recalled=4) or ("", "")
+    assert summary == "Work cannot be read"
+    assert body.startswith(
+        "Vault folder /v/work does not exist. It took with it the 4 notes clients recalled in the last day."
+    )
+    assert "1 note clients" in (health_news(report(), gone, "Work", gone_recalled=1) or ("", ""))[1]
+
+
+def test_a_folder_that_cannot_be_read_is_named_by_its_path_with_what_to_do() -> None:
+    folder = {
+        "path": "Private/Salaries/",
+        "reason": "folder Private/Salaries/ cannot be read (permission denied), so its notes are missing",
+    }
+    summary, body = health_news(report(), report("degraded", (folder,)), "Work") or ("", "")
+    assert summary == "Work: the folder Private/Salaries/ cannot be read"
+    assert body == (
+        "Folder Private/Salaries/ cannot be read (permission denied), so its notes are missing. Make it readable "
+        "for you (its permissions, in your file manager), or move its notes to a folder you can read."
+    )
+    assert "''" not in summary + body

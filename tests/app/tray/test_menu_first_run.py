@@ -48,7 +48,9 @@ def test_pause_is_a_check_item_and_a_paused_tray_says_so_in_its_menu_icon_and_to
     paused = state(config=Config(vaults=WORK.vaults, active_vault="Work", paused=True))
     menu = build_menu(paused)
     assert find(menu, "Pause recall").checked is True
-    assert menu[1].text == "Recall is paused: clients get 'unavailable'" and menu[1].action == ("toggle", "paused")
+    # The banner says what clicking it does.
+    assert menu[1].text == "Recall is paused: clients get 'unavailable' — click to resume"
+    assert menu[1].action == ("toggle", "paused")
     assert status_of(paused) == "paused" and tooltip(paused) == "Vault Recall — Work: recall is paused"
 
 
@@ -148,8 +150,9 @@ def test_each_client_says_whether_and_where_it_is_installed_and_offers_uninstall
 
 def test_a_client_installed_but_never_registered_is_listed_too() -> None:
     installed = {"zed": Installed(Path("/h/.config/zed/settings.json"), by_url=False)}
-    listed = find(build_menu(state(installed=installed)), "Clients").submenu or ()
-    assert "Zed" in texts(listed) and "Zed" not in texts(find(listed, "Add client").submenu or ())
+    menu = build_menu(state(installed=installed))
+    assert "Zed" in texts(find(menu, "Clients").submenu or ())
+    assert find(menu, "Connect a client", "Zed").checked is True  # connected already
 
 
 def url_item(items: tuple[Item, ...]) -> str:

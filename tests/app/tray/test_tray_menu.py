@@ -72,6 +72,7 @@ def test_a_healthy_vault() -> None:
         "Vault",
         "Recent recalls",
         "Clients",
+        "Connect a client",
         "HTTP endpoint",
         "-",
         "Pause recall",
@@ -121,7 +122,9 @@ def test_no_vault_yet_invites_picking_one_obsidians_first() -> None:
         KnownVault("Diary", Path("/o/Diary"), 1, False, Path("/x")),
     )
     menu = build_menu(state(config=Config(), health=None, known_vaults=known))
-    assert texts(menu)[:2] == ["No vault yet", "Choose your vault under Vault, or: vault-recall vault add PATH"]
+    # The vault Obsidian has open, one click from the icon.
+    assert texts(menu)[:2] == ["No vault yet", "Use your vault 'Research'"]
+    assert menu[1].action == ("use_path", "/o/Research", "Research")
     assert texts(menu).count("Vault") == 1  # one vault menu, not two
     pick = find(menu, "Vault").submenu or ()
     assert texts(pick)[:3] == ["Obsidian's vaults", "Research", "Diary"]
@@ -133,7 +136,9 @@ def test_the_sample_vault_on_first_run_invites_a_real_one() -> None:
     sample = Path("/repo/assets/sample-vault")
     config = Config(vaults=(VaultEntry("Sample vault", str(sample), sample=True),), active_vault="Sample vault")
     menu = build_menu(state(config=config, sample_vault=sample))
-    assert menu[1].text == "This is the sample vault, not yours: choose yours…" and menu[1].action == ("help", "vault")
+    # It says what it is (no page to read), and the next line picks the person's own folder.
+    assert menu[1].text == "This is the sample vault: example notes, not yours" and not menu[1].enabled
+    assert menu[2].text == "Choose your vault's folder…" and menu[2].action == ("choose_folder",)
     assert texts(menu).count("Vault") == 1
     vaults = find(menu, "Vault").submenu or ()
     assert texts(vaults)[:2] == ["Bundled with Vault Recall", "Sample vault (examples, not your notes)"]
@@ -197,9 +202,11 @@ def test_each_client_has_its_notes_snippet_install_and_exposure() -> None:
         "-",
         "Copy config snippet",
         "Install into Cursor",
+        "Install by URL",
         "Copy URL snippet (new token)",
         "Sees",
     ]
+    assert find(cursor, "Install by URL").action == ("install_http", "cursor")
     assert find(cursor, "Copy URL snippet (new token)").action == ("copy_http_snippet", "cursor")
     assert find(cursor, "Copy config snippet").action == ("copy_snippet", "cursor")
     sees = find(cursor, "Sees").submenu or ()
@@ -211,8 +218,9 @@ def test_each_client_has_its_notes_snippet_install_and_exposure() -> None:
     )
     jetbrains = find(listed, "JetBrains AI Assistant").submenu or ()
     assert "Install into JetBrains AI Assistant" not in texts(jetbrains)  # settings only: no file to install into
-    add = find(listed, "Add client").submenu or ()
-    assert len(add) == len(CLIENTS) - 3 and ("add_client", "windsurf") in [i.action for i in add]
+    assert "Install by URL" not in texts(jetbrains)
+    connect = find(menu, "Connect a client").submenu or ()
+    assert [i.action for i in connect if i.action] == [("connect", spec.id) for spec in CLIENTS]
 
 
 def test_many_clients_long_names_and_unicode_stay_short() -> None:
@@ -225,7 +233,7 @@ def test_many_clients_long_names_and_unicode_stay_short() -> None:
     menu = build_menu(state(config=config, health=healthy(vault="x")))
     assert all(len(i.text) <= 90 for i in menu)
     assert menu[0].text.endswith("…")
-    assert len(find(menu, "Clients").submenu or ()) == 40 + 2
+    assert len(find(menu, "Clients").submenu or ()) == 40
 
 
 @pytest.mark.parametrize(

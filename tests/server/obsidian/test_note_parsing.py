@@ -97,7 +97,7 @@ def test_four_dashes_are_not_a_properties_block() -> None:
     [
         ("---\nsubject: a\ntags: x\nsubject: b\n---\n", 4, "'subject' is defined twice"),
         ("---\nsubject: build\nbody without end\n", 1, "never closed"),
-        ("---\nsubject: [unclosed\n---\n", 3, "property 'subject' is not valid YAML"),
+        ("---\nsubject: [unclosed\n---\n", 2, "property 'subject' is not valid YAML"),
         ("---\n- a\n- b\n---\n", 2, "name: value"),
     ],
     ids=["duplicate", "unterminated", "yaml-syntax", "not-a-mapping"],
@@ -106,6 +106,27 @@ def test_broken_properties_make_the_note_invalid_with_file_and_line(text: str, l
     note = invalid(text)
     assert note.reason.startswith(f"Folder/My note.md, line {line}: "), note.reason
     assert words in note.reason
+
+
+@pytest.mark.parametrize(
+    ("block", "words"),
+    [
+        ("tags: [k8s, argo", "property 'tags' is not valid YAML: its '[' is never closed with ']'"),
+        ("tags: {team: infra", "property 'tags' is not valid YAML: its '{' is never closed with '}'"),
+        ('tags: "k8s', "property 'tags' is not valid YAML: its quote is never closed"),
+    ],
+    ids=["list", "map", "quote"],
+)
+def test_a_bracket_or_quote_left_open_is_blamed_on_its_own_line_not_the_next_property(block: str, words: str) -> None:
+    note = invalid(f"---\nsubject: build\n{block}\nowner: me\nstatus: current\n---\nbody\n")
+    assert note.reason == f"Folder/My note.md, line 3: {words}"
+
+
+def test_a_bracket_closed_on_a_later_line_is_valid_and_an_error_inside_keeps_its_own_line() -> None:
+    assert valid("---\nsubject: build\ntags: [k8s,\n  argo]\n---\n").tags == ("k8s", "argo")
+    assert invalid("---\nsubject: build\ntags: [k8s,\n  argo]]\n---\n").reason.startswith(
+        "Folder/My note.md, line 4: property 'tags' is not valid YAML"
+    )
 
 
 # Blocks Obsidian reads (it parses YAML 1.2), each with what it shows.

@@ -1,0 +1,99 @@
+"""The tray menu's data: the items a backend draws, the state snapshot the menu is built from,
+and the small pieces of wording every submenu shares (names of clients and notes, labels kept
+short, the "changed since" marks).
+
+Pure data and functions; menu.py builds the menu from these, client_menus.py its client parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vault_recall.app.clients.catalogue import client_spec
+from vault_recall.app.state.activity_view import ClientSummary, EventRow
+from vault_recall.app.state.health import HealthReport
+from vault_recall.app.state.note_revisions import NoteRef, change_of
+from vault_recall.app.state.obsidian_vaults import KnownVault
+from vault_recall.app.tray.installed import Installed
+from vault_recall.app.tray.notices import note_title
+from vault_recall.server.config.config_file import Config
+
+MAX_LABEL = 70
+Action = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Item:
+    text: str
+    action: Action | None = None
+    checked: bool | None = None  # None: not a check item
+    radio: bool = False
+    enabled: bool = True
+    submenu: tuple[Item, ...] | None = None
+    default: bool = False  # what a host that activates the icon instead of showing the menu does
+
+    @property
+    def separator(self) -> bool:
+        return self.text == "-"
+
+
+SEPARATOR = Item("-")
+
+
+@dataclass(frozen=True)
+class TrayState:
+    config: Config
+    config_error: str | None = None
+    health: HealthReport | None = None  # None: still checking
+    known_vaults: tuple[KnownVault, ...] = ()
+    recent: tuple[EventRow, ...] = ()  # newest last
+    clients: tuple[ClientSummary, ...] = ()
+    sample_vault: Path | None = None
+    notify_recall: bool = False
+    notify_health: bool = True
+    notify_changed: bool = True
+    start_at_login: bool = False
+    now: float = 0.0
+    can_copy: bool = True  # a clipboard tool exists here
+    can_pick_folder: bool = True  # a folder dialog exists here
+    endpoint_url: str | None = None  # the HTTP endpoint's address while the tray runs it
+    installed: Mapping[str, Installed] = field(default_factory=dict)  # client id → our entry in its file
+    found_clients: frozenset[str] = frozenset()  # clients whose config folder exists on this computer
+    app_names: Mapping[str, str] = field(default_factory=dict)  # client id → the app an OAuth grant names
+    version: str = ""
+    # Recalled notes' revisions read now (None: gone), for the "changed since" marks; a note
+    # not in here gets no mark (its vault is not known here).
+    revisions_now: Mapping[NoteRef, str | None] = field(default_factory=dict)
+
+    def name_of(self, client_id: str) -> str:
+        return client_name(client_id, self.app_names)
+
+
+def client_name(client_id: str, app_names: Mapping[str, str] | None = None) -> str:
+    """How a person knows a client: the catalogue's name, else the name of the app an OAuth
+    grant acts as it for ("MCP Inspector" for mcp-inspector), else its id."""
+    spec = client_spec(client_id)
+    if spec is not None:
+        return spec.name
+    return (app_names or {}).get(client_id) or client_id
+
+
+def note_name(path: str) -> str:
+    return note_title(path)
+
+
+def short(text: str, limit: int = MAX_LABEL) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+MARKS = {"changed": " · changed since", "gone": " · gone since"}
+
+
+def marked(text: str, state: TrayState, vault: str, path: str, given: str | None) -> str:
+    """A label for a recalled note, shortened, with " · changed since" (or " · gone since")
+    kept whole at its end when the note is not what the client was given any more."""
+    change = change_of((vault, path), given, state.revisions_now)
+    mark = MARKS[change] if change else ""
+    return short(text, MAX_LABEL - len(mark)) + mark
