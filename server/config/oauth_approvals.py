@@ -144,7 +144,10 @@ def open_request(
     handle = secrets.token_urlsafe(24)
     with connect() as db:
         prune(db, now)
-        waiting = db.execute("SELECT COUNT(*) FROM requests WHERE status = 'pending'").fetchone()[0]
+        # Only requests the person can still answer count: an expired one waits for nobody.
+        waiting = db.execute(
+            "SELECT COUNT(*) FROM requests WHERE status = 'pending' AND created >= ?", (now - REQUEST_SECONDS,)
+        ).fetchone()[0]
         if waiting >= MAX_PENDING:
             raise ApprovalError(
                 f"{waiting} authorizations are already waiting for approval; approve or deny them first "
@@ -231,11 +234,13 @@ def _request(row: tuple[object, ...]) -> Request:
 
 
 def pending_requests(*, now: float | None = None) -> list[Request]:
-    """The requests waiting for the person, oldest first (expired ones left out)."""
+    """The requests waiting for the person, oldest first (expired ones, and those of an app no
+    longer registered, left out: neither can be approved)."""
     now = time.time() if now is None else now
     with connect(write=False) as db:
         rows = db.execute(
-            f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE status = 'pending' AND created >= ? ORDER BY created",
+            f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE status = 'pending' AND created >= ? "
+            "AND client_id IN (SELECT client_id FROM apps) ORDER BY created",
             (now - REQUEST_SECONDS,),
         ).fetchall()
     return [_request(row) for row in rows]
@@ -259,6 +264,11 @@ def approve(approval_code: str, client: str | None = None, *, now: float | None 
         revoked=None,
     )
     with connect() as db:
+        if db.execute("SELECT 1 FROM apps WHERE client_id = ?", (request.client_id,)).fetchone() is None:
+            raise ApprovalError(
+                f"{request.name!r} ({request.approval_code}) is no longer registered here, so a grant would serve "
+                "nobody; the app has to connect again"
+            )
         updated = db.execute(
             "UPDATE requests SET status = 'approved', grant_id = ? WHERE approval_code = ? AND status = 'pending'",
             (grant.id, request.approval_code),
@@ -288,7 +298,7 @@ def _answerable(approval_code: str, now: float) -> Request:
     code = normal_approval_code(approval_code)
     if code is None:
         raise ApprovalError(f"{approval_code[:40]!r} is not an approval code (8 letters and digits, like ABCD-EFGH)")
-    with connect() as db:
+    with connect(write=False) as db:
         row = db.execute(f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE approval_code = ?", (code,)).fetchone()
     if row is None:
         raise ApprovalError(f"no authorization is waiting with the code {code} (vault-recall client grants lists them)")

@@ -217,7 +217,7 @@ def test_the_store_is_readable_by_its_owner_only_and_holds_no_secret() -> None:
     assert oauth_store.secret_hash(issued.access_token).encode() in data
 
 
-def test_a_store_removed_while_in_use_is_made_again_not_read_from_a_stale_connection() -> None:
+def test_a_store_removed_while_in_use_is_read_as_empty_and_made_again_by_the_next_write() -> None:
     issued = _granted()
     assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 5)[0] == "claude-code"
     path = oauth_store.store_path()
@@ -225,7 +225,9 @@ def test_a_store_removed_while_in_use_is_made_again_not_read_from_a_stale_connec
         leftover.unlink()
     assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 6)[0] is None
     assert oauth_tokens.grants() == []
-    assert path.exists()
+    assert not path.exists()  # reading makes no store
+    _app("Again", "app-2")
+    assert path.exists() and oauth_approvals.get_app("app-2") is not None  # the next write makes it anew
 
 
 def test_a_flood_of_registrations_keeps_the_store_bounded_and_the_granted_app(monkeypatch: pytest.MonkeyPatch) -> None:
