@@ -130,13 +130,14 @@ _HTTP: dict[str, Callable[[str, str], Entry]] = {
 }
 
 # How a client whose URL entry names no token starts its OAuth authorization (docs/http.md,
-# "OAuth, for connectors and remote clients"): Claude Code's and Codex's `mcp login` are what
-# tests/clients/test_oauth_real_clients.py runs; Gemini CLI's `/mcp auth` is its command for it
-# (it also asks by itself when refused, as that test has it).
+# "OAuth, for connectors and remote clients"): Claude Code's and Codex's `mcp login` and
+# opencode's `mcp auth` are what tests/clients/test_oauth_real_clients.py runs; Gemini CLI's
+# `/mcp auth` is its command for it (it also asks by itself when refused, as that test has it).
 _OAUTH_LOGIN: dict[str, str] = {
     "claude-code": "claude mcp login vault-recall (or /mcp in a session)",
     "codex": "codex mcp login vault-recall",
     "gemini": "/mcp auth vault-recall in a session",
+    "opencode": "opencode mcp auth vault-recall",
 }
 
 

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
+from vault_recall.server.config.oauth_known_apps import known_client
 from vault_recall.server.config.oauth_store import (
     CODE_PREFIX,
     CODE_SECONDS,
@@ -86,8 +87,12 @@ def normal_approval_code(text: str) -> str | None:
 
 
 def suggested_client_id(name: str) -> str:
-    """The client id an app is approved as unless the person says otherwise: its name as a slug
-    ('Claude Code' → 'claude-code'), or 'oauth-app' when nothing usable is left."""
+    """The client id an app is approved as unless the person says otherwise: the catalogue's id
+    of a known client ('Claude Code (vault-recall)' → 'claude-code', oauth_known_apps.py), else
+    its name as a slug ('Desk app' → 'desk-app'), or 'oauth-app' when nothing usable is left."""
+    known = known_client(name)
+    if known is not None:
+        return known
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:64].strip("-")
     return slug if slug and CLIENT_ID_PATTERN.fullmatch(slug) else "oauth-app"
 

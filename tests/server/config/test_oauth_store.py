@@ -90,12 +90,18 @@ def test_an_approval_code_is_read_as_a_person_types_it() -> None:
         ("Claude Code", "claude-code"),
         ("Codex", "codex"),
         ("gemini-cli-mcp-client", "gemini-cli-mcp-client"),
+        # What the real clients register as: their catalogue ids (oauth_known_apps.py).
+        ("Claude Code (vault-recall)", "claude-code"),
+        ("Claude Code (notes)", "claude-code"),
+        ("Gemini CLI MCP Client", "gemini"),
+        ("OpenCode", "opencode"),
+        ("Desk app", "desk-app"),
         ("✨", "oauth-app"),
         ("", "oauth-app"),
         ("ChatGPT (web)", "chatgpt-web"),
     ],
 )
-def test_an_app_is_approved_as_a_client_id_made_of_its_name_unless_told(name: str, client: str) -> None:
+def test_an_app_is_approved_as_its_known_clients_id_or_one_made_of_its_name_unless_told(name: str, client: str) -> None:
     assert oauth_approvals.suggested_client_id(name) == client
 
 
