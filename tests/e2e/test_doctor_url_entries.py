@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.doctor import doctor_line
 from tests.support.e2e import copy_sample_vault
 from tests.support.http_e2e import Endpoint, running_endpoint
 from tests.support.oauth_browser import (
@@ -203,22 +204,35 @@ def test_a_pinned_stdio_entry_is_told_to_stay_pinned(home: Path, capsys: pytest.
     assert verdict == "FAIL" and f"vault-recall install cursor --pin-vault {vault}" in fix
 
 
-# Entries naming no token, as each client's own command writes them to authorize with OAuth.
+# Entries naming no token, as each client's own `mcp add` writes them to authorize with OAuth
+# (Claude Code 2.1.332 `claude mcp add --transport http -s user`, Codex 0.171 `codex mcp add
+# --url`, Gemini CLI 0.61 `gemini mcp add -s user -t http`, opencode 1.18.33 `opencode mcp add
+# --url`, which writes `opencode.jsonc` in a new home): their files, byte for byte as they left
+# them here, the URL aside.
 OAUTH_ENTRIES = {
-    "claude-code": (".claude.json", {"mcpServers": {SERVER_NAME: {"type": "http", "url": "URL"}}}),
-    "gemini": (".gemini/settings.json", {"mcpServers": {SERVER_NAME: {"httpUrl": "URL", "oauth": {"enabled": True}}}}),
-    "codex": (".codex/config.toml", None),
+    "claude-code": (
+        ".claude.json",
+        '{\n  "mcpServers": {\n    "vault-recall": {\n      "type": "http",\n      "url": URL\n    }\n  }\n}',
+    ),
+    "codex": (".codex/config.toml", "[mcp_servers.vault-recall]\nurl = URL\n"),
+    "gemini": (
+        ".gemini/settings.json",
+        '{\n  "mcpServers": {\n    "vault-recall": {\n      "url": URL,\n      "type": "http"\n    }\n  }\n}',
+    ),
+    "opencode": (
+        ".config/opencode/opencode.jsonc",
+        '{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "vault-recall": {\n'
+        '      "type": "remote",\n      "url": URL\n    }\n  }\n}',
+    ),
 }
 
 
-def write_oauth_entry(home: Path, client: str, url: str) -> None:
-    name, shape = OAUTH_ENTRIES[client]
+def write_oauth_entry(home: Path, client: str, url: str) -> Path:
+    name, text = OAUTH_ENTRIES[client]
     path = home / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    if shape is None:
-        path.write_text(f'[mcp_servers.{SERVER_NAME}]\nurl = "{url}"\n', encoding="utf-8")
-    else:
-        path.write_text(json.dumps(shape).replace('"URL"', json.dumps(url)), encoding="utf-8")
+    path.write_text(text.replace("URL", json.dumps(url)), encoding="utf-8")
+    return path
 
 
 def start_authorization(endpoint: Endpoint, app: str) -> Waiting:
@@ -234,11 +248,13 @@ APP_NAMES = {
     "claude-code": "Claude Code (vault-recall)",
     "codex": "Codex",
     "gemini": "Gemini CLI MCP Client",
+    "opencode": "OpenCode",
 }
 LOGINS = {
     "claude-code": "claude mcp login vault-recall",
     "codex": "codex mcp login vault-recall",
     "gemini": "/mcp auth vault-recall",
+    "opencode": "opencode mcp auth vault-recall",
 }
 
 
@@ -252,14 +268,6 @@ def test_an_entry_that_authorizes_with_oauth_is_told_to_log_in_never_to_reinstal
     assert fix.startswith(f"fix: {LOGINS[client]}"), fix
     assert "vault-recall client approve CODE" in fix
     assert "install" not in fix  # a URL entry with a token would be another setup than the person's
-
-
-def doctor_line(client: str) -> tuple[str, str, str]:
-    """`vault-recall doctor` run as the person runs it: (ok | FAIL, the client's line, its fix)."""
-    lines = vault_recall("doctor").stdout.splitlines()
-    index = next(i for i, line in enumerate(lines) if line[6:].startswith(f"client {client} "))
-    fix = lines[index + 1].strip() if index + 1 < len(lines) and lines[index + 1].startswith(" ") else ""
-    return lines[index][:4].strip(), lines[index], fix
 
 
 @pytest.mark.parametrize("client", sorted(OAUTH_ENTRIES))
