@@ -37,7 +37,7 @@ from vault_recall.server.config.config_file import ConfigError, activity_path, c
 from vault_recall.server.config.oauth_approvals import Request, pending_requests
 from vault_recall.server.config.oauth_known_apps import known_client
 from vault_recall.server.config.oauth_store import OAuthStoreError, store_path
-from vault_recall.server.config.oauth_tokens import Grant, grants
+from vault_recall.server.config.oauth_tokens import Grant, grants, replayed_grants
 from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, DEFAULT_URL, PATH, is_loopback
 from vault_recall.server.vault.listing import vault_name
 
@@ -254,10 +254,12 @@ def _by_oauth(spec: ClientSpec, at: str) -> Check:
     what = f"client {spec.id}"
     live: list[Grant] = []
     waiting: list[Request] = []
+    replayed: list[Grant] = []
     if store_path().exists():  # none: no app ever authorized here, and a check must not make one
         try:
             live = [grant for grant in grants() if _is_of(spec, grant.app_name, grant.client)]
             waiting = pending_requests()
+            replayed = [grant for grant in replayed_grants() if _is_of(spec, grant.app_name, grant.client)]
         except OAuthStoreError as exc:
             return Check(what, False, f"{at}: authorizes with OAuth, but {exc}", "see vault-recall client grants")
     if live:
@@ -278,6 +280,10 @@ def _by_oauth(spec: ClientSpec, at: str) -> Check:
         return Check(what, False, f"{at}: authorizes with OAuth, and waits for your approval: {listed}", fix)
     login = spec.oauth_login or f"connect from {spec.name}"
     fix = f"{login}; then vault-recall client approve CODE with the code its page shows"
+    if replayed:
+        last = replayed[-1]
+        why = f"its grant ({last.client!r}) was revoked because {last.why_revoked()}"
+        return Check(what, False, f"{at}: authorizes with OAuth, but {why}", fix)
     return Check(what, False, f"{at}: authorizes with OAuth, and {spec.name} holds no grant here yet", fix)
 
 

@@ -114,7 +114,7 @@ class TrayApp:
         self.endpoint = EndpointProcess()  # the HTTP endpoint, when the person starts it here
         self._approvals = read_approvals()  # apps waiting for approval (OAuth), and grants
         self._approval_notices = ApprovalNotices()
-        self._approval_notices.poll(self._notify, self._approvals.waiting)
+        self._approval_notices.poll(self._notify, self._approvals)
         self.state = self._gather(None)
         self.view = make_view(backend, self.dispatch)
         self.view.show(self._shown(self.state))
@@ -268,7 +268,7 @@ class TrayApp:
         if now >= self._next_health and now >= self._quiet_until and not self._checking:
             self._start_health_check(vault)
         approvals = read_approvals()
-        if self._approval_notices.poll(self._notify, approvals.waiting) or approvals != self._approvals:
+        if self._approval_notices.poll(self._notify, approvals) or approvals != self._approvals:
             self._approvals = approvals
             changed = True
         if self._recall_until and time.monotonic() > self._recall_until:

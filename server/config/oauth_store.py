@@ -36,7 +36,7 @@ from pathlib import Path
 from vault_recall.server.config.config_file import state_dir
 
 STORE_FILE = "oauth.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: grants say why they were revoked
 BUSY_TIMEOUT_S = 5.0
 
 ACCESS_SECONDS = 60 * 60  # an access token: one hour, then the client refreshes
@@ -86,7 +86,8 @@ CREATE TABLE IF NOT EXISTS grants (
     app_name TEXT NOT NULL,
     created REAL NOT NULL,
     last_used REAL,
-    revoked REAL
+    revoked REAL,
+    revoked_why TEXT
 );
 CREATE TABLE IF NOT EXISTS codes (
     sha256 TEXT PRIMARY KEY,
@@ -214,6 +215,9 @@ def _ensure_schema(connection: sqlite3.Connection, path: Path) -> None:
     for statement in SCHEMA.split(";"):
         if statement.strip():
             connection.execute(statement)
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(grants)")}
+    if "revoked_why" not in columns:  # a store of version 1
+        connection.execute("ALTER TABLE grants ADD COLUMN revoked_why TEXT")
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     connection.execute("COMMIT")
 

@@ -260,3 +260,29 @@ def test_a_flood_of_registrations_keeps_the_store_bounded_and_the_granted_app(mo
     )
     assert oauth_approvals.get_app(f"flood-{flood - 1}") is None
     assert oauth_approvals.get_app("app-1") is not None
+
+
+def test_a_store_of_the_first_version_is_read_and_says_why_a_grant_goes_from_then_on() -> None:
+    path = oauth_store.store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as raw:  # as version 1 made it: grants without `revoked_why`
+        raw.executescript(oauth_store.SCHEMA.replace("    revoked REAL,\n    revoked_why TEXT\n", "    revoked REAL\n"))
+        raw.execute("INSERT INTO grants VALUES ('g1', 'laptop', 'app-1', 'Old app', 1.0, NULL, NULL)")
+        raw.execute("PRAGMA user_version = 1")
+    (grant,) = oauth_tokens.grants()
+    assert grant.client == "laptop" and grant.revoked_why is None
+    assert [g.id for g in oauth_tokens.revoke("laptop", now=NOW)] == ["g1"]
+    assert oauth_tokens.grants(include_revoked=True)[0].why_revoked() == "you revoked it"
+
+
+def test_a_replay_is_remembered_as_why_the_grant_went_for_a_week() -> None:
+    handle, request = _request(_app())
+    oauth_approvals.approve(request.approval_code, now=NOW + 1)
+    _, code = oauth_approvals.hand_out_code(handle, now=NOW + 2)
+    assert code is not None
+    oauth_tokens.exchange_code(code, now=NOW + 3)
+    with pytest.raises(GrantGone):
+        oauth_tokens.exchange_code(code, now=NOW + 4)
+    (replayed,) = oauth_tokens.replayed_grants(now=NOW + 5)
+    assert replayed.replayed and "presented a second time" in replayed.why_revoked()
+    assert oauth_tokens.replayed_grants(now=NOW + 5 + oauth_tokens.REPLAY_TOLD_SECONDS) == []
