@@ -35,8 +35,9 @@ from vault_recall.server.activity.store import ActivityStoreError, connect
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path, load_config
 from vault_recall.server.config.oauth_approvals import Request, pending_requests
+from vault_recall.server.config.oauth_known_apps import known_client
 from vault_recall.server.config.oauth_store import OAuthStoreError, store_path
-from vault_recall.server.config.oauth_tokens import Grant, grants
+from vault_recall.server.config.oauth_tokens import Grant, grants, replayed_grants
 from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, DEFAULT_URL, PATH, is_loopback
 from vault_recall.server.vault.listing import vault_name
 
@@ -251,28 +252,50 @@ def _url_answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
 
 def _by_oauth(spec: ClientSpec, at: str) -> Check:
     """An entry naming no token, at an endpoint offering OAuth: its client authorizes with
-    OAuth, and its calls are answered once the person has approved a grant acting as it."""
+    OAuth, and its calls are answered once the person has approved its app — as whatever client
+    id they chose.  Its grants are found by the app (the name the client registers with,
+    oauth_known_apps.py), or by the id when it was approved as the client's own."""
     what = f"client {spec.id}"
     live: list[Grant] = []
     waiting: list[Request] = []
+    replayed: list[Grant] = []
     if store_path().exists():  # none: no app ever authorized here, and a check must not make one
         try:
-            live = [grant for grant in grants() if grant.client == spec.id]
+            live = [grant for grant in grants() if _is_of(spec, grant.app_name, grant.client)]
             waiting = pending_requests()
+            replayed = [grant for grant in replayed_grants() if _is_of(spec, grant.app_name, grant.client)]
         except OAuthStoreError as exc:
             return Check(what, False, f"{at}: authorizes with OAuth, but {exc}", "see vault-recall client grants")
     if live:
-        apps = ", ".join(sorted({grant.app_name for grant in live}))
+        acting = ", ".join(sorted({f"{grant.client!r} ({grant.app_name})" for grant in live}))
         count = "1 grant acts" if len(live) == 1 else f"{len(live)} grants act"
-        return Check(what, True, f"{at}: authorizes with OAuth; {count} as {spec.id!r} ({apps})")
-    if waiting:
-        asking = ", ".join(f"{request.name!r} (code {request.approval_code})" for request in waiting)
-        code = waiting[0].approval_code if len(waiting) == 1 else "CODE"
-        fix = f"vault-recall client approve {code} --as {spec.id} (or deny it: vault-recall client deny {code})"
-        return Check(what, False, f"{at}: authorizes with OAuth, and waits for your approval: {asking}", fix)
+        return Check(what, True, f"{at}: authorizes with OAuth; {count} as {acting}")
+    # Its own app waiting, or failing that an app no client is known by (it may be this one).
+    own = [request for request in waiting if known_client(request.name) == spec.id]
+    asking = own or [request for request in waiting if known_client(request.name) is None]
+    if asking:
+        listed = ", ".join(f"{request.name!r} (code {request.approval_code})" for request in asking)
+        code = asking[0].approval_code if len(asking) == 1 else "CODE"
+        as_id = "" if own else f" --as {spec.id}"
+        fix = (
+            f"vault-recall client approve {code}{as_id} (it acts as {spec.id}; --as ID names it otherwise), "
+            f"or deny it: vault-recall client deny {code}"
+        )
+        return Check(what, False, f"{at}: authorizes with OAuth, and waits for your approval: {listed}", fix)
     login = spec.oauth_login or f"connect from {spec.name}"
-    fix = f"{login}; then vault-recall client approve CODE --as {spec.id} with the code its page shows"
-    return Check(what, False, f"{at}: authorizes with OAuth, and no grant acts as {spec.id!r} yet", fix)
+    fix = f"{login}; then vault-recall client approve CODE with the code its page shows"
+    if replayed:
+        last = replayed[-1]
+        why = f"its grant ({last.client!r}) was revoked because {last.why_revoked()}"
+        return Check(what, False, f"{at}: authorizes with OAuth, but {why}", fix)
+    return Check(what, False, f"{at}: authorizes with OAuth, and {spec.name} holds no grant here yet", fix)
+
+
+def _is_of(spec: ClientSpec, app_name: str, client: str) -> bool:
+    """Whether a grant is this client's: its app is the client's own, or (an app not known by
+    name) it was approved as the client's id."""
+    known = known_client(app_name)
+    return known == spec.id or (known is None and client == spec.id)
 
 
 def _url_reached(spec: ClientSpec, at: str, where: str, answer: UrlAnswer, again: str) -> Check:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 
 from vault_recall.app.cli.config_commands import CommandError, check_client_id
 from vault_recall.app.state.config_store import register
@@ -46,24 +47,43 @@ def grants_command(args: argparse.Namespace) -> int:
     try:
         waiting = oauth_approvals.pending_requests(now=now)
         granted = oauth_tokens.grants()
+        replayed = oauth_tokens.replayed_grants(now=now)
     except OAuthStoreError as exc:
         raise CommandError(str(exc)) from None
-    if not waiting and not granted:
+    if not waiting and not granted and not replayed:
         print("No app has authorized with OAuth, and none is waiting for approval.")
         return 0
+    sections: list[list[str]] = []
     if waiting:
-        print("Waiting for your approval (vault-recall client approve CODE [--as ID], or deny CODE):")
-        for request in waiting:
-            print(f"  {request.approval_code}  {request.name!r}, would be client {request.suggested_client!r}")
+        lines = ["Waiting for your approval (vault-recall client approve CODE [--as ID], or deny CODE):"]
+        lines += [f"  {r.approval_code}  {r.name!r}, would be client {r.suggested_client!r}" for r in waiting]
+        sections.append(lines)
     if granted:
-        if waiting:
-            print()
-        print("Granted (vault-recall client revoke CLIENT|GRANT):")
-        print("  grant     client            app                       approved      last used")
-        for grant in granted:
-            used = ago(grant.last_used, now) if grant.last_used else "never"
-            print(f"  {grant.id:<9} {grant.client:<17} {grant.app_name[:25]:<25} {ago(grant.created, now):<13} {used}")
+        rows = [
+            (g.id, g.client, ago(g.created, now), ago(g.last_used, now) if g.last_used else "never", g.app_name)
+            for g in granted
+        ]
+        lines = ["Granted (vault-recall client revoke CLIENT|GRANT):"]
+        lines += table(("grant", "client", "approved", "last used", "app"), rows)
+        sections.append(lines)
+    if replayed:
+        lines = ["Revoked for a replay (connect the app again if it is yours; someone may have copied its code):"]
+        lines += [
+            f"  {g.id}  {g.app_name!r} as client {g.client!r}, {ago(g.revoked or now, now)}: {g.why_revoked()}"
+            for g in replayed
+        ]
+        sections.append(lines)
+    print("\n\n".join("\n".join(lines) for lines in sections))
     return 0
+
+
+def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
+    """Columns as wide as their longest value, never cut; the last one as long as it is."""
+    widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header) - 1)]
+    return [
+        "  " + "  ".join(value.ljust(width) for value, width in zip(row, widths, strict=False)) + "  " + row[-1]
+        for row in [header, *rows]
+    ]
 
 
 def revoke_command(args: argparse.Namespace) -> int:

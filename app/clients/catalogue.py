@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vault_recall.app.clients.json_edit import JsonEditError, parse_object
 from vault_recall.app.clients.launch import home_env
 
 SERVER_NAME = "vault-recall"
@@ -44,6 +45,7 @@ class ClientSpec:
     http: Callable[[str, str], Entry] | None = None
     oauth_login: str | None = None  # how the person starts its OAuth authorization, by URL
     env_key: str = "env"  # where the entry keeps the server's environment variables
+    jsonc: bool = False  # the client reads its JSON as JSONC: comments and trailing commas are kept
 
     def entry(self, argv: list[str], env: Env | None = None) -> Entry:
         """Our entry for `argv`, carrying `env` (default: what this process's config location
@@ -141,13 +143,14 @@ _HTTP: dict[str, Callable[[str, str], Entry]] = {
 }
 
 # How a client whose URL entry names no token starts its OAuth authorization (docs/http.md,
-# "OAuth, for connectors and remote clients"): Claude Code's and Codex's `mcp login` are what
-# tests/clients/test_oauth_real_clients.py runs; Gemini CLI's `/mcp auth` is its command for it
-# (it also asks by itself when refused, as that test has it).
+# "OAuth, for connectors and remote clients"): Claude Code's and Codex's `mcp login` and
+# opencode's `mcp auth` are what tests/clients/test_oauth_real_clients.py runs; Gemini CLI's
+# `/mcp auth` is its command for it (it also asks by itself when refused, as that test has it).
 _OAUTH_LOGIN: dict[str, str] = {
     "claude-code": "claude mcp login vault-recall (or /mcp in a session)",
     "codex": "codex mcp login vault-recall",
     "gemini": "/mcp auth vault-recall in a session",
+    "opencode": "opencode mcp auth vault-recall",
 }
 
 
@@ -212,7 +215,7 @@ CLIENTS: tuple[ClientSpec, ...] = (
     ClientSpec("continue", "Continue", "yaml", "mcpServers", _continue, is_list=True),
     ClientSpec("lm-studio", "LM Studio", "json", "mcpServers", _command_args, link="lmstudio"),
     ClientSpec("goose", "Goose", "yaml", "extensions", _goose, env_key="envs"),
-    ClientSpec("opencode", "opencode", "json", "mcp", _opencode, env_key="environment"),
+    ClientSpec("opencode", "opencode", "json", "mcp", _opencode, env_key="environment", jsonc=True),
     ClientSpec("amazon-q", "Amazon Q CLI", "json", "mcpServers", _command_args),
     ClientSpec(
         "jetbrains",
@@ -263,6 +266,32 @@ def _lm_studio_home(home: Path) -> Path:
     return legacy if legacy.is_dir() else home / ".lmstudio"
 
 
+def _opencode_file(folder: Path) -> Path:
+    """opencode's global config: `opencode mcp add` writes `opencode.json` if it exists, else
+    `opencode.jsonc` if that does (opencode makes one at its first start when it finds no
+    config), else `opencode.json`; opencode reads both, the `.jsonc` last.  Where our entry is
+    already, it is edited there."""
+    files = [folder / "opencode.json", folder / "opencode.jsonc"]
+    for path in reversed(files):
+        if _holds_ours(path):
+            return path
+    return next((path for path in files if path.exists()), files[0])
+
+
+def _holds_ours(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if SERVER_NAME not in text:
+        return False
+    try:
+        holder = parse_object(text, str(path), comments=True).get("mcp")
+    except (JsonEditError, RecursionError):
+        return False
+    return isinstance(holder, dict) and SERVER_NAME in holder
+
+
 def config_location(client_id: str, home: Path, platform: str) -> Path | None:
     """The client's user-level config file on `platform`, or None when it has none there."""
     windows = platform.startswith("win")
@@ -285,7 +314,13 @@ def config_location(client_id: str, home: Path, platform: str) -> Path | None:
     if client_id == "zed":
         return (appdata / "Zed/settings.json") if appdata is not None else xdg / "zed/settings.json"
     if client_id == "opencode":
-        return xdg / "opencode/opencode.json"
+        return _opencode_file(xdg / "opencode")
+    if client_id == "claude-code":
+        # Claude Code keeps its user-scope servers beside its other state when told where.
+        folder = os.environ.get("CLAUDE_CONFIG_DIR")
+        return Path(folder) / ".claude.json" if folder else home / ".claude.json"
+    if client_id == "gemini":
+        return Path(os.environ.get("GEMINI_CLI_HOME") or home) / ".gemini/settings.json"
     if client_id == "goose":
         if appdata is not None:
             return appdata / "Block/goose/config/config.yaml"
@@ -301,10 +336,8 @@ def config_location(client_id: str, home: Path, platform: str) -> Path | None:
     if client_id == "lm-studio":
         return _lm_studio_home(home) / "mcp.json"
     fixed = {
-        "claude-code": home / ".claude.json",
         "cursor": home / ".cursor/mcp.json",
         "windsurf": home / ".codeium/windsurf/mcp_config.json",
-        "gemini": home / ".gemini/settings.json",
         "continue": home / ".continue/config.yaml",
         "amazon-q": home / ".aws/amazonq/mcp.json",
     }

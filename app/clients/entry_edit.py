@@ -41,7 +41,7 @@ def parse(spec: ClientSpec, text: str, what: str) -> dict[str, Any]:
     """The file as plain data, with the strict parser a client would use."""
     try:
         if spec.format == "json":
-            return json_edit.parse_object(text, what)
+            return json_edit.parse_object(text, what, spec.jsonc)
         if spec.format == "toml":
             return tomllib.loads(text)
         loaded = YAML(typ="safe", pure=True).load(text) if text.strip() else None
@@ -85,7 +85,7 @@ def set_ours(spec: ClientSpec, text: str, entry: dict[str, Any], what: str) -> s
     """`text` with our entry set to `entry`."""
     with refusing(what):
         if spec.format == "json":
-            return json_edit.set_member(text, spec.container, SERVER_NAME, entry, what)
+            return json_edit.set_member(text, spec.container, SERVER_NAME, entry, what, spec.jsonc)
         if spec.format == "toml":
             return toml_edit.set_table(text, spec.container, SERVER_NAME, entry, what)
         if not text.strip() and spec.id == "continue":
@@ -100,7 +100,7 @@ def remove_ours(spec: ClientSpec, text: str, what: str) -> str:
     """`text` without our entry."""
     with refusing(what):
         if spec.format == "json":
-            return json_edit.remove_member(text, spec.container, SERVER_NAME, what)
+            return json_edit.remove_member(text, spec.container, SERVER_NAME, what, spec.jsonc)
         if spec.format == "toml":
             return toml_edit.remove_table(text, spec.container, SERVER_NAME, what)
         return _line_endings_kept(
@@ -112,8 +112,8 @@ def remove_empty_container(spec: ClientSpec, text: str, what: str) -> str:
     """`text` without our container when it holds nothing (it was made for our entry)."""
     with refusing(what):
         if spec.format == "json":
-            holder = json_edit.parse_object(text, what).get(spec.container)
-            return json_edit.remove_top_member(text, spec.container, what) if holder == {} else text
+            holder = json_edit.parse_object(text, what, spec.jsonc).get(spec.container)
+            return json_edit.remove_top_member(text, spec.container, what, spec.jsonc) if holder == {} else text
         if spec.format == "toml":
             return toml_edit.remove_container_if_empty(text, spec.container, what)
         return _line_endings_kept(lambda lf: yaml_edit.remove_container_if_empty(lf, spec.container, what), text)

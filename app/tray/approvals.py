@@ -1,7 +1,10 @@
 """The tray's part in OAuth on the endpoint: apps waiting for the person's approval (a
 notification when one starts waiting, and menu items with its name and code to approve or deny
-it) and the grants given (to revoke).  Self-contained: the menu shows `approvals_items(...)` of
-the snapshot, the watcher calls `ApprovalNotices.poll`, the worker `approval_action`.
+it), the grants given (to revoke), and grants revoked because a used code or refresh token was
+presented again (a replay: told once in a notification, and in the menu for a week, since
+nothing else says why the app lost its access).  Self-contained: the menu shows
+`with_approvals(...)` of the snapshot, the watcher calls `ApprovalNotices.poll`, the worker
+`approval_action`.
 
 The store (server/config/oauth_store.py) is shared with the endpoint and the command line, so
 an approval here and `vault-recall client approve CODE` are the same act.
@@ -40,9 +43,18 @@ class Granted:
 
 
 @dataclass(frozen=True)
+class Replayed:
+    grant: str
+    client: str
+    name: str
+    why: str  # why it was revoked, a clause
+
+
+@dataclass(frozen=True)
 class Approvals:
     waiting: tuple[Waiting, ...] = ()
     granted: tuple[Granted, ...] = ()
+    replayed: tuple[Replayed, ...] = ()
 
 
 def read_approvals(now: float | None = None) -> Approvals:
@@ -53,12 +65,14 @@ def read_approvals(now: float | None = None) -> Approvals:
     try:
         waiting = oauth_approvals.pending_requests(now=now)
         granted = oauth_tokens.grants()
+        replayed = oauth_tokens.replayed_grants(now=now)
     except OAuthStoreError as exc:
         log.warning("%s", exc)
         return Approvals()
     return Approvals(
         waiting=tuple(Waiting(r.approval_code, r.name, r.suggested_client) for r in waiting),
         granted=tuple(Granted(g.id, g.client, g.app_name) for g in granted),
+        replayed=tuple(Replayed(g.id, g.client, g.app_name, g.why_revoked()) for g in replayed),
     )
 
 
@@ -66,7 +80,7 @@ def with_approvals(items: tuple[Item, ...], approvals: Approvals) -> tuple[Item,
     """The menu with our entry second, under the health line: nothing when no app ever
     authorized; else one submenu whose label says how many apps wait, each with its name and
     code to approve or deny, then the grants to revoke."""
-    if not approvals.waiting and not approvals.granted:
+    if not approvals.waiting and not approvals.granted and not approvals.replayed:
         return items
     children: list[Item] = []
     for waiting in approvals.waiting[:MAX_SHOWN]:
@@ -79,6 +93,13 @@ def with_approvals(items: tuple[Item, ...], approvals: Approvals) -> tuple[Item,
         for granted in approvals.granted[:MAX_SHOWN]:
             children.append(
                 Item(f"Revoke “{_short(granted.name)}” ({granted.client})", ("oauth_revoke", granted.grant))
+            )
+    if approvals.replayed:
+        if children:
+            children.append(SEPARATOR)
+        for replayed in approvals.replayed[-MAX_SHOWN:]:
+            children.append(
+                Item(f"“{_short(replayed.name)}” lost its access: a replay ({replayed.client})", enabled=False)
             )
     count = len(approvals.waiting)
     label = f"Apps waiting for approval ({count})" if count else "Apps connected with OAuth"
@@ -116,22 +137,31 @@ def approval_action(action: tuple[str, ...], notify: Notify) -> bool:
 
 
 class ApprovalNotices:
-    """Tells the person once about each app that starts waiting for approval."""
+    """Tells the person once about each app that starts waiting for approval, and about each
+    grant a replay revoked."""
 
     def __init__(self) -> None:
         self._seen: set[str] | None = None
+        self._replays: set[str] | None = None
 
-    def poll(self, notify: Notify, waiting: tuple[Waiting, ...]) -> bool:
+    def poll(self, notify: Notify, approvals: Approvals) -> bool:
         """True when what waits changed (the menu needs a refresh)."""
-        codes = {w.code for w in waiting}
-        if self._seen is None:
-            self._seen = codes  # waiting before the tray looked: in the menu, not news
+        codes = {w.code for w in approvals.waiting}
+        replays = {r.grant for r in approvals.replayed}
+        if self._seen is None or self._replays is None:
+            # Before the tray looked: in the menu, not news.
+            self._seen, self._replays = codes, replays
             return False
-        for new in (w for w in waiting if w.code not in self._seen):
+        for new in (w for w in approvals.waiting if w.code not in self._seen):
             notify(
                 f"“{new.name}” asks to recall your notes (code {new.code})",
                 f"Approve or deny it in the menu, or run: vault-recall client approve {new.code}",
             )
-        changed = codes != self._seen
-        self._seen = codes
+        for cut in (r for r in approvals.replayed if r.grant not in self._replays):
+            notify(
+                f"“{cut.name}” lost its access to your notes",
+                f"Its grant ({cut.client}) was revoked because {cut.why}. Connect the app again if it is yours.",
+            )
+        changed = codes != self._seen or replays != self._replays
+        self._seen, self._replays = codes, replays
         return changed

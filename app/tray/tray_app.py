@@ -51,6 +51,7 @@ from vault_recall.app.tray.changed_notes import (
     watched_notes,
 )
 from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
+from vault_recall.app.tray.endpoint_menu import with_endpoint
 from vault_recall.app.tray.health_news import health_news
 from vault_recall.app.tray.installed import InstalledClients
 from vault_recall.app.tray.menu import Action, TrayState, asked, build_menu, note_name, status_of, tooltip
@@ -112,10 +113,11 @@ class TrayApp:
         self._marks: dict[NoteRef, FileMark] = {}
         self._stale: list[StaleNote] = []
         self._notices = ChangeNotices()
-        self.endpoint = EndpointProcess()  # the HTTP endpoint, when the person starts it here
+        # The HTTP endpoint, when the person starts it here; told and started again if it ends.
+        self.endpoint = EndpointProcess(notify=self._notify, on_change=self.refresh)
         self._approvals = read_approvals()  # apps waiting for approval (OAuth), and grants
         self._approval_notices = ApprovalNotices()
-        self._approval_notices.poll(self._notify, self._approvals.waiting)
+        self._approval_notices.poll(self._notify, self._approvals)
         self.state = self._gather(None)
         self.view = make_view(backend, self.dispatch)
         self.view.show(self._shown(self.state))
@@ -269,7 +271,7 @@ class TrayApp:
         if now >= self._next_health and now >= self._quiet_until and not self._checking:
             self._start_health_check(vault)
         approvals = read_approvals()
-        if self._approval_notices.poll(self._notify, approvals.waiting) or approvals != self._approvals:
+        if self._approval_notices.poll(self._notify, approvals) or approvals != self._approvals:
             self._approvals = approvals
             changed = True
         if self._recall_until and time.monotonic() > self._recall_until:
@@ -388,7 +390,7 @@ class TrayApp:
         )
 
     def _shown(self, state: TrayState) -> Shown:
-        items = with_approvals(build_menu(state), self._approvals)
+        items = with_endpoint(with_approvals(build_menu(state), self._approvals), self.endpoint.shown())
         dump = os.environ.get(MENU_DUMP_ENV)
         if dump:
             temp = dump + ".tmp"

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
+from vault_recall.server.config.oauth_known_apps import known_client
 from vault_recall.server.config.oauth_store import (
     CODE_PREFIX,
     CODE_SECONDS,
@@ -86,8 +87,12 @@ def normal_approval_code(text: str) -> str | None:
 
 
 def suggested_client_id(name: str) -> str:
-    """The client id an app is approved as unless the person says otherwise: its name as a slug
-    ('Claude Code' → 'claude-code'), or 'oauth-app' when nothing usable is left."""
+    """The client id an app is approved as unless the person says otherwise: the catalogue's id
+    of a known client ('Claude Code (vault-recall)' → 'claude-code', oauth_known_apps.py), else
+    its name as a slug ('Desk app' → 'desk-app'), or 'oauth-app' when nothing usable is left."""
+    known = known_client(name)
+    if known is not None:
+        return known
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:64].strip("-")
     return slug if slug and CLIENT_ID_PATTERN.fullmatch(slug) else "oauth-app"
 
@@ -144,7 +149,10 @@ def open_request(
     handle = secrets.token_urlsafe(24)
     with connect() as db:
         prune(db, now)
-        waiting = db.execute("SELECT COUNT(*) FROM requests WHERE status = 'pending'").fetchone()[0]
+        # Only requests the person can still answer count: an expired one waits for nobody.
+        waiting = db.execute(
+            "SELECT COUNT(*) FROM requests WHERE status = 'pending' AND created >= ?", (now - REQUEST_SECONDS,)
+        ).fetchone()[0]
         if waiting >= MAX_PENDING:
             raise ApprovalError(
                 f"{waiting} authorizations are already waiting for approval; approve or deny them first "
@@ -231,11 +239,13 @@ def _request(row: tuple[object, ...]) -> Request:
 
 
 def pending_requests(*, now: float | None = None) -> list[Request]:
-    """The requests waiting for the person, oldest first (expired ones left out)."""
+    """The requests waiting for the person, oldest first (expired ones, and those of an app no
+    longer registered, left out: neither can be approved)."""
     now = time.time() if now is None else now
     with connect(write=False) as db:
         rows = db.execute(
-            f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE status = 'pending' AND created >= ? ORDER BY created",
+            f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE status = 'pending' AND created >= ? "
+            "AND client_id IN (SELECT client_id FROM apps) ORDER BY created",
             (now - REQUEST_SECONDS,),
         ).fetchall()
     return [_request(row) for row in rows]
@@ -259,6 +269,11 @@ def approve(approval_code: str, client: str | None = None, *, now: float | None 
         revoked=None,
     )
     with connect() as db:
+        if db.execute("SELECT 1 FROM apps WHERE client_id = ?", (request.client_id,)).fetchone() is None:
+            raise ApprovalError(
+                f"{request.name!r} ({request.approval_code}) is no longer registered here, so a grant would serve "
+                "nobody; the app has to connect again"
+            )
         updated = db.execute(
             "UPDATE requests SET status = 'approved', grant_id = ? WHERE approval_code = ? AND status = 'pending'",
             (grant.id, request.approval_code),
@@ -288,7 +303,7 @@ def _answerable(approval_code: str, now: float) -> Request:
     code = normal_approval_code(approval_code)
     if code is None:
         raise ApprovalError(f"{approval_code[:40]!r} is not an approval code (8 letters and digits, like ABCD-EFGH)")
-    with connect() as db:
+    with connect(write=False) as db:
         row = db.execute(f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE approval_code = ?", (code,)).fetchone()
     if row is None:
         raise ApprovalError(f"no authorization is waiting with the code {code} (vault-recall client grants lists them)")

@@ -36,7 +36,7 @@ from pathlib import Path
 from vault_recall.server.config.config_file import state_dir
 
 STORE_FILE = "oauth.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: grants say why they were revoked
 BUSY_TIMEOUT_S = 5.0
 
 ACCESS_SECONDS = 60 * 60  # an access token: one hour, then the client refreshes
@@ -86,7 +86,8 @@ CREATE TABLE IF NOT EXISTS grants (
     app_name TEXT NOT NULL,
     created REAL NOT NULL,
     last_used REAL,
-    revoked REAL
+    revoked REAL,
+    revoked_why TEXT
 );
 CREATE TABLE IF NOT EXISTS codes (
     sha256 TEXT PRIMARY KEY,
@@ -133,8 +134,13 @@ def new_secret(prefix: str) -> str:
 @contextlib.contextmanager
 def connect(path: Path | None = None, *, write: bool = True) -> Iterator[sqlite3.Connection]:
     """One transaction on the store (created, readable by its owner only, on first use).  A
-    reading one (`write=False`) waits for no writer: the store is in WAL mode."""
+    reading one (`write=False`) waits for no writer: the store is in WAL mode; where no store
+    exists yet it reads an empty one in memory and makes no file (listing must create nothing)."""
     path = path or store_path()
+    if not write and not path.exists():
+        with contextlib.closing(_empty()) as empty:
+            yield empty
+        return
     try:
         connection = _connection(path)
     except (OSError, sqlite3.Error) as exc:
@@ -162,8 +168,16 @@ def connect(path: Path | None = None, *, write: bool = True) -> Iterator[sqlite3
 _local = threading.local()
 
 
+def _empty() -> sqlite3.Connection:
+    connection = sqlite3.connect(":memory:", isolation_level=None)
+    connection.executescript(SCHEMA)
+    return connection
+
+
 def _connection(path: Path) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # The state folder is the person's alone, whichever process makes it first (the activity
+    # store and the tray's files go there too).
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not path.exists():
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
     info = path.stat()
@@ -201,22 +215,31 @@ def _ensure_schema(connection: sqlite3.Connection, path: Path) -> None:
     for statement in SCHEMA.split(";"):
         if statement.strip():
             connection.execute(statement)
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(grants)")}
+    if "revoked_why" not in columns:  # a store of version 1
+        connection.execute("ALTER TABLE grants ADD COLUMN revoked_why TEXT")
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     connection.execute("COMMIT")
 
 
 def prune(db: sqlite3.Connection, now: float) -> None:
     """Forget what can no longer be used: old requests and codes, dead tokens, and apps that
-    registered long ago and were never approved (the oldest first past MAX_REGISTRATIONS)."""
+    registered long ago and were neither approved nor are waiting for the person (the oldest
+    first past MAX_REGISTRATIONS)."""
     db.execute("DELETE FROM requests WHERE created < ?", (now - 2 * REQUEST_SECONDS,))
     db.execute("DELETE FROM codes WHERE expires < ?", (now - CODE_SECONDS,))
     db.execute("DELETE FROM tokens WHERE expires < ?", (now,))
-    unapproved = "client_id NOT IN (SELECT app_client_id FROM grants WHERE revoked IS NULL)"
-    db.execute(f"DELETE FROM apps WHERE {unapproved} AND created < ?", (now - UNUSED_REGISTRATION_SECONDS,))
+    # An app whose request waits for the person stays: once approved, it must find its code and
+    # its tokens, whatever registered meanwhile.
+    unused = (
+        "client_id NOT IN (SELECT app_client_id FROM grants WHERE revoked IS NULL) AND client_id NOT IN "
+        "(SELECT client_id FROM requests WHERE status IN ('pending', 'approved') AND created >= ?)"
+    )
+    waiting_since = now - REQUEST_SECONDS
+    db.execute(f"DELETE FROM apps WHERE {unused} AND created < ?", (waiting_since, now - UNUSED_REGISTRATION_SECONDS))
     count = db.execute("SELECT COUNT(*) FROM apps").fetchone()[0]
     if count >= MAX_REGISTRATIONS:
         db.execute(
-            f"DELETE FROM apps WHERE client_id IN (SELECT client_id FROM apps WHERE {unapproved} "
-            "ORDER BY created LIMIT ?)",
-            (count - MAX_REGISTRATIONS + 1,),
+            f"DELETE FROM apps WHERE client_id IN (SELECT client_id FROM apps WHERE {unused} ORDER BY created LIMIT ?)",
+            (waiting_since, count - MAX_REGISTRATIONS + 1),
         )

@@ -24,6 +24,16 @@ from vault_recall.server.config.oauth_store import (
     secret_hash,
 )
 
+# Why a grant was revoked: a replay (someone presented a used code or refresh token again), the
+# person (`client revoke`, the tray), or the app itself (/revoke).
+CODE_REPLAYED = "code_replayed"
+REFRESH_REPLAYED = "refresh_replayed"
+BY_PERSON = "by_person"
+BY_APP = "by_app"
+REPLAYS = (CODE_REPLAYED, REFRESH_REPLAYED)
+# A grant revoked for a replay is told (`client grants`, the tray, doctor) for this long after.
+REPLAY_TOLD_SECONDS = 7 * 24 * 60 * 60
+
 
 @dataclass(frozen=True)
 class Grant:
@@ -34,6 +44,20 @@ class Grant:
     created: float
     last_used: float | None
     revoked: float | None
+    revoked_why: str | None = None
+
+    @property
+    def replayed(self) -> bool:
+        return self.revoked_why in REPLAYS
+
+    def why_revoked(self) -> str:
+        """Why it was revoked, as a clause the person reads ('' while it is live)."""
+        return {
+            CODE_REPLAYED: "its authorization code was presented a second time (a replay: someone may have copied it)",
+            REFRESH_REPLAYED: "a refresh token it had used was presented again (a replay: someone may have copied it)",
+            BY_PERSON: "you revoked it",
+            BY_APP: "the app revoked it",
+        }.get(self.revoked_why or "", "it was revoked" if self.revoked is not None else "")
 
 
 @dataclass(frozen=True)
@@ -106,7 +130,7 @@ def exchange_code(code: str, *, access_seconds: int = ACCESS_SECONDS, now: float
         else:
             grant_id, scopes, resource, expires, used, client_id = row
             if used is not None:
-                revoke_grant(db, grant_id, now)
+                revoke_grant(db, grant_id, now, CODE_REPLAYED)
                 refused = "authorization code was already used; the grant it made is revoked"
             elif expires < now:
                 refused = "authorization code has expired"
@@ -139,7 +163,7 @@ def exchange_refresh(
         else:
             grant_id, client_id, resource, expires, used = row
             if used is not None and now - used > REFRESH_REUSE_SECONDS:
-                revoke_grant(db, grant_id, now)
+                revoke_grant(db, grant_id, now, REFRESH_REPLAYED)
                 refused = "refresh token was already used; the grant is revoked"
             elif expires < now:
                 refused = "refresh token has expired"
@@ -221,18 +245,33 @@ def revoke_token(token: str, *, now: float | None = None) -> None:
     found = load_token(token)
     if found is not None:
         with connect() as db:
-            revoke_grant(db, found.grant_id, now)
+            revoke_grant(db, found.grant_id, now, BY_APP)
 
 
 # Grants: what the person sees and revokes.
 
 
+_GRANT_COLUMNS = "id, client, app_client_id, app_name, created, last_used, revoked, revoked_why"
+
+
 def grants(*, include_revoked: bool = False) -> list[Grant]:
     with connect(write=False) as db:
         rows = db.execute(
-            "SELECT id, client, app_client_id, app_name, created, last_used, revoked FROM grants "
+            f"SELECT {_GRANT_COLUMNS} FROM grants "
             + ("" if include_revoked else "WHERE revoked IS NULL ")
             + "ORDER BY created"
+        ).fetchall()
+    return [Grant(*row) for row in rows]
+
+
+def replayed_grants(*, now: float | None = None) -> list[Grant]:
+    """Grants revoked for a replay in the last REPLAY_TOLD_SECONDS, oldest first: the person is
+    told of them, since nothing else says why the app lost its access."""
+    now = time.time() if now is None else now
+    with connect(write=False) as db:
+        rows = db.execute(
+            f"SELECT {_GRANT_COLUMNS} FROM grants WHERE revoked_why IN (?, ?) AND revoked >= ? ORDER BY revoked",
+            (*REPLAYS, now - REPLAY_TOLD_SECONDS),
         ).fetchall()
     return [Grant(*row) for row in rows]
 
@@ -242,12 +281,11 @@ def revoke(target: str, *, now: float | None = None) -> list[Grant]:
     now = time.time() if now is None else now
     with connect() as db:
         rows = db.execute(
-            "SELECT id, client, app_client_id, app_name, created, last_used, revoked FROM grants "
-            "WHERE revoked IS NULL AND (client = ? OR id = ?)",
+            f"SELECT {_GRANT_COLUMNS} FROM grants WHERE revoked IS NULL AND (client = ? OR id = ?)",
             (target, target),
         ).fetchall()
         for row in rows:
-            revoke_grant(db, row[0], now)
+            revoke_grant(db, row[0], now, BY_PERSON)
     return [Grant(*row) for row in rows]
 
 
@@ -256,6 +294,6 @@ def grant_live(db: sqlite3.Connection, grant_id: str) -> bool:
     return row is not None and row[0] is None
 
 
-def revoke_grant(db: sqlite3.Connection, grant_id: str, now: float) -> None:
+def revoke_grant(db: sqlite3.Connection, grant_id: str, now: float, why: str) -> None:
     # The tokens stay (until they expire) so a request carrying one is told it was revoked.
-    db.execute("UPDATE grants SET revoked = ? WHERE id = ? AND revoked IS NULL", (now, grant_id))
+    db.execute("UPDATE grants SET revoked = ?, revoked_why = ? WHERE id = ? AND revoked IS NULL", (now, why, grant_id))

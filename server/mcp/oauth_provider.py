@@ -45,6 +45,7 @@ from vault_recall.server.config import oauth_approvals, oauth_store, oauth_token
 from vault_recall.server.config.oauth_approvals import ApprovalError
 from vault_recall.server.config.oauth_tokens import GrantGone
 from vault_recall.server.mcp.http_address import is_loopback
+from vault_recall.server.mcp.oauth_forms import FormRefused, read_form
 
 T = TypeVar("T")
 # What the person running `vault-recall http` in a terminal needs to see: who waits for approval
@@ -298,7 +299,10 @@ class HashedClientAuthenticator(ClientAuthenticator):
         self.recall_provider = provider
 
     async def authenticate_request(self, request: Request) -> OAuthClientInformationFull:
-        form = await request.form()
+        try:
+            form = await read_form(request)
+        except FormRefused as exc:
+            raise AuthenticationError(str(exc)) from None
         client_id = form.get("client_id")
         if not isinstance(client_id, str) or not client_id:
             raise AuthenticationError("Missing client_id")

@@ -43,12 +43,14 @@ from vault_recall.server.config.oauth_store import OAuthStoreError
 from vault_recall.server.mcp import oauth_page
 from vault_recall.server.mcp.http_address import PATH, PublicUrl, is_loopback
 from vault_recall.server.mcp.http_guard import host_name
+from vault_recall.server.mcp.oauth_forms import NO_STORE, FormRefused, read_form, refused, with_issuer
 from vault_recall.server.mcp.oauth_provider import (
     WAIT_PATH,
     Address,
     HashedClientAuthenticator,
     RecallOAuthProvider,
     events,
+    same_resource,
 )
 
 log = logging.getLogger(__name__)
@@ -101,9 +103,32 @@ def build_router(address: Address, access_seconds: int = oauth_store.ACCESS_SECO
     )
     authenticator = HashedClientAuthenticator(provider)
     resource_handler = ProtectedResourceMetadataHandler(resource).handle
+    authorization = AuthorizationHandler(provider)
+    tokens = TokenHandler(provider, authenticator)
 
     async def wait(request: Request) -> Response:
         return await _wait_page(provider.limiter, request)
+
+    async def authorize(request: Request) -> Response:
+        if request.method == "POST":
+            try:
+                await read_form(request)
+            except FormRefused as exc:  # nothing in it can be trusted to redirect to
+                return refused("invalid_request", str(exc))
+        answer = await authorization.handle(request)
+        return with_issuer(answer, address.issuer, f"{address.issuer}{WAIT_PATH}?")
+
+    async def token(request: Request) -> Response:
+        try:
+            form = await read_form(request)
+        except FormRefused as exc:
+            return refused("invalid_request", str(exc))
+        # The SDK's handler takes a `resource` and ignores it: a token is only ever for this server.
+        asked = form.get("resource")
+        if isinstance(asked, str) and asked and not same_resource(asked, address.resource):
+            return refused("invalid_target", f"this server is {address.resource}, not {asked[:200]}")
+        answer: Response = await tokens.handle(request)
+        return answer
 
     routes = [
         *(
@@ -120,18 +145,11 @@ def build_router(address: Address, access_seconds: int = oauth_store.ACCESS_SECO
             )
             for path in AS_PATHS
         ),
-        Route(
-            "/authorize",
-            endpoint=_limited(request_response(AuthorizationHandler(provider).handle)),
-            methods=["GET", "POST"],
-        ),
+        Route("/authorize", endpoint=_limited(request_response(authorize)), methods=["GET", "POST"]),
         Route(WAIT_PATH, endpoint=wait, methods=["GET"]),
         Route(
             "/token",
-            endpoint=_cors(
-                _limited(request_response(TokenHandler(provider, authenticator).handle)),
-                ["POST", "OPTIONS"],
-            ),
+            endpoint=_cors(_limited(request_response(token)), ["POST", "OPTIONS"]),
             methods=["POST", "OPTIONS"],
         ),
         Route(
@@ -161,16 +179,20 @@ async def _revoke(
     which a public client (most MCP apps) has none to send.  A token of another app is ignored
     (200 all the same, as the RFC says); one of the app's own ends its whole grant."""
     try:
+        form = await read_form(request)
+    except FormRefused as exc:
+        return refused("invalid_request", str(exc))
+    try:
         client = await authenticator.authenticate_request(request)
     except AuthenticationError as exc:
         return JSONResponse({"error": "invalid_client", "error_description": exc.message}, status_code=401)
-    token = (await request.form()).get("token")
+    token = form.get("token")
     if not isinstance(token, str) or not token:
         return JSONResponse({"error": "invalid_request", "error_description": "token is required"}, status_code=400)
     found = await anyio.to_thread.run_sync(oauth_tokens.load_token, token, limiter=provider.limiter)
     if found is not None and found.client_id == client.client_id:
         await anyio.to_thread.run_sync(oauth_tokens.revoke_token, token, limiter=provider.limiter)
-    return Response(status_code=200, headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
+    return Response(status_code=200, headers=NO_STORE)
 
 
 async def _wait_page(limiter: anyio.CapacityLimiter, request: Request) -> Response:

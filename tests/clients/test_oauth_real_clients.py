@@ -8,7 +8,10 @@ the grant is revoked and the client gets nothing more.
 Codex CLI: `codex mcp login NAME --no-browser` prints the URL and reads the address the browser
 ended on from stdin.  Claude Code: the same, but only in a terminal (a pseudo-terminal here).
 Gemini CLI: refused with 401, it asks, then opens the URL through xdg-open and $BROWSER and
-waits on its loopback callback.  Installed by `.ci/run`; skipped where they are not.
+waits on its loopback callback.  opencode: `opencode mcp auth NAME` prints the URL and waits on
+its loopback callback.  Once approved, `vault-recall doctor` says the client's entry works and
+names the id it was approved as, whatever that is.  Installed by `.ci/run`; skipped where they
+are not.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from tests.support.doctor import doctor_line
 from tests.support.http_e2e import running_endpoint
 from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.oauth_browser import approve, open_authorization, redirect_after_answer, vault_recall
@@ -43,6 +47,16 @@ pytestmark = pytest.mark.e2e
 NOTE = "Projects/Build/Build decision.md"
 QUESTION = f"{MARKER}: how do we build the monorepo?"
 AUTHORIZE_URL = re.compile(r"(http://127\.0\.0\.1:\d+/authorize\?[^\s'\"]+)")
+
+
+def doctor_of(home: Path) -> dict[str, str]:
+    """The environment `vault-recall doctor` runs in for a person whose home is `home` (this
+    test's Vault Recall config, the clients' files in `home`)."""
+    env = {key: value for key, value in os.environ.items() if key not in CLIENT_HOMES}
+    return env | {"HOME": str(home)}
+
+
+CLIENT_HOMES = ("XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME")
 
 
 def _vault(tmp_path: Path) -> Path:
@@ -159,6 +173,8 @@ def test_codex_authorizes_headless_is_approved_refreshes_and_is_cut_off_by_revoc
             assert login.stdin is not None
             login.stdin.write(landed + "\n")
             login.stdin.flush()
+        verdict, line, _ = doctor_line("codex", doctor_of(home))
+        assert verdict == "ok" and "1 grant acts as 'codex-laptop' (Codex)" in line, line
         wait_until_access_tokens_expire()
         script = _recall_script()
         with model_standin(script) as model_url:
@@ -258,6 +274,8 @@ def test_gemini_authorizes_when_refused_refreshes_and_is_cut_off_by_revocation(t
 
         first = run("y\n", person=True)
         assert len(first.results) == 1, first.paths
+        verdict, line, _ = doctor_line("gemini", doctor_of(home))
+        assert verdict == "ok" and "1 grant acts as 'gemini-laptop' (Gemini CLI MCP Client)" in line, line
         answer = tool_result_json(first.results[0])
         assert answer["status"] == "ok" and answer["vault"] == vault.name
         assert _recalls_of("gemini-laptop", 1) == 1
@@ -357,6 +375,8 @@ def test_claude_code_logs_in_headless_refreshes_and_is_cut_off_by_revocation(tmp
         finally:
             code = terminal.close()
         assert code == 0, terminal.screen[-3000:]
+        verdict, line, _ = doctor_line("claude-code", doctor_of(home))
+        assert verdict == "ok" and "1 grant acts as 'claude-laptop' (Claude Code (vault-recall))" in line, line
         wait_until_access_tokens_expire()
 
         def ask() -> Script:
@@ -380,3 +400,50 @@ def test_claude_code_logs_in_headless_refreshes_and_is_cut_off_by_revocation(tmp
         cut_off = ask()
         assert not any('"status":"ok"' in result for result in cut_off.results)
         assert _recalls_of("claude-laptop") == 1  # nothing reached a tool after the revocation
+
+
+def test_opencode_adds_itself_authorizes_headless_and_is_cut_off_by_revocation(tmp_path: Path) -> None:
+    """`opencode mcp add vault-recall --url URL` writes its own `opencode.jsonc`, which doctor reads
+    and install would edit (no second file); `opencode mcp auth vault-recall` prints the URL and
+    waits on its loopback callback; approved, opencode connects (`opencode mcp list`), doctor
+    says so naming the id; revoked, it no longer connects.  (No prompt is run: the stand-in model
+    API speaks no protocol opencode's providers use.)"""
+    need("opencode")
+    _vault(tmp_path)
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    browser = tmp_path / "browser"  # where opencode would open a browser: nothing, the test is the person
+    browser.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    browser.chmod(0o755)
+    env = client_env(home, BROWSER=str(browser))
+    env.pop("DISPLAY", None)
+    with running_endpoint() as endpoint:
+        added = run_client([str(BIN / "opencode"), "mcp", "add", "vault-recall", "--url", endpoint.url], env, work)
+        assert added.returncode == 0, added.stdout + added.stderr
+        jsonc = home / ".config/opencode/opencode.jsonc"
+        assert jsonc.exists() and not (home / ".config/opencode/opencode.json").exists()
+        dry = vault_recall("install", "opencode", "--form", "http", "--dry-run", env=doctor_of(home))
+        assert dry.returncode == 0 and str(jsonc) in dry.stdout, dry.stdout + dry.stderr
+        verdict, line, fix = doctor_line("opencode", doctor_of(home))
+        assert verdict == "FAIL" and str(jsonc) in line and "OpenCode" not in line, line
+        assert fix.startswith("fix: opencode mcp auth vault-recall"), fix
+        with headless_login([str(BIN / "opencode"), "mcp", "auth", "vault-recall"], env, work) as (_, url):
+            waiting = open_authorization(url)
+            assert "OpenCode" in waiting.text and "as the client <b>opencode</b>" in waiting.text
+            approve(waiting, "opencode-laptop")
+            landed = redirect_after_answer(waiting)
+            with httpx2.Client(timeout=30) as http:  # the browser's last hop: opencode's own callback
+                assert http.get(landed).status_code < 400
+        verdict, line, _ = doctor_line("opencode", doctor_of(home))
+        assert verdict == "ok" and "1 grant acts as 'opencode-laptop' (OpenCode)" in line, line
+
+        def listed() -> str:
+            done = run_client([str(BIN / "opencode"), "mcp", "list"], env, work)
+            return next((x for x in ANSI.sub("", done.stdout + done.stderr).splitlines() if "vault-recall" in x), "")
+
+        before = listed()
+        assert "connected" in before, before
+        assert vault_recall("client", "revoke", "opencode-laptop").returncode == 0
+        after = listed()
+        assert "connected" not in after and after, after

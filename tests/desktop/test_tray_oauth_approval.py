@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from tests.support.e2e import copy_sample_vault
 from tests.support.headless import tray_running, x_and_session_bus
 from tests.support.http_e2e import running_endpoint
 from tests.support.oauth_browser import (
+    REDIRECT,
+    approve,
     authorization_url,
     authorize_params,
     open_authorization,
@@ -93,3 +96,48 @@ def _has(root: dict[str, object], *labels: str) -> bool:
     except AssertionError:
         return False
     return True
+
+
+async def test_the_tray_tells_when_a_replayed_code_revoked_a_grant(
+    bus: tuple[SessionBus, dict[str, str]], tmp_path: Path
+) -> None:
+    session, env = bus
+    vault = copy_sample_vault(tmp_path / "Work")
+    save_config(Config(vaults=(VaultEntry("Work", str(vault)),), active_vault="Work"))
+    with running_endpoint() as endpoint:
+        base = f"http://127.0.0.1:{endpoint.port}"
+        async with panel(session.address) as host:
+            with tray_running(env, tmp_path / "tray.log"):
+                _, service = await host.until(lambda: host.registrations and host.registrations[-1], "registration")
+                client_id = register(base, "Desk app")
+                verifier, challenge = pkce()
+                waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge)))
+                approve(waiting)
+                form = {
+                    "grant_type": "authorization_code",
+                    "code": query_of(redirect_after_answer(waiting))["code"],
+                    "redirect_uri": REDIRECT,
+                    "client_id": client_id,
+                    "code_verifier": verifier,
+                }
+                assert httpx2.post(f"{base}/token", data=form, timeout=30).status_code == 200
+                await host.eventually(
+                    lambda: host.layout(service),
+                    lambda layout: _has(layout[1], "Apps connected with OAuth", "Revoke “Desk app” (desk-app)"),
+                    "the grant in the menu",
+                )
+                assert httpx2.post(f"{base}/token", data=form, timeout=30).status_code == 400  # replayed
+                await host.until(
+                    lambda: any("lost its access" in str(n[3]) for n in host.notifications), "the notification"
+                )
+                told = next(n for n in host.notifications if "lost its access" in str(n[3]))
+                assert told[3] == "“Desk app” lost its access to your notes"
+                assert "presented a second time" in str(told[4]) and "Connect the app again" in str(told[4])
+                await host.eventually(
+                    lambda: host.layout(service),
+                    lambda layout: _has(
+                        layout[1], "Apps connected with OAuth", "“Desk app” lost its access: a replay (desk-app)"
+                    ),
+                    "the replay in the menu",
+                )
+    assert "Traceback" not in (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")

@@ -15,15 +15,18 @@ from typing import Any
 
 import pytest
 
+from tests.support.doctor import doctor_line
 from tests.support.e2e import copy_sample_vault
 from tests.support.http_e2e import Endpoint, running_endpoint
 from tests.support.oauth_browser import (
     Waiting,
+    approve,
     authorization_url,
     authorize_params,
     open_authorization,
     pkce,
     register,
+    vault_recall,
 )
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import SERVER_NAME, TOKEN_ENV
@@ -201,22 +204,35 @@ def test_a_pinned_stdio_entry_is_told_to_stay_pinned(home: Path, capsys: pytest.
     assert verdict == "FAIL" and f"vault-recall install cursor --pin-vault {vault}" in fix
 
 
-# Entries naming no token, as each client's own command writes them to authorize with OAuth.
+# Entries naming no token, as each client's own `mcp add` writes them to authorize with OAuth
+# (Claude Code 2.1.332 `claude mcp add --transport http -s user`, Codex 0.171 `codex mcp add
+# --url`, Gemini CLI 0.61 `gemini mcp add -s user -t http`, opencode 1.18.33 `opencode mcp add
+# --url`, which writes `opencode.jsonc` in a new home): their files, byte for byte as they left
+# them here, the URL aside.
 OAUTH_ENTRIES = {
-    "claude-code": (".claude.json", {"mcpServers": {SERVER_NAME: {"type": "http", "url": "URL"}}}),
-    "gemini": (".gemini/settings.json", {"mcpServers": {SERVER_NAME: {"httpUrl": "URL", "oauth": {"enabled": True}}}}),
-    "codex": (".codex/config.toml", None),
+    "claude-code": (
+        ".claude.json",
+        '{\n  "mcpServers": {\n    "vault-recall": {\n      "type": "http",\n      "url": URL\n    }\n  }\n}',
+    ),
+    "codex": (".codex/config.toml", "[mcp_servers.vault-recall]\nurl = URL\n"),
+    "gemini": (
+        ".gemini/settings.json",
+        '{\n  "mcpServers": {\n    "vault-recall": {\n      "url": URL,\n      "type": "http"\n    }\n  }\n}',
+    ),
+    "opencode": (
+        ".config/opencode/opencode.jsonc",
+        '{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "vault-recall": {\n'
+        '      "type": "remote",\n      "url": URL\n    }\n  }\n}',
+    ),
 }
 
 
-def write_oauth_entry(home: Path, client: str, url: str) -> None:
-    name, shape = OAUTH_ENTRIES[client]
+def write_oauth_entry(home: Path, client: str, url: str) -> Path:
+    name, text = OAUTH_ENTRIES[client]
     path = home / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    if shape is None:
-        path.write_text(f'[mcp_servers.{SERVER_NAME}]\nurl = "{url}"\n', encoding="utf-8")
-    else:
-        path.write_text(json.dumps(shape).replace('"URL"', json.dumps(url)), encoding="utf-8")
+    path.write_text(text.replace("URL", json.dumps(url)), encoding="utf-8")
+    return path
 
 
 def start_authorization(endpoint: Endpoint, app: str) -> Waiting:
@@ -227,32 +243,71 @@ def start_authorization(endpoint: Endpoint, app: str) -> Waiting:
     return open_authorization(authorization_url(base, params))
 
 
+# What each client registers as (its `client_name`, from its own source: docs/clients.md).
+APP_NAMES = {
+    "claude-code": "Claude Code (vault-recall)",
+    "codex": "Codex",
+    "gemini": "Gemini CLI MCP Client",
+    "opencode": "OpenCode",
+}
+LOGINS = {
+    "claude-code": "claude mcp login vault-recall",
+    "codex": "codex mcp login vault-recall",
+    "gemini": "/mcp auth vault-recall",
+    "opencode": "opencode mcp auth vault-recall",
+}
+
+
 @pytest.mark.parametrize("client", sorted(OAUTH_ENTRIES))
 def test_an_entry_that_authorizes_with_oauth_is_told_to_log_in_never_to_reinstall(
     home: Path, endpoint: Endpoint, capsys: pytest.CaptureFixture[str], client: str
 ) -> None:
     write_oauth_entry(home, client, endpoint.url)
     verdict, line, fix = doctor_says(capsys, client)
-    assert verdict == "FAIL" and f"authorizes with OAuth, and no grant acts as {client!r} yet" in line, line
-    assert "mcp login vault-recall" in fix or "/mcp auth vault-recall" in fix, fix
-    assert f"vault-recall client approve CODE --as {client}" in fix
+    assert verdict == "FAIL" and "authorizes with OAuth, and " in line and "holds no grant here yet" in line, line
+    assert fix.startswith(f"fix: {LOGINS[client]}"), fix
+    assert "vault-recall client approve CODE" in fix
     assert "install" not in fix  # a URL entry with a token would be another setup than the person's
 
 
-def test_an_oauth_entry_is_ok_once_its_grant_is_approved_and_fails_once_revoked(
+@pytest.mark.parametrize("client", sorted(OAUTH_ENTRIES))
+@pytest.mark.parametrize("as_client", [None, "work-laptop"])
+def test_an_oauth_entry_is_judged_by_the_grant_its_app_holds_whatever_id_it_was_approved_as(
+    home: Path, endpoint: Endpoint, client: str, as_client: str | None
+) -> None:
+    write_oauth_entry(home, client, endpoint.url)
+    waiting = start_authorization(endpoint, APP_NAMES[client])
+    assert f"as the client <b>{client}</b>" in waiting.text  # the page suggests the catalogue's id
+    verdict, line, fix = doctor_line(client)
+    assert verdict == "FAIL" and f"{APP_NAMES[client]!r} (code {waiting.approval_code})" in line, line
+    assert fix.startswith(f"fix: vault-recall client approve {waiting.approval_code} (it acts as {client};"), fix
+    approved = approve(waiting, as_client)
+    acting = as_client or client
+    assert f"as client {acting!r}" in approved
+    verdict, line, _ = doctor_line(client)
+    assert verdict == "ok", line
+    assert f"authorizes with OAuth; 1 grant acts as {acting!r} ({APP_NAMES[client]})" in line, line
+    others = [other for other in OAUTH_ENTRIES if other != client]
+    for other in others:  # another client's entry is not made ok by this app's grant
+        write_oauth_entry(home, other, endpoint.url)
+        verdict, line, _ = doctor_line(other)
+        assert verdict == "FAIL" and "holds no grant here yet" in line, line
+    assert vault_recall("client", "revoke", acting).returncode == 0
+    verdict, line, _ = doctor_line(client)
+    assert verdict == "FAIL" and "holds no grant here yet" in line, line
+
+
+def test_an_unknown_app_approved_as_the_clients_own_id_counts_for_it(
     home: Path, endpoint: Endpoint, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_oauth_entry(home, "claude-code", endpoint.url)
-    waiting = start_authorization(endpoint, "Claude Code")
+    waiting = start_authorization(endpoint, "Some proxy")
     verdict, line, fix = doctor_says(capsys, "claude-code")
-    assert verdict == "FAIL" and f"'Claude Code' (code {waiting.approval_code})" in line, line
+    assert verdict == "FAIL" and f"'Some proxy' (code {waiting.approval_code})" in line, line
     assert fix.startswith(f"fix: vault-recall client approve {waiting.approval_code} --as claude-code")
     run_fix(capsys, fix, url=endpoint.url)
     verdict, line, _ = doctor_says(capsys, "claude-code")
-    assert verdict == "ok" and "authorizes with OAuth; 1 grant acts as 'claude-code' (Claude Code)" in line, line
-    assert vr(capsys, "client", "revoke", "claude-code")[0] == 0
-    verdict, line, _ = doctor_says(capsys, "claude-code")
-    assert verdict == "FAIL" and "no grant acts as 'claude-code' yet" in line, line
+    assert verdict == "ok" and "1 grant acts as 'claude-code' (Some proxy)" in line, line
 
 
 def test_without_oauth_an_entry_naming_no_token_is_told_to_carry_one(

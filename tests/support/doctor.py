@@ -32,3 +32,20 @@ def detail_of(capsys: pytest.CaptureFixture[str], what: str) -> tuple[str, str]:
     main(["doctor"])
     line = next(line for line in capsys.readouterr().out.splitlines() if line[6:].startswith(what + " "))
     return line[:4].strip(), line
+
+
+def doctor_line(client: str, env: dict[str, str] | None = None) -> tuple[str, str, str]:
+    """`vault-recall doctor` run as a process, as the person runs it (in `env`, default this
+    process's): (ok | FAIL, the client's line, its fix line or '')."""
+    import subprocess
+
+    from tests.support.e2e import vault_recall_command
+
+    done = subprocess.run(
+        [*vault_recall_command(), "doctor"], capture_output=True, text=True, timeout=120, env=env, check=False
+    )
+    lines = done.stdout.splitlines()
+    index = next((i for i, line in enumerate(lines) if line[6:].startswith(f"client {client} ")), None)
+    assert index is not None, f"doctor has no line for {client}:\n{done.stdout}\n{done.stderr}"
+    fix = lines[index + 1].strip() if index + 1 < len(lines) and lines[index + 1].startswith(" ") else ""
+    return lines[index][:4].strip(), lines[index], fix

@@ -128,6 +128,7 @@ PARTS: dict[str, Part] = {
     "claude": Part("Claude Code", f"{NPM_STEP}, into .real-clients", client("claude")),
     "codex": Part("Codex CLI", f"{NPM_STEP}, into .real-clients", client("codex")),
     "gemini": Part("Gemini CLI", f"{NPM_STEP}, into .real-clients", client("gemini")),
+    "opencode": Part("opencode", f"{NPM_STEP}, into .real-clients", client("opencode")),
     # Word lists the stemmed-word scans are checked against.
     **{
         f"words-{name}": Part(str(DICTIONARIES / name), f"Debian: {package}", files(DICTIONARIES / name))

@@ -451,3 +451,45 @@ def test_a_byte_order_mark_is_kept(tmp_path: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf" + OTHERS_JSON.replace("\n", "\r\n").encode())
     install(path)
     assert path.read_bytes().startswith(b"\xef\xbb\xbf{\r\n")
+
+
+JSONC = (
+    "{\n"
+    '  // a person\'s note, with "quotes" and a } in it\n'
+    '  "share": "https://example.com/a//b,}", /* not a comment: the string above */\n'
+    '  "mcp": {\n'
+    '    "other": {"type": "remote", "url": "https://x.example/mcp",},\n'
+    "  },\n"
+    "}\n"
+)
+
+
+@pytest.mark.parametrize("start", [JSONC, JSONC.replace("\n", "\r\n"), "{\n  // nothing yet\n}\n", "{} // one line\n"])
+def test_a_jsonc_file_keeps_its_comments_and_trailing_commas_through_install_and_uninstall(
+    tmp_path: Path, start: str
+) -> None:
+    path = tmp_path / "opencode.jsonc"
+    path.write_text(start, encoding="utf-8", newline="")
+    plan = plan_install(spec("opencode"), ARGV, path)
+    apply(plan)
+    after = path.read_bytes().decode("utf-8")
+    for line in start.splitlines():
+        marks = [at for at in (line.find("//"), line.find("/*")) if at >= 0]
+        if marks:
+            assert line[min(marks) :] in after, after
+    from vault_recall.app.clients.json_edit import parse_object
+
+    data = parse_object(after, str(path), comments=True)
+    assert data["mcp"][SERVER_NAME]["command"][0] == ARGV[0]
+    assert {k: v for k, v in data.items() if k != "mcp"} == {
+        k: v for k, v in parse_object(start, str(path), comments=True).items() if k != "mcp"
+    }
+    apply(plan_uninstall(spec("opencode"), path))
+    assert path.read_bytes().decode("utf-8") == start
+
+
+def test_a_client_that_reads_strict_json_still_gets_no_comment_read_past(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{\n  // a comment Cursor would not read\n  "mcpServers": {}\n}\n', encoding="utf-8")
+    with pytest.raises(InstallError, match="comments and trailing commas are not supported"):
+        plan_install(spec("cursor"), ARGV, path)

@@ -97,10 +97,10 @@ def test_the_person_is_told_once_about_each_app_that_starts_waiting() -> None:
     notices = ApprovalNotices()
     told = Told()
     already = _waiting_request("Old app", "app-0")
-    assert not notices.poll(told, read_approvals().waiting)  # waiting before the tray looked
+    assert not notices.poll(told, read_approvals())  # waiting before the tray looked
     fresh = _waiting_request("Codex", "app-2")
-    assert notices.poll(told, read_approvals().waiting)
-    assert notices.poll(told, read_approvals().waiting) is False
+    assert notices.poll(told, read_approvals())
+    assert notices.poll(told, read_approvals()) is False
     assert len(told) == 1
     ((summary, body),) = told
     assert summary == f"“Codex” asks to recall your notes (code {fresh.approval_code})"

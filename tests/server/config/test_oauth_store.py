@@ -90,12 +90,18 @@ def test_an_approval_code_is_read_as_a_person_types_it() -> None:
         ("Claude Code", "claude-code"),
         ("Codex", "codex"),
         ("gemini-cli-mcp-client", "gemini-cli-mcp-client"),
+        # What the real clients register as: their catalogue ids (oauth_known_apps.py).
+        ("Claude Code (vault-recall)", "claude-code"),
+        ("Claude Code (notes)", "claude-code"),
+        ("Gemini CLI MCP Client", "gemini"),
+        ("OpenCode", "opencode"),
+        ("Desk app", "desk-app"),
         ("✨", "oauth-app"),
         ("", "oauth-app"),
         ("ChatGPT (web)", "chatgpt-web"),
     ],
 )
-def test_an_app_is_approved_as_a_client_id_made_of_its_name_unless_told(name: str, client: str) -> None:
+def test_an_app_is_approved_as_its_known_clients_id_or_one_made_of_its_name_unless_told(name: str, client: str) -> None:
     assert oauth_approvals.suggested_client_id(name) == client
 
 
@@ -217,7 +223,7 @@ def test_the_store_is_readable_by_its_owner_only_and_holds_no_secret() -> None:
     assert oauth_store.secret_hash(issued.access_token).encode() in data
 
 
-def test_a_store_removed_while_in_use_is_made_again_not_read_from_a_stale_connection() -> None:
+def test_a_store_removed_while_in_use_is_read_as_empty_and_made_again_by_the_next_write() -> None:
     issued = _granted()
     assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 5)[0] == "claude-code"
     path = oauth_store.store_path()
@@ -225,7 +231,9 @@ def test_a_store_removed_while_in_use_is_made_again_not_read_from_a_stale_connec
         leftover.unlink()
     assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 6)[0] is None
     assert oauth_tokens.grants() == []
-    assert path.exists()
+    assert not path.exists()  # reading makes no store
+    _app("Again", "app-2")
+    assert path.exists() and oauth_approvals.get_app("app-2") is not None  # the next write makes it anew
 
 
 def test_a_flood_of_registrations_keeps_the_store_bounded_and_the_granted_app(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -252,3 +260,29 @@ def test_a_flood_of_registrations_keeps_the_store_bounded_and_the_granted_app(mo
     )
     assert oauth_approvals.get_app(f"flood-{flood - 1}") is None
     assert oauth_approvals.get_app("app-1") is not None
+
+
+def test_a_store_of_the_first_version_is_read_and_says_why_a_grant_goes_from_then_on() -> None:
+    path = oauth_store.store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as raw:  # as version 1 made it: grants without `revoked_why`
+        raw.executescript(oauth_store.SCHEMA.replace("    revoked REAL,\n    revoked_why TEXT\n", "    revoked REAL\n"))
+        raw.execute("INSERT INTO grants VALUES ('g1', 'laptop', 'app-1', 'Old app', 1.0, NULL, NULL)")
+        raw.execute("PRAGMA user_version = 1")
+    (grant,) = oauth_tokens.grants()
+    assert grant.client == "laptop" and grant.revoked_why is None
+    assert [g.id for g in oauth_tokens.revoke("laptop", now=NOW)] == ["g1"]
+    assert oauth_tokens.grants(include_revoked=True)[0].why_revoked() == "you revoked it"
+
+
+def test_a_replay_is_remembered_as_why_the_grant_went_for_a_week() -> None:
+    handle, request = _request(_app())
+    oauth_approvals.approve(request.approval_code, now=NOW + 1)
+    _, code = oauth_approvals.hand_out_code(handle, now=NOW + 2)
+    assert code is not None
+    oauth_tokens.exchange_code(code, now=NOW + 3)
+    with pytest.raises(GrantGone):
+        oauth_tokens.exchange_code(code, now=NOW + 4)
+    (replayed,) = oauth_tokens.replayed_grants(now=NOW + 5)
+    assert replayed.replayed and "presented a second time" in replayed.why_revoked()
+    assert oauth_tokens.replayed_grants(now=NOW + 5 + oauth_tokens.REPLAY_TOLD_SECONDS) == []

@@ -1,0 +1,61 @@
+"""The OAuth endpoints' forms, read within bounds, and what every OAuth answer keeps to on the
+way out: a form of more fields than any OAuth request has, or with a file in it, is refused in
+one sentence (`invalid_request`) before any handler reads it — never a 500 with a traceback; a
+redirect from /authorize back to the app names the issuer (RFC 9207), errors too; a token asked
+for another server's `resource` is refused with `invalid_target` (RFC 8707).
+
+Starlette keeps the form it read on the request, so the SDK's handlers, which read it again,
+get this bounded one.  Imports only the SDK, Starlette and http_address.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from mcp.server.auth.provider import construct_redirect_uri
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+# An OAuth request has at most about ten fields (a token request: grant_type, code,
+# redirect_uri, client_id, client_secret, code_verifier, resource, scope); files, never.
+MAX_FIELDS = 32
+NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+
+
+class FormRefused(Exception):
+    """The form is not one an OAuth request sends; the message says why in one sentence."""
+
+
+async def read_form(request: Request) -> FormData:
+    """The request's form, bounded (the same object on every later read)."""
+    try:
+        return await request.form(max_fields=MAX_FIELDS, max_files=0)
+    except (MultiPartException, HTTPException) as exc:
+        raise FormRefused(_why(str(exc.detail if isinstance(exc, HTTPException) else exc.message))) from None
+
+
+def _why(problem: str) -> str:
+    # Starlette's messages are two sentences naming its own limits: one of ours instead.
+    if "files" in problem.lower():
+        return "this form carries a file, which no OAuth request does"
+    if "fields" in problem.lower():
+        return f"this form has more than {MAX_FIELDS} fields, which no OAuth request has"
+    return "this body cannot be read as a form"
+
+
+def refused(error: str, description: str) -> JSONResponse:
+    return JSONResponse({"error": error, "error_description": description}, status_code=400, headers=NO_STORE)
+
+
+def with_issuer(response: Response, issuer: str, own_prefix: str) -> Response:
+    """A redirect from /authorize to the app, with `iss` added where the SDK left it out (its
+    error redirects); a redirect to our own waiting page (`own_prefix`) is left alone."""
+    location = response.headers.get("location")
+    if response.status_code not in (302, 303) or not location or location.startswith(own_prefix):
+        return response
+    if "iss" not in parse_qs(urlsplit(location).query):
+        response.headers["location"] = construct_redirect_uri(location, iss=issuer)
+    return response

@@ -1,0 +1,231 @@
+"""Every rule the OAuth side of a real `vault-recall http` advertises, kept at its edges, over
+real HTTP on 127.0.0.1 and real `vault-recall client` processes: forms too big to be OAuth
+are refused in one sentence; an app waiting for approval survives a flood of registrations;
+waiting requests count toward the limit only while they can be answered; every redirect from
+/authorize names the issuer (RFC 9207), errors too; /token refuses tokens for another server
+(RFC 8707); the state folder is the person's alone whoever makes it; listing makes nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import stat
+import time
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.support.e2e import copy_sample_vault
+from tests.support.http_e2e import Endpoint, running_endpoint
+from tests.support.oauth_browser import (
+    REDIRECT,
+    approve,
+    authorization_url,
+    authorize_params,
+    open_authorization,
+    pkce,
+    query_of,
+    redirect_after_answer,
+    register,
+    vault_recall,
+)
+from vault_recall.app.state.config_store import update_config
+from vault_recall.server.config import oauth_approvals, oauth_store
+from vault_recall.server.config.config_file import VaultEntry
+
+pytestmark = [pytest.mark.e2e]
+
+FOREIGN = "https://mail.example.com/mcp"
+
+
+def _sample(tmp_path: Path) -> None:
+    vault = copy_sample_vault(tmp_path / "Sample vault")
+    update_config(lambda c: dataclasses.replace(c, vaults=(VaultEntry("Sample", str(vault)),), active_vault="Sample"))
+
+
+def _base(endpoint: Endpoint) -> str:
+    return f"http://127.0.0.1:{endpoint.port}"
+
+
+def _code_for(base: str, client_id: str, challenge: str) -> str:
+    waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge)))
+    approve(waiting)
+    return query_of(redirect_after_answer(waiting))["code"]
+
+
+def _exchange(base: str, client_id: str, code: str, verifier: str, **extra: str) -> httpx2.Response:
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": REDIRECT,
+        "client_id": client_id,
+        "code_verifier": verifier,
+        **extra,
+    }
+    return httpx2.post(f"{base}/token", data=form, timeout=30)
+
+
+def _refused_in_one_sentence(answer: httpx2.Response) -> str:
+    assert answer.status_code == 400, (answer.status_code, answer.text)
+    body = answer.json()
+    assert body["error"] == "invalid_request", body
+    description: str = body["error_description"]
+    assert description.count(". ") == 0 and "\n" not in description, description
+    return description
+
+
+def test_a_form_of_too_many_fields_is_refused_in_one_sentence_and_logs_nothing(tmp_path: Path) -> None:
+    _sample(tmp_path)
+    with running_endpoint() as endpoint:
+        base = _base(endpoint)
+        client_id = register(base, "Flooding app")
+        many = "&".join(f"f{i}=x" for i in range(1500))
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        for path in ("/token", "/revoke", "/authorize"):
+            body = f"client_id={client_id}&grant_type=authorization_code&{many}"
+            said = _refused_in_one_sentence(httpx2.post(f"{base}{path}", content=body, headers=headers, timeout=30))
+            assert "fields" in said, said
+        files = {f"file{i}": (f"f{i}.txt", b"x") for i in range(3)}
+        said = _refused_in_one_sentence(
+            httpx2.post(f"{base}/token", data={"client_id": client_id}, files=files, timeout=30)
+        )
+        assert "file" in said, said
+        # The endpoint still answers, and wrote no traceback.
+        assert httpx2.get(f"{base}/.well-known/oauth-authorization-server", timeout=30).status_code == 200
+    assert "Traceback" not in endpoint.log() and "MultiPartException" not in endpoint.log(), endpoint.log()
+
+
+def test_an_app_waiting_for_approval_survives_a_flood_of_registrations(tmp_path: Path) -> None:
+    _sample(tmp_path)
+    with running_endpoint() as endpoint:
+        base = _base(endpoint)
+        client_id = register(base, "Patient app")
+        verifier, challenge = pkce()
+        waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge)))
+        with httpx2.Client(timeout=30) as http:
+            for i in range(oauth_store.MAX_REGISTRATIONS + 20):
+                app = {"client_name": f"flood {i}", "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
+                answer = http.post(f"{base}/register", json=app)
+                assert answer.status_code == 201, answer.text
+        approve(waiting)
+        code = query_of(redirect_after_answer(waiting))["code"]
+        tokens = _exchange(base, client_id, code, verifier)
+        assert tokens.status_code == 200, tokens.text
+        listed = vault_recall("client", "grants").stdout
+        assert "Patient app" in listed
+
+
+def test_an_app_evicted_while_waiting_is_not_approved_into_a_grant_nobody_can_use(tmp_path: Path) -> None:
+    _sample(tmp_path)
+    with running_endpoint() as endpoint:
+        base = _base(endpoint)
+        client_id = register(base, "Evicted app")
+        _, challenge = pkce()
+        waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge)))
+        with oauth_store.connect() as db:  # as a flood could once do it: the app gone, its request left
+            db.execute("DELETE FROM apps WHERE client_id = ?", (client_id,))
+        refused = vault_recall("client", "approve", waiting.approval_code)
+        assert refused.returncode == 1 and "no longer registered" in refused.stderr, refused.stderr
+        assert refused.stderr.count("\n") == 1
+        assert "Evicted app" not in vault_recall("client", "grants").stdout
+
+
+def test_expired_waiting_requests_do_not_count_toward_the_limit(tmp_path: Path) -> None:
+    _sample(tmp_path)
+    with running_endpoint() as endpoint:
+        base = _base(endpoint)
+        client_id = register(base, "Late app")
+        app = oauth_approvals.get_app(client_id)
+        assert app is not None
+        long_ago = time.time() - oauth_store.REQUEST_SECONDS - 60  # past the documented 15 minutes
+        for _ in range(oauth_store.MAX_PENDING):
+            oauth_approvals.open_request(
+                app,
+                redirect_uri=REDIRECT,
+                redirect_explicit=True,
+                code_challenge="c" * 43,
+                state=None,
+                scopes=(),
+                resource=f"{base}/mcp",
+                issuer=base,
+                now=long_ago,
+            )
+        _, challenge = pkce()
+        waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge)))
+        assert waiting.approval_code in vault_recall("client", "grants").stdout
+
+
+def test_every_redirect_from_authorize_names_the_issuer_errors_too(tmp_path: Path) -> None:
+    _sample(tmp_path)
+    with running_endpoint() as endpoint:
+        base = _base(endpoint)
+        client_id = register(base, "Strict app")
+        _, challenge = pkce()
+        cases = {
+            "invalid_target": authorize_params(client_id, challenge, resource=FOREIGN),
+            "unsupported_response_type": authorize_params(client_id, challenge) | {"response_type": "token"},
+            "invalid_request": authorize_params(client_id, None),
+        }
+        for error, params in cases.items():
+            answer = httpx2.get(f"{base}/authorize", params=params, timeout=30)
+            assert answer.status_code == 302, (error, answer.text)
+            sent = query_of(answer.headers["location"])
+            assert sent["error"] == error and sent["iss"] == base and sent["state"] == "st-1", (error, sent)
+        app = oauth_approvals.get_app(client_id)
+        assert app is not None
+        for _ in range(oauth_store.MAX_PENDING):  # the person has not answered any of these
+            oauth_approvals.open_request(
+                app,
+                redirect_uri=REDIRECT,
+                redirect_explicit=True,
+                code_challenge="c" * 43,
+                state=None,
+                scopes=(),
+                resource=f"{base}/mcp",
+                issuer=base,
+            )
+        busy = httpx2.get(f"{base}/authorize", params=authorize_params(client_id, challenge), timeout=30)
+        sent = query_of(busy.headers["location"])
+        assert sent["error"] == "temporarily_unavailable" and sent["iss"] == base, sent
+
+
+def test_a_token_for_another_server_is_refused_at_the_token_endpoint(tmp_path: Path) -> None:
+    _sample(tmp_path)
+    with running_endpoint() as endpoint:
+        base = _base(endpoint)
+        client_id = register(base, "Confused app")
+        verifier, challenge = pkce()
+        code = _code_for(base, client_id, challenge)
+        foreign = _exchange(base, client_id, code, verifier, resource=FOREIGN)
+        assert foreign.status_code == 400 and foreign.json()["error"] == "invalid_target", foreign.text
+        own = _exchange(base, client_id, code, verifier, resource=f"{base}/mcp")  # the refusal used nothing up
+        assert own.status_code == 200, own.text
+        refresh = own.json()["refresh_token"]
+        form = {"grant_type": "refresh_token", "refresh_token": refresh, "client_id": client_id}
+        again = httpx2.post(f"{base}/token", data=form | {"resource": FOREIGN}, timeout=30)
+        assert again.status_code == 400 and again.json()["error"] == "invalid_target", again.text
+        fine = httpx2.post(f"{base}/token", data=form | {"resource": f"{base}/mcp/"}, timeout=30)
+        assert fine.status_code == 200, fine.text
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_listing_grants_makes_nothing_and_the_state_folder_oauth_makes_is_private(tmp_path: Path) -> None:
+    _sample(tmp_path)
+    state = tmp_path / "state"  # the platform's state folder, not made yet
+    env = {key: value for key, value in os.environ.items() if key != "VAULT_RECALL_HOME"}
+    env |= {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(state)}
+    listed = vault_recall("client", "grants", env=env)
+    assert listed.returncode == 0 and "No app has authorized" in listed.stdout, listed.stderr
+    assert not state.exists()
+    old = os.umask(0o022)  # the endpoint as a desktop session starts it
+    try:
+        with running_endpoint(env=env) as endpoint:
+            register(_base(endpoint), "First app")
+    finally:
+        os.umask(old)
+    folder = state / "vault-recall"
+    assert _mode(folder) == 0o700 and _mode(folder / oauth_store.STORE_FILE) == 0o600
