@@ -136,11 +136,10 @@ def finish(
             _put_first(result, stub, budget=budget - RecallShapes.reserve(budget), limit=limit)
             if len(result["records"]) == before and all(r["path"] != stub["path"] for r in result["records"]):
                 _put_first(result, stub, budget=budget, limit=limit)
-    if result["records"]:
-        if reports_weak:
-            result["weak_match"] = not any(record.get("coverage") == 1.0 for record in result["records"])
-    else:
-        result.pop("weak_match", None)
+    if reports_weak:
+        # No record holding every meaningful word — none at all included — is said so: an empty
+        # answer to a query is marked too, so no answer to a question nobody decided goes unmarked.
+        result["weak_match"] = not any(record.get("coverage") == 1.0 for record in result["records"])
     if result["omitted"]:
         _name_left_out(result, passed, shapes, budget)
     elif not result["records"]:
