@@ -198,6 +198,9 @@ class EndpointProcess:
             try:
                 url = self._launch()
             except EndpointError as exc:
+                with self._lock:
+                    if not self._wanted:
+                        return  # stopped while it started: its SIGTERM is no failure to tell
                 why = str(exc).removeprefix("the HTTP endpoint did not start: ")
                 wait = self._backoff.again()
                 if why != self._told:
