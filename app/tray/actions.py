@@ -26,6 +26,7 @@ from vault_recall.app.tray import pages
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.client_actions import client_action
 from vault_recall.app.tray.menu import Action, TrayState
+from vault_recall.app.tray.subject_actions import subject_action
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import (
     ClientEntry,
@@ -56,14 +57,14 @@ class ActionContext:
 
 
 def perform(action: Action, context: ActionContext) -> None:
-    """Run one menu action.  Raises ConfigError, InstallError or OSError with a sentence the
-    person can act on; the worker shows it as a notification."""
+    """Run one menu action.  Raises ConfigError, InstallError, RuleChangeError or OSError with a
+    sentence the person can act on; the worker shows it as a notification."""
     name, *args = action
     state, notify = context.state, context.notify
     config = state.config
     vault = tray_state.active_vault_path(config)
     folder_name = vault_name(vault) if vault else ""  # how Obsidian knows the vault
-    if client_action(action, state, notify):
+    if client_action(action, state, notify) or subject_action(action, state, notify):
         return
     if name == "use":
         update_config(lambda c: _use(c, args[0]))

@@ -24,6 +24,7 @@ from vault_recall.app.tray.menu_items import (
     short,
 )
 from vault_recall.app.tray.notices import NO_RECORDS, PAUSED_BANNER, SAMPLE, is_folder_problem, menu_problem_line
+from vault_recall.app.tray.subject_menu import RULES_MENU, first_menu_suggestions, rules_menu
 from vault_recall.server.mcp.http_address import DEFAULT_URL
 
 __all__ = ["SEPARATOR", "Action", "Item", "TrayState", "build_menu", "client_name", "note_name", "status_of", "tooltip"]
@@ -100,9 +101,7 @@ def build_menu(state: TrayState) -> tuple[Item, ...]:
 
 # The first menu's first steps, under the health line: what a person should know or do first.
 # Each step is a pure function of the snapshot giving its lines (none when it has nothing to
-# say), shown in the order of FIRST_STEPS.  A step to come — the subjects a vault without
-# records already suggests (its folders, its tags), one click each with its count — goes in
-# between `_your_vault` and `_something_to_recall`, with what it reads added to TrayState.
+# say), shown in the order of FIRST_STEPS.
 
 
 def _paused(state: TrayState) -> list[Item]:
@@ -132,7 +131,13 @@ def _something_to_recall(state: TrayState) -> list[Item]:
     return []
 
 
-FIRST_STEPS = (_paused, _your_vault, _something_to_recall)
+def _subjects_it_suggests(state: TrayState) -> list[Item]:
+    """A vault with no records: the subjects its folders, tags and properties already suggest,
+    one click each with the notes it takes (subject_menu.py)."""
+    return first_menu_suggestions(state)
+
+
+FIRST_STEPS = (_paused, _your_vault, _subjects_it_suggests, _something_to_recall)
 
 
 def _help_menu(state: TrayState) -> tuple[Item, ...]:
@@ -222,6 +227,7 @@ def _vault_menu(state: TrayState) -> tuple[Item, ...]:
         choose,
         Item("Open in Obsidian", ("open_vault",), enabled=active is not None),
         Item("Show folder", ("show_folder",), enabled=active is not None),
+        Item(RULES_MENU, submenu=rules_menu(state)),
     ]
     return tuple(items)
 

@@ -19,6 +19,7 @@ from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.app.tray.installed import Installed
 from vault_recall.app.tray.notices import note_title
 from vault_recall.server.config.config_file import Config
+from vault_recall.server.recall.rule_suggestions import SuggestedRule
 
 MAX_LABEL = 70
 Action = tuple[str, ...]
@@ -47,6 +48,9 @@ class TrayState:
     config: Config
     config_error: str | None = None
     health: HealthReport | None = None  # None: still checking
+    # Subject rules the active vault's folders, tags and properties suggest (rule_suggestions),
+    # looked for beside the health check; () while none are known.
+    suggestions: tuple[SuggestedRule, ...] = ()
     known_vaults: tuple[KnownVault, ...] = ()
     recent: tuple[EventRow, ...] = ()  # newest last
     clients: tuple[ClientSummary, ...] = ()

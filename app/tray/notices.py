@@ -22,6 +22,8 @@ _ACTION_WORDS = {
     "expose": "Changing what the client sees",
     "expose_toggle": "Changing what the client sees",
     "add_client": "Adding the client",
+    "add_rule": "Adding the subject",
+    "remove_rule": "Removing the subject",
     "help": "Opening the help",
     "show_activity": "Showing the activity",
     "oauth_approve": "Approving the app",

@@ -66,13 +66,27 @@ recall the decisions you keep as notes in your Obsidian vault, read fresh from t
 call. It never writes in your vault.</p>
 
 <h2 id="records">What a memory record is</h2>
-<p>A <b>memory record</b> is a note whose properties (the block between <code>---</code> lines at
-its top) name a <code>subject</code>. Clients recall records by subject; every other note stays
-out of their sight unless you let a client see the whole vault. A vault whose notes have no
-<code>subject</code> yet has <b>0 records</b>, and there is nothing to recall:</p>
+<p>A <b>memory record</b> is a note clients recall by its <b>subject</b>; every other note stays
+out of their sight unless you let a client see the whole vault. A note gets a subject in one of
+two ways:</p>
+<ol>
+<li><b>A rule in Vault Recall's config</b>, for notes you already have: every note under a
+folder, with a tag, or with a property's value is a record of a subject you name. Nothing in your
+vault is changed. On a vault with no records the tray's menu offers the subjects your folders,
+tags and properties suggest, with how many notes each takes: one click adds one. <i>Vault ▸
+Subjects from rules</i> lists them, and removes one in a click. From a terminal:
+<code>{c} subject suggest</code>, <code>{c} subject add projects --folder Projects</code>,
+<code>{c} subject list</code>, <code>{c} subject remove projects</code>.</li>
+<li><b>Properties in the note</b> (the block between <code>---</code> lines at its top) that name
+a <code>subject</code>, as below.</li>
+</ol>
+<p>A vault whose notes no rule takes and none of which names a <code>subject</code> has
+<b>0 records</b>, and there is nothing to recall. A note with properties:</p>
 <pre>{escape(RECORD_EXAMPLE)}</pre>
 <ul>
-<li><code>subject</code>: a slug (a–z, 0–9, <code>-</code>), or a list of them. Required.</li>
+<li><code>subject</code>: a slug (a–z, 0–9, <code>-</code>), or a list of them. Required, unless a
+rule gives the note its subject; a note a rule takes is an active decision unless its own
+properties say otherwise.</li>
 <li><code>status</code>: <code>active</code> (the default) or <code>archived</code> (kept out of recall).</li>
 <li><code>kind</code>: <code>decision</code> (the default) or <code>event</code> (history; needs
 <code>date: YYYY-MM-DD</code>).</li>
@@ -92,9 +106,10 @@ other folder. Where no folder dialog exists, add it from a terminal:</p>
 answer from it tells the client so.</p>
 
 <h2 id="clients">Connect your AI clients</h2>
-<p><i>Clients ▸ Add client</i>, then the client's <i>Install into …</i>, writes Vault Recall's
-entry into that client's own config file (backed up, everything else kept); <i>Uninstall from …</i>
-takes it out again. Restart the client afterwards. From a terminal: <code>{c} install cursor</code>.</p>
+<p><i>Connect a client ▸ Claude Code</i> (or any other) writes Vault Recall's entry into that
+client's own config file (backed up, everything else kept), in one click; <i>Clients ▸ … ▸
+Uninstall from …</i> takes it out again. Restart the client afterwards. From a terminal:
+<code>{c} install cursor</code>.</p>
 
 <h2 id="pause">Pause recall</h2>
 <p>Quitting the tray does not stop recall: each client starts its own server. <i>Pause recall</i>

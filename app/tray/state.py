@@ -9,19 +9,22 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.desktop import autostart, clipboard, folder_picker
 from vault_recall.app.state.activity_view import latest_per_client, recent_events
 from vault_recall.app.state.config_store import update_config
-from vault_recall.app.state.health import HealthReport
+from vault_recall.app.state.health import HealthReport, rules_for
 from vault_recall.app.state.note_revisions import revisions_now, vault_folders
 from vault_recall.app.state.obsidian_vaults import discover_vaults
 from vault_recall.app.state.sample_vault import sample_vault_path
 from vault_recall.app.tray.menu import TrayState
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import Config, ConfigError, VaultEntry, activity_path, load_config
+from vault_recall.server.errors import VaultUnavailable
+from vault_recall.server.recall.rule_suggestions import SuggestedRule, suggest_rules
 from vault_recall.server.vault.paths import display
 
 TRAY_KEY = "tray"
@@ -71,7 +74,32 @@ def ensure_a_vault() -> None:
         update_config(change)
 
 
-def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
+@dataclass(frozen=True)
+class Suggested:
+    """Subject rules proposed for the vault at `path` (shown as HealthReport.path shows it)."""
+
+    path: str
+    rules: tuple[SuggestedRule, ...]
+
+
+def look_for_suggestions(vault: Path | None, report: HealthReport) -> Suggested | None:
+    """The subject rules the vault's folders, tags and properties suggest, for the tray's menu:
+    looked for on a readable vault with no records (what its first menu offers) or with rules
+    (what *Subjects from rules* offers beside them); a vault whose notes name their subjects
+    and that has no rules is not read again for them.  One pass over the notes, on the health
+    check's thread, never the menu's."""
+    if vault is None or report.status == "unavailable" or report.path != display(vault):
+        return None
+    rules = rules_for(vault)
+    if report.records and not rules:
+        return Suggested(report.path, ())
+    try:
+        return Suggested(report.path, tuple(suggest_rules(vault, rules.rules)))
+    except VaultUnavailable:
+        return None
+
+
+def gather(health: HealthReport | None, now: float | None = None, suggested: Suggested | None = None) -> TrayState:
     try:
         config = load_config()
         error = None
@@ -86,6 +114,7 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
     active = active_vault_path(config)
     if health is not None and (active is None or health.path != display(active)):
         health = None  # a report about another vault (just switched): "checking…" until the new one
+    offers = suggested.rules if suggested is not None and health is not None and suggested.path == health.path else ()
     # A vault Obsidian remembers whose folder is gone cannot be picked: it is not offered.
     known = tuple(vault for vault in discover_vaults() if vault.path.is_dir())
     recent = tuple(recent_events(store, limit=RECENT_EVENTS))
@@ -95,6 +124,7 @@ def gather(health: HealthReport | None, now: float | None = None) -> TrayState:
         config=config,
         config_error=error,
         health=health,
+        suggestions=offers,
         known_vaults=known,
         recent=recent,
         revisions_now=revisions_now(shown, vault_folders(config, known)),

@@ -37,6 +37,7 @@ from vault_recall.app.state.note_revisions import (
     vault_folders,
     within_reach,
 )
+from vault_recall.app.state.rule_store import RuleChangeError
 from vault_recall.app.tray import instance
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
@@ -96,6 +97,10 @@ class TrayApp:
         self._view_up = False  # the view running now has shown the icon
         self._threads_started = False
         self._health: HealthReport | None = None
+        self._suggested: tray_state.Suggested | None = None
+        # Subject proposals are looked for again only when the vault or its rules may have
+        # changed, not on every periodic health check: they cost a pass of their own.
+        self._suggest_due = True
         self._checking = False
         self._stop = threading.Event()
         self._actions: queue.Queue[Action] = queue.Queue()
@@ -227,7 +232,7 @@ class TrayApp:
                     action, self._notify
                 ):
                     perform(action, ActionContext(self.state, self._notify, self.dispatch))
-            except (ConfigError, InstallError, EndpointError, OSError) as exc:
+            except (ConfigError, InstallError, EndpointError, RuleChangeError, OSError) as exc:
                 self._notify(failure_summary(action[0]), as_sentence(str(exc)))
                 log.warning("%s: %s", action[0], exc)
             except Exception:  # the thread's entry point: the next click must still work
@@ -258,6 +263,7 @@ class TrayApp:
         if mtime != self._config_mtime:
             self._config_mtime = mtime
             self._next_health = 0.0  # the active vault may have changed:
+            self._suggest_due = True
             self.refresh()  # read it now, so the health check below is for the right one
         vault = tray_state.active_vault_path(self.state.config)
         if vault != self._tree_root:
@@ -265,8 +271,10 @@ class TrayApp:
                 self._tree.close()
             self._tree, self._tree_root = (TreeWatch(vault) if vault is not None else None), vault
             self._next_health = 0.0
+            self._suggest_due = True
         elif self._tree is not None and self._tree.changed():
             self._next_health = 0.0  # a note or a folder changed, in a subfolder as at the root
+            self._suggest_due = True
         now = time.monotonic()
         if now >= self._next_health and now >= self._quiet_until and not self._checking:
             self._start_health_check(vault)
@@ -342,6 +350,8 @@ class TrayApp:
         self._checking = True
         self._next_health = time.monotonic() + HEALTH_MAX_SECONDS
 
+        suggest, self._suggest_due = self._suggest_due, False
+
         def check() -> None:
             try:
                 started = time.monotonic()
@@ -355,6 +365,7 @@ class TrayApp:
                 before = self._health
                 if vault != tray_state.current_vault_path():
                     self._next_health = 0.0  # the vault changed meanwhile: check the new one
+                    self._suggest_due = True
                     return
                 self._health = report
                 if before is not None and before.path == report.path and self.state.notify_health:
@@ -364,12 +375,24 @@ class TrayApp:
                     if news is not None:
                         self._notify(*news)
                 self.refresh()
+                if suggest:
+                    self._look_for_suggestions(vault, report)
             except Exception:  # the thread's entry point
                 log.exception("health check failed")
             finally:
                 self._checking = False
 
         threading.Thread(target=check, name="tray-health", daemon=True).start()
+
+    def _look_for_suggestions(self, vault: Path | None, report: HealthReport) -> None:
+        """On the health check's thread, after its report is shown: the subjects the vault
+        suggests (tray/state.py), then the menu again.  Their cost spaces the checks too."""
+        started = time.monotonic()
+        suggested = tray_state.look_for_suggestions(vault, report)
+        self._quiet_until += HEALTH_SPACING_FACTOR * (time.monotonic() - started)
+        if suggested != self._suggested:
+            self._suggested = suggested
+            self.refresh()
 
     def refresh(self) -> None:
         """Rebuild state, menu, icon and tooltip from fresh data."""
@@ -383,7 +406,7 @@ class TrayApp:
 
     def _gather(self, health: HealthReport | None) -> TrayState:
         return dataclasses.replace(
-            tray_state.gather(health),
+            tray_state.gather(health, suggested=self._suggested),
             endpoint_url=self.endpoint.url,
             installed=self._installed.look(CLIENTS),
             app_names={granted.client: granted.name for granted in self._approvals.granted},

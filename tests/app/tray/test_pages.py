@@ -17,6 +17,16 @@ def test_help_explains_records_with_an_example_and_the_command_to_add_a_vault() 
     assert "/c/config.json" in html and "Vault Recall 1.2.3" in html
 
 
+def test_help_on_records_names_both_ways_properties_in_a_note_or_rules_in_our_config() -> None:
+    html = help_page("1.2.3", "/opt/vr/bin/vault-recall", Path("/c/config.json"), Path("/s/activity.sqlite3"))
+    records = html[html.index('id="records"') : html.index('id="vault"')]
+    assert "A rule in Vault Recall's config" in records and "Properties in the note" in records
+    assert "Nothing in your\nvault is changed" in records
+    assert "/opt/vr/bin/vault-recall subject add projects --folder Projects" in records
+    assert "/opt/vr/bin/vault-recall subject remove projects" in records
+    assert "Subjects from rules" in records  # where the tray lists them
+
+
 def event(n: int, query: str | None, error: str | None = None) -> EventRow:
     return EventRow(
         id=n,

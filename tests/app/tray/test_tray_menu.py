@@ -147,7 +147,16 @@ def test_the_sample_vault_on_first_run_invites_a_real_one() -> None:
 
 def test_vault_choices_are_radio_items_with_the_active_one_checked() -> None:
     vaults = find(build_menu(state()), "Vault").submenu or ()
-    assert texts(vaults) == ["Your vaults", "Work", "Home", "-", "Choose folder…", "Open in Obsidian", "Show folder"]
+    assert texts(vaults) == [
+        "Your vaults",
+        "Work",
+        "Home",
+        "-",
+        "Choose folder…",
+        "Open in Obsidian",
+        "Show folder",
+        "Subjects from rules",
+    ]
     assert (find(vaults, "Work").checked, find(vaults, "Home").checked) == (True, False)
     assert find(vaults, "Home").action == ("use", "Home")
 

@@ -1,0 +1,260 @@
+"""A new user's first five minutes with the real tray, under a real panel (gtk-sni-tray, which
+draws the item's icon and its dbusmenu with libdbusmenu-gtk), clicked with xdotool on Xvfb: a
+person with an Obsidian vault (Obsidian's own `obsidian.json` lists it) whose notes name no
+subject, and no Vault Recall config at all.  From the icon, each step in at most three clicks:
+
+1. *Use your vault 'Work'* — the vault Obsidian has open, instead of the bundled sample;
+2. *Add subject 'projects' — folder Projects/ (3 notes)* — what the vault already suggests;
+3. *Connect a client ▸ Claude Code* — its entry written into `~/.claude.json`.
+
+Then the entry is started exactly as Claude Code starts it — the `command`, `args` and `env`
+of the written file, in a HOME of the person's, without this run's VAULT_RECALL_HOME — over MCP
+stdio, and it recalls a note of the person's vault.  (The real Claude Code, driven through a
+stand-in model API, runs the same installed entry in tests/clients.)
+
+A click is the icon, each submenu opened and the item chosen; moving down a menu with the
+keyboard is pointing, not clicking.  Screenshots of every step are kept in the test's folder,
+whose path the test prints.  Notifications go to a played notification service on the same
+private bus (tests/support/sni_host.py), so what each click said is read back word for word.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.support.e2e import call
+from tests.support.headless import GTK_SNI_TRAY, Desktop, tray
+from tests.support.parts import need
+from tests.support.sni_host import Panel
+from tests.support.vaults import snapshot, write_vault
+from vault_recall.app.desktop.icon import COLOURS
+from vault_recall.server.config.config_file import config_path, load_config
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+MOST_CLICKS = 3
+WAIT = 120.0  # generous: the machine may be slow; nothing here is timed
+SCREEN_WIDTH = 1024
+
+
+async def until(check: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
+    """Look at `check` until it gives something true (bounded), and return that."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = await asyncio.to_thread(check)
+        if result:
+            return result
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        await asyncio.sleep(0.1)
+
+
+class Person:
+    """The person at the screen: finds the icon, clicks it, walks the menu, counts the clicks."""
+
+    def __init__(self, desktop: Desktop, dump: Path) -> None:
+        self.desktop = desktop
+        self.dump = dump
+        self.clicks: dict[str, int] = {}
+
+    def menu(self) -> list[dict[str, Any]]:
+        try:
+            loaded: list[dict[str, Any]] = json.loads(self.dump.read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return []
+        return loaded
+
+    def settled_with(self, *labels: str) -> list[dict[str, Any]] | None:
+        """The menu, once it holds `labels` and has not changed for a moment (an open menu
+        that changes under the keyboard moves the selection)."""
+        try:
+            if time.time() - self.dump.stat().st_mtime < 1.5:
+                return None
+        except FileNotFoundError:
+            return None
+        menu = self.menu()
+        return menu if _path_in(menu, labels) else None
+
+    async def choose(self, step: str, *labels: str) -> None:
+        menu = await until(lambda: self.settled_with(*labels), " ▸ ".join(labels))
+        keys = keys_to(menu, *labels)
+        x, y = find_icon(await asyncio.to_thread(self.desktop.screenshot, f"{step}-before"))
+        await asyncio.to_thread(self.desktop.run, "xdotool", "mousemove", str(x), str(y), "click", "1")
+        await until(lambda: menu_open(self.desktop), "the menu to open")
+        for key in keys[:-1]:
+            await asyncio.to_thread(self.desktop.run, "xdotool", "key", "--delay", "80", key)
+        await asyncio.to_thread(self.desktop.screenshot, f"{step}-menu")
+        await asyncio.to_thread(self.desktop.run, "xdotool", "key", keys[-1])
+        # The icon, then each submenu opened and the item: what a mouse would click.
+        self.clicks[step] = 1 + len(labels)
+
+
+def _path_in(menu: list[dict[str, Any]], labels: tuple[str, ...]) -> bool:
+    level: list[dict[str, Any]] | None = menu
+    for label in labels:
+        item = next((i for i in level or [] if i["text"] == label and i["enabled"]), None)
+        if item is None:
+            return False
+        level = item["submenu"]
+    return True
+
+
+def keys_to(menu: list[dict[str, Any]], *labels: str) -> list[str]:
+    """Keys that walk a GTK menu to the item at `labels`: Down moves over enabled items only,
+    Right opens a submenu on its first enabled item, Return activates."""
+    keys: list[str] = []
+    level = menu
+    for depth, label in enumerate(labels):
+        selectable = [i for i in level if i["text"] != "-" and i["enabled"]]
+        index = next(n for n, i in enumerate(selectable) if i["text"] == label)
+        keys += ["Down"] * (index + (0 if depth else 1))
+        item = selectable[index]
+        if item["submenu"] is not None and depth < len(labels) - 1:
+            keys.append("Right")
+            level = item["submenu"]
+    return [*keys, "Return"]
+
+
+def find_icon(screenshot: Path) -> tuple[int, int]:
+    """Where our icon is in the panel at the top right, whatever its colour says."""
+    from PIL import Image
+
+    image = Image.open(screenshot).convert("RGB")
+    colours = set(COLOURS.values())
+    hits = [
+        (x, y)
+        for y in range(0, 40)
+        for x in range(image.width - 300, image.width)
+        if any(all(abs(a - b) < 30 for a, b in zip(image.getpixel((x, y)), c, strict=True)) for c in colours)  # type: ignore[arg-type]
+    ]
+    assert hits, f"the tray icon is not on screen ({screenshot})"
+    xs, ys = [x for x, _ in hits], [y for _, y in hits]
+    return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
+
+
+def menu_open(desktop: Desktop) -> bool:
+    """The menu is drawn: the (black) screen below the panel is no longer black."""
+    from PIL import Image
+
+    shot = desktop.root / "probe.png"
+    done = desktop.run("import", "-window", "root", "-crop", f"300x60+{SCREEN_WIDTH - 300}+40", str(shot))
+    if done.returncode != 0:
+        return False
+    image = Image.open(shot).convert("L")
+    pixels = [image.getpixel((x, y)) for x in range(0, image.width, 3) for y in range(0, image.height, 3)]
+    return sum(1 for p in pixels if isinstance(p, int) and p > 100) > 60
+
+
+def obsidian_knows(desktop: Desktop, vault: Path) -> None:
+    """Obsidian's own vault list, as Obsidian writes it: the vault open now."""
+    folder = Path(desktop.env["XDG_CONFIG_HOME"]) / "obsidian"
+    folder.mkdir(parents=True, exist_ok=True)
+    listed = {"a1b2c3d4e5f60718": {"path": str(vault), "ts": 1_700_000_000_000, "open": True}}
+    (folder / "obsidian.json").write_text(json.dumps({"vaults": listed}), encoding="utf-8")
+
+
+async def told(host: Panel, count: int, what: str) -> tuple[str, str]:
+    """The first notification after the first `count`: (summary, body)."""
+    await host.until(lambda: len(host.notifications) > count, what, WAIT)
+    return host.notifications[count][3], host.notifications[count][4]
+
+
+async def recall_as_claude_code(home: Path, entry: dict[str, Any]) -> dict[str, Any]:
+    """Start the installed entry as Claude Code does — its command, args and env over the
+    person's environment (no VAULT_RECALL_* or XDG_* of this run) — and recall."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VAULT_RECALL", "XDG_"))}
+    env.update(HOME=str(home), **entry.get("env", {}))
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], env=env, cwd=str(home))
+    async with Client(params, read_timeout_seconds=60) as session:
+        subjects = await call(session, "list_subjects")
+        answer = await call(session, "recall_context", {"subject": "projects", "query": "alpha launch date"})
+    return {"subjects": subjects, "answer": answer}
+
+
+async def test_a_new_user_reaches_a_client_recalling_their_note_in_three_clicks_a_step(desktop: Desktop) -> None:
+    need("sni-panel")
+    home = Path(desktop.env["HOME"])
+    work = write_vault(
+        home / "Documents/Work",
+        {
+            ".obsidian/app.json": "{}\n",
+            "Projects/Alpha.md": "# Alpha\nThe alpha launch date is 12 March; Dana owns the launch.\n",
+            "Projects/Beta.md": "---\ntags: [planning]\n---\n# Beta\nBeta waits for the new build farm.\n",
+            "Projects/Gamma.md": "# Gamma\nGamma is on hold until the audit is done.\n",
+            "Inbox.md": "Loose thoughts, nothing decided.\n",
+        },
+    )
+    before = snapshot(work)
+    obsidian_knows(desktop, work)
+    (home / ".claude.json").write_text('{"numStartups": 3}\n', encoding="utf-8")  # Claude Code is here
+    assert not config_path().exists()  # a new user: no Vault Recall config at all
+    dump = desktop.root / "menu.json"
+    desktop.env["VAULT_RECALL_TRAY_MENU_DUMP"] = str(dump)
+    shots = desktop.root / "screenshots"
+    print(f"screenshots of the first five minutes: {shots}")
+    person = Person(desktop, dump)
+    desktop.start(list(GTK_SNI_TRAY.command), "panel")
+    async with asyncio.timeout(900):
+        host = Panel(desktop.bus_address, await _bus(desktop.bus_address))
+        try:
+            await host.offer_services()  # notifications only: the panel is the real one
+            with tray(desktop):
+                # 1. The person's vault, the one Obsidian has open.
+                await person.choose("1-your-vault", "Use your vault 'Work'")
+                await until(lambda: load_config().active_vault == "Work", "the person's vault in use")
+                assert load_config().vault("Work").path == str(work)  # type: ignore[union-attr]
+
+                # 2. The subject the vault suggests, with its count; the health line then counts it.
+                offer = "Add subject 'projects' — folder Projects/ (3 notes)"
+                count = len(host.notifications)
+                await person.choose("2-subject", offer)
+                summary, body = await told(host, count, "the subject's notification")
+                assert summary == "Added subject 'projects' to Work"
+                assert body.startswith("3 notes under Projects/ are memory records of 'projects'")
+                assert "vault-recall subject list / remove projects" in body
+                await until(
+                    lambda: (m := person.menu()) and m[0]["text"] == "Work — 4 notes, 3 records, no problems",
+                    "the health line to count the records",
+                )
+
+                # 3. A client, connected in one click, with an answer.
+                count = len(host.notifications)
+                await person.choose("3-connect", "Connect a client", "Claude Code")
+                summary, body = await told(host, count, "the connect notification")
+                assert summary == "Added Vault Recall to Claude Code"
+                assert "~/.claude.json" in body and body.endswith("Restart Claude Code to use it.")
+                await until(lambda: person.settled_with("Clients", "Claude Code"), "Claude Code among the clients")
+                await asyncio.to_thread(desktop.screenshot, "4-connected")
+        finally:
+            host.host.disconnect()
+
+    entry = json.loads((home / ".claude.json").read_text(encoding="utf-8"))["mcpServers"]["vault-recall"]
+    assert entry["type"] == "stdio"
+    recalled = await recall_as_claude_code(home, entry)
+    assert [s["subject"] for s in recalled["subjects"]["subjects"]] == ["projects"]
+    answer = recalled["answer"]
+    assert answer["status"] == "ok" and answer["vault"] == "Work"
+    assert answer["records"][0]["path"] == "Projects/Alpha.md" and "12 March" in answer["records"][0]["text"]
+    assert "notice" not in answer  # the person's vault, not the sample
+
+    assert person.clicks == {"1-your-vault": 2, "2-subject": 2, "3-connect": 3}
+    assert max(person.clicks.values()) <= MOST_CLICKS
+    assert snapshot(work) == before  # nothing was written in the vault
+    assert len(list(shots.iterdir())) >= 7
+    assert "Traceback" not in desktop.log("tray")
+
+
+async def _bus(address: str) -> Any:
+    from dbus_fast.aio import MessageBus
+
+    return await MessageBus(bus_address=address).connect()
