@@ -67,7 +67,7 @@ def passage_coverage(note: Note, query: Query, memo: StemMemo) -> float:
     headings for every paragraph, a section's heading for the paragraphs under it.  Words
     scattered over a long note ("accounting" here, "software" three sections on) do not answer
     a question asking about both."""
-    required = query.required
+    required = query.counted
     if not required:
         return 1.0
     tops = [heading.text for heading in note.headings if heading.level == 1]
