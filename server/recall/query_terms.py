@@ -69,6 +69,8 @@ class Term:
     phrases: tuple[Phrase, ...] = ()
     # A general word ("keep", "machen"; stopwords.py): ranked as a topic word, not required.
     general: bool = False
+    # Taken for a misspelt query word (spelling.py): found, but never held as asked.
+    respelt: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,12 @@ class Query:
     def counted(self) -> tuple[int, ...]:
         """The required terms `weak_match` and `coverage` ask a record to hold together."""
         return tuple(i for i in self.required if i not in self.common)
+
+    @property
+    def holdable(self) -> frozenset[int]:
+        """The counted terms a record can hold: not one taken for a misspelt word, which is a
+        guess — an answer found through one is marked weak."""
+        return frozenset(i for i in self.counted if not self.terms[i].respelt)
 
 
 @dataclass
@@ -161,6 +169,16 @@ def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Que
                 continue  # 'cache caching': one term
             terms.append(found)
     return Query(terms=tuple(terms), languages=languages, dropped=tuple(dict.fromkeys(dropped)))
+
+
+def respelt(query: Query, corrections: dict[int, str], memo: StemMemo) -> Query:
+    """`query` with the term at each index of `corrections` looking for the word given instead,
+    shown as both ('pestisides → pesticides'): spelling.py says when."""
+    terms = list(query.terms)
+    for at, word in corrections.items():
+        found = _term(word, [(word,)], memo, frozenset())
+        terms[at] = replace(found, word=f"{terms[at].word} → {word}", respelt=True)
+    return replace(query, terms=tuple(terms), common=frozenset())
 
 
 def _joined_starts(runs: list[tuple[str, ...]], languages: Sequence[Language]) -> dict[int, int]:

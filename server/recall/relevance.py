@@ -17,7 +17,7 @@ from typing import Any
 
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
-from vault_recall.server.recall.query_terms import Query, StemMemo
+from vault_recall.server.recall.query_terms import Query, StemMemo, respelt
 from vault_recall.server.recall.ranking import FRAMING_WEIGHT, Evidence, coverage, scores
 from vault_recall.server.recall.record_terms import evidence_of, passage_coverage
 from vault_recall.server.recall.records import MemoryRecord
@@ -65,7 +65,9 @@ class Match:
             return 1.0
         if self.evidence is None or self.query is None:
             return None
-        return coverage(self.evidence, self.query.counted)
+        counted = self.query.counted
+        held = coverage(self.evidence, tuple(self.query.holdable))  # a share of the holdable ones
+        return held * len(self.query.holdable) / len(counted) if counted else 1.0
 
 
 def slim(record: MemoryRecord, **found: Any) -> Match:
@@ -188,6 +190,14 @@ class Ranked:
         newest_first(matches, self.dated)
         matches.sort(key=lambda m: m.score, reverse=True)
         return matches
+
+    def unmatched(self) -> list[int]:
+        """The required terms no record measured holds in any form."""
+        return [i for i in self.query.required if not any(s.evidence and s.evidence.weighted(i) > 0 for s in self.seen)]
+
+    def respelt(self, corrections: dict[int, str]) -> Ranked:
+        """A fresh ordering looking, at each index of `corrections`, for the word given instead."""
+        return Ranked(respelt(self.query, corrections, self.memo), dated=self.dated)
 
     def coverage_of(self, found: Match, note: Note) -> float | None:
         """For a record an answer returns: the share of the meaningful words it holds together
