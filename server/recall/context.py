@@ -23,8 +23,9 @@ from vault_recall.server.recall.relevance import Match, Newest, Ordering, Ranked
 from vault_recall.server.recall.results import Problem, RecallHead, RecallResult, Record
 from vault_recall.server.recall.scan import as_seen, each_parsed, each_record
 from vault_recall.server.recall.scope import Scope
+from vault_recall.server.recall.spelling import allowed_distance, near_words, nearest
 from vault_recall.server.recall.view import answer_anew, could_be_about, problem
-from vault_recall.server.recall.words import query_words
+from vault_recall.server.recall.words import folded_words, query_words
 from vault_recall.server.vault.listing import VaultListing, vault_name
 
 BUDGET_RANGE = (512, 65536)
@@ -124,6 +125,8 @@ def _answer(
         for record in _candidates(scope, listing, subject, problems):
             if keep(record):
                 fresh.measure(record)
+        if isinstance(fresh, Ranked):
+            fresh = _respelt(fresh, scope, listing, subject, keep)
         ranked = fresh.rank()
         passed[:] = [Passed(ranked, listing.root, fresh.count)]
         shaped = Shaped(ranked, partial(shapes.whole, root=listing.root), at_least=shapes.least, size=shapes.size)
@@ -132,6 +135,33 @@ def _answer(
     packer = partial(pack_recall, budget=budget, limit=limit)
     result = answer_anew(scope, envelope, _recall_result, find_matches, budget=budget, limit=limit, packer=packer)
     return finish(result, passed[0] if passed else None, shapes, budget=budget, limit=limit)
+
+
+def _respelt(
+    ranked: Ranked, scope: Scope, listing: VaultListing, subject: str | None, keep: Callable[[MemoryRecord], bool]
+) -> Ranked:
+    """When a meaningful query word is held by no record in any form, the nearest word the
+    records hold takes its place (spelling.py): one pass more to gather their words, and one
+    to measure again — only then, so a query spelt right costs nothing more."""
+    wanted = {i: ranked.query.terms[i].word for i in ranked.unmatched()}
+    wanted = {i: word for i, word in wanted.items() if allowed_distance(word)}
+    if not wanted:
+        return ranked
+    unused: list[Problem] = []  # the first pass reported them
+    texts = (
+        folded_words(f"{record.note.title}\n{record.note.body}")
+        for record in _candidates(scope, listing, subject, unused)
+        if keep(record)
+    )
+    vocabulary = near_words(texts, wanted.values())
+    corrections = {i: found for i, word in wanted.items() if (found := nearest(word, vocabulary)) is not None}
+    if not corrections:
+        return ranked
+    again = ranked.respelt(corrections)
+    for record in _candidates(scope, listing, subject, unused):
+        if keep(record):
+            again.measure(record)
+    return again
 
 
 def _candidates(

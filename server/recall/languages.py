@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from vault_recall.server.recall.stopwords import FRAMING_WORDS, STOP_WORDS
+from vault_recall.server.recall.stopwords import FRAMING_WORDS, GENERAL_WORDS, STOP_WORDS
 from vault_recall.server.recall.words import fold
 
 DEFAULT_LANGUAGES = ("english",)
@@ -43,6 +43,7 @@ class Language:
     name: str
     stop: frozenset[str]
     framing: tuple[frozenset[str], ...]  # stems of framing words, one set per meaning
+    general: frozenset[str] = frozenset()  # general words, as folded (stopwords.py)
 
     def stem(self, folded_word: str) -> str:
         if len(folded_word) > LONGEST_STEMMED:
@@ -62,7 +63,8 @@ def language(name: str) -> Language:
         frozenset(stemmer.stemWord(fold(word)) for word in line.split())
         for line in FRAMING_WORDS[name].strip().splitlines()
     )
-    return Language(name=name, stop=stop_words(name), framing=framing)
+    general = frozenset(fold(word) for word in GENERAL_WORDS[name].split()) - stop_words(name)
+    return Language(name=name, stop=stop_words(name), framing=framing, general=general)
 
 
 @functools.cache

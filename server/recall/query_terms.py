@@ -21,7 +21,7 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from vault_recall.server.recall.abbreviations import abbreviation_pairs
@@ -67,6 +67,10 @@ class Term:
     required: bool
     scans: tuple[Scan, ...]
     phrases: tuple[Phrase, ...] = ()
+    # A general word ("keep", "machen"; stopwords.py): ranked as a topic word, not required.
+    general: bool = False
+    # Taken for a misspelt query word (spelling.py): found, but never held as asked.
+    respelt: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,9 @@ class Query:
     terms: tuple[Term, ...]
     languages: tuple[Language, ...]
     dropped: tuple[str, ...] = ()  # stop words, as folded
+    # Required terms so common among the records ranked that a record without one is not a
+    # weaker answer (relevance.common_terms): set once the records are counted.
+    common: frozenset[int] = frozenset()
 
     @cached_property
     def gates(self) -> tuple[str, ...]:
@@ -87,6 +94,17 @@ class Query:
         None at all ("what did we decide about the build system?" in build-system): any record
         of the subject answers it."""
         return tuple(i for i, term in enumerate(self.terms) if term.required)
+
+    @property
+    def counted(self) -> tuple[int, ...]:
+        """The required terms `weak_match` and `coverage` ask a record to hold together."""
+        return tuple(i for i in self.required if i not in self.common)
+
+    @property
+    def holdable(self) -> frozenset[int]:
+        """The counted terms a record can hold: not one taken for a misspelt word, which is a
+        guess — an answer found through one is marked weak."""
+        return frozenset(i for i in self.counted if not self.terms[i].respelt)
 
 
 @dataclass
@@ -104,25 +122,75 @@ class StemMemo:
         return found
 
 
+# Words joined by a hyphen ('Wi-Fi', 'e-mail', 'add-on', 'Hetzner-Konsole'): one unit.
+_JOINED = re.compile(r"\w+(?:[-\u2010\u2011]\w+)*")
+
+
+_PART_AT_LEAST = 3  # letters of a hyphenated word's part that ranks on its own ('e' of 'e-mail' does not)
+
+
+def joined_runs(folded: str) -> list[tuple[str, ...]]:
+    """The words of a folded text, each run of words joined by hyphens kept together."""
+    return [tuple(_EVERY_WORD.findall(run)) for run in _JOINED.findall(folded)]
+
+
 def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Query:
     """The query's terms, in the order given, one per distinct meaning; `subject` is the subject
-    asked about, whose own words every record of it answers."""
-    tokens = folded_words(query)
+    asked about, whose own words every record of it answers.  Words joined by a hyphen are one
+    term, found written so, apart ('wi fi') or as one word ('wifi'): a note writing 'WiFi'
+    answers 'Wi-Fi', and the parts are not two words a record must each hold."""
+    runs = joined_runs(fold(query))
+    tokens = [word for run in runs for word in run]
     languages = languages_for(tokens, configured)
     memo = StemMemo(languages)
     implied = frozenset(stem for word in folded_words(subject.replace("-", " ")) for stem in memo.stems(word))
     table = Equivalents.of(memo)
     terms: list[Term] = []
     dropped: list[str] = []
-    for words, forms in table.groups(tokens):
+    # A run holding a stop word is read word by word: 'peut-on', 'avons-nous', 'add-on'.
+    joined = _joined_starts(runs, languages)
+    at = 0
+    for words, forms in table.groups(tokens, joined):
+        hyphenated = joined.get(at) == len(words)
+        at += len(words)
         if len(words) == 1 and any(words[0] in lang.stop for lang in languages):
             dropped.append(words[0])
             continue
-        term = _term(" ".join(words), forms, memo, implied)
-        if any((term.stems, term.phrases) == (known.stems, known.phrases) for known in terms):
-            continue  # 'cache caching': one term
-        terms.append(term)
+        term = _term(("-" if hyphenated else " ").join(words), forms, memo, implied)
+        # A hyphenated word's parts are optional: each ranks ('spreadsheet' of 'spreadsheet-like')
+        # as a general word, never required.
+        parts = (
+            [replace(_term(w, [(w,)], memo, implied), required=False, general=True) for w in words]
+            if hyphenated
+            else []
+        )
+        for found in (term, *(p for p in parts if len(p.word) >= _PART_AT_LEAST)):
+            if any((found.stems, found.phrases) == (known.stems, known.phrases) for known in terms):
+                continue  # 'cache caching': one term
+            terms.append(found)
     return Query(terms=tuple(terms), languages=languages, dropped=tuple(dict.fromkeys(dropped)))
+
+
+def respelt(query: Query, corrections: dict[int, str], memo: StemMemo) -> Query:
+    """`query` with the term at each index of `corrections` looking for the word given instead,
+    shown as both ('pestisides → pesticides'): spelling.py says when."""
+    terms = list(query.terms)
+    for at, word in corrections.items():
+        found = _term(word, [(word,)], memo, frozenset())
+        terms[at] = replace(found, word=f"{terms[at].word} → {word}", respelt=True)
+    return replace(query, terms=tuple(terms), common=frozenset())
+
+
+def _joined_starts(runs: list[tuple[str, ...]], languages: Sequence[Language]) -> dict[int, int]:
+    """Token index → length, for each run of two or more words joined by hyphens, none of them
+    a stop word."""
+    starts: dict[int, int] = {}
+    at = 0
+    for run in runs:
+        if len(run) > 1 and not any(word in lang.stop for word in run for lang in languages):
+            starts[at] = len(run)
+        at += len(run)
+    return starts
 
 
 def _term(shown: str, forms: list[tuple[str, ...]], memo: StemMemo, implied: frozenset[Stem]) -> Term:
@@ -139,12 +207,14 @@ def _term(shown: str, forms: list[tuple[str, ...]], memo: StemMemo, implied: fro
         scans.setdefault(scan.pattern.pattern, scan)
     phrases = tuple(_phrase(form, memo) for form in forms if len(form) > 1)
     about_subject = all(not memo.stems(word).isdisjoint(implied) for word in own)
+    general = len(own) == 1 and not framing and any(own[0] in lang.general for lang in memo.languages)
     return Term(
         word=shown,
         stems=frozenset(stems),
-        required=not framing and not about_subject,
+        required=not framing and not about_subject and not general,
         scans=tuple(scans.values()),
         phrases=phrases,
+        general=general,
     )
 
 
@@ -160,15 +230,24 @@ class Equivalents:
     def of(cls, memo: StemMemo) -> Equivalents:
         return cls(memo=memo, entries=_table())
 
-    def groups(self, tokens: list[str]) -> list[tuple[tuple[str, ...], list[tuple[str, ...]]]]:
+    def groups(
+        self, tokens: list[str], joined: dict[int, int] | None = None
+    ) -> list[tuple[tuple[str, ...], list[tuple[str, ...]]]]:
         """The query's words in order, a run of words that a table entry spells out taken as
-        one: (the words as written, every form they match — their own first)."""
+        one: (the words as written, every form they match — their own first).  `joined`: token
+        index → length of each run of words joined by hyphens, taken as one too, written apart
+        or as one word ('wi fi', 'wifi') — unless a table entry spells out a longer run."""
         found: list[tuple[tuple[str, ...], list[tuple[str, ...]]]] = []
         at = 0
         while at < len(tokens):
             size, entry = self._longest_at(tokens, at)
+            run = (joined or {}).get(at, 0)
+            if run > size:
+                size, entry = run, None
             words = tuple(tokens[at : at + size])
             forms = [words] + ([form for form in entry if not self._same(form, words)] if entry else [])
+            if run == size and ("".join(words),) not in forms:
+                forms.append(("".join(words),))
             found.append((words, forms))
             at += size
         return found

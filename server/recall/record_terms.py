@@ -67,21 +67,22 @@ def passage_coverage(note: Note, query: Query, memo: StemMemo) -> float:
     headings for every paragraph, a section's heading for the paragraphs under it.  Words
     scattered over a long note ("accounting" here, "software" three sections on) do not answer
     a question asking about both."""
-    required = query.required
+    required = query.counted
     if not required:
         return 1.0
+    holdable = query.holdable
     tops = [heading.text for heading in note.headings if heading.level == 1]
     in_names = count_in([note.title, *note.aliases, *note.all_tags, *tops], query, memo)
-    named = {i for i in required if in_names[i]}
+    named = {i for i in holdable if in_names[i]}
     best = len(named)
     for heading, text in _sections(note):
-        if best == len(required):
+        if best == len(holdable):
             break
         in_heading = term_counts(fold(heading), query, memo)
-        headed = named | {i for i in required if in_heading[i]}
+        headed = named | {i for i in holdable if in_heading[i]}
         for paragraph in _PARAGRAPH_BREAK.split(fold(text)):
             found = term_counts(paragraph, query, memo)
-            best = max(best, len(headed | {i for i in required if found[i]}))
+            best = max(best, len(headed | {i for i in holdable if found[i]}))
     return best / len(required)
 
 

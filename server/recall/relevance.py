@@ -17,7 +17,7 @@ from typing import Any
 
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
-from vault_recall.server.recall.query_terms import Query, StemMemo
+from vault_recall.server.recall.query_terms import Query, StemMemo, respelt
 from vault_recall.server.recall.ranking import FRAMING_WEIGHT, Evidence, coverage, scores
 from vault_recall.server.recall.record_terms import evidence_of, passage_coverage
 from vault_recall.server.recall.records import MemoryRecord
@@ -65,7 +65,9 @@ class Match:
             return 1.0
         if self.evidence is None or self.query is None:
             return None
-        return coverage(self.evidence, self.query.required)
+        counted = self.query.counted
+        held = coverage(self.evidence, tuple(self.query.holdable))  # a share of the holdable ones
+        return held * len(self.query.holdable) / len(counted) if counted else 1.0
 
 
 def slim(record: MemoryRecord, **found: Any) -> Match:
@@ -158,7 +160,7 @@ class Ranked:
         self.memo = StemMemo(self.query.languages)
 
     def fresh(self) -> Ranked:
-        return replace(self, seen=[])
+        return replace(self, seen=[], query=replace(self.query, common=frozenset()))
 
     @property
     def count(self) -> int:
@@ -169,7 +171,7 @@ class Ranked:
         self.seen.append(slim(record, evidence=evidence_of(record.note, self.query, self.memo), query=self.query))
 
     def rank(self) -> list[Match]:
-        weights = [1.0 if term.required else FRAMING_WEIGHT for term in self.query.terms]
+        weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
         found = scores([seen.evidence for seen in self.seen if seen.evidence is not None], weights)
         every = [replace(seen, score=score) for seen, score in zip(self.seen, found, strict=True)]
         required = self.query.required
@@ -181,16 +183,45 @@ class Ranked:
             # Nothing asked beyond the subject itself (or framing words): every record answers;
             # those holding the query's words first.
             matches = every
+        common = common_terms([seen.evidence for seen in self.seen if seen.evidence is not None], required)
+        if common:
+            self.query = replace(self.query, common=common)
+            matches = [replace(m, query=self.query) for m in matches]
         newest_first(matches, self.dated)
         matches.sort(key=lambda m: m.score, reverse=True)
         return matches
+
+    def unmatched(self) -> list[int]:
+        """The required terms no record measured holds in any form."""
+        return [i for i in self.query.required if not any(s.evidence and s.evidence.weighted(i) > 0 for s in self.seen)]
+
+    def respelt(self, corrections: dict[int, str]) -> Ranked:
+        """A fresh ordering looking, at each index of `corrections`, for the word given instead."""
+        return Ranked(respelt(self.query, corrections, self.memo), dated=self.dated)
 
     def coverage_of(self, found: Match, note: Note) -> float | None:
         """For a record an answer returns: the share of the meaningful words it holds together
         (whole-note coverage is only an upper bound of it)."""
         if not found.coverage():
             return found.coverage()
-        return passage_coverage(note, self.query, self.memo)
+        # The match's own query: the pass that ranked it knows which of its words are common.
+        return passage_coverage(note, found.query or self.query, self.memo)
+
+
+# A required word more than this share of the records ranked hold ('notes' in a vault of
+# notes, 'sync' among the Sync pages) says little about which one is meant: a record without
+# it is not a weaker answer.  Only among enough records for a share to mean something.
+COMMON_SHARE = 1 / 2
+COMMON_AMONG_AT_LEAST = 5
+
+
+def common_terms(evidence: list[Evidence], required: tuple[int, ...]) -> frozenset[int]:
+    """The required terms more than COMMON_SHARE of the records hold."""
+    if len(evidence) < COMMON_AMONG_AT_LEAST:
+        return frozenset()
+    return frozenset(
+        i for i in required if sum(1 for record in evidence if record.weighted(i) > 0) > COMMON_SHARE * len(evidence)
+    )
 
 
 Ordering = Newest | Strict | Ranked

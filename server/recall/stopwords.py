@@ -8,6 +8,11 @@ Data only, written for this project (folded as words.fold folds them: lowercase,
   "tool"): a record that holds one ranks a little higher, but a record without it is not a
   weaker answer — a note saying "We build with Bazel" answers "what did we decide about the
   build tool" in full.
+- **General words** are the common verbs, auxiliaries and all-purpose words a question is
+  phrased with ("how do I *keep* my notes…", "*dürfen* wir … *machen*", "o que *fazemos*…"):
+  ranked as any topic word, but a record without one is not a weaker answer — the mark
+  `weak_match` asks for every other meaningful word, held together.  Exact folded forms, not
+  stems: 'set' is general, 'settings' is not.
 """
 
 from __future__ import annotations
@@ -144,5 +149,57 @@ FRAMING_WORDS: dict[str, str] = {
         kiezen gekozen keuze
         gebruiken gebruikt
         momenteel
+    """,
+}
+
+# Exact folded forms (words.fold): no stemming, so that a topic word sharing a stem with one of
+# these ('settings', 'working copy') still counts.
+GENERAL_WORDS: dict[str, str] = {
+    "english": """
+        keep keeps kept keeping make makes made making put puts putting get gets got getting
+        go goes gone take takes took taken taking give gives gave given giving bring brings
+        brought move moves moved moving turn turns turned turning work works worked working
+        want wants wanted need needs needed show shows showed shown showing see sees saw seen
+        seeing find finds found finding say says said tell tells told try tries tried trying
+        let come comes came look looks looked looking seem seems know knows knew known think
+        mean means meant call called like inside back whole another several many something
+        anything everything again even later long new old same different enough right able
+        possible best better good bad lot lots kind sort part instead apply applies applied
+        write writes wrote written writing happens happening stay stays stop stops
+    """,
+    "german": """
+        machen macht machst gemacht mache geht gehen gegangen kommt kommen kam gekommen nehmen
+        nimmt genommen geben gegeben sehen sieht gesehen finden findet gefunden sagen sagt
+        gesagt lassen lasst gelassen bleiben bleibt stehen steht bringen bringt gebracht zeigen
+        zeigt gezeigt halten halt durfen darf darfst mochten mochte mochtest will willst wollen
+        brauchen braucht gebraucht tun tut getan oft immer wieder genau neu neue neuen alt alte
+    """,
+    "french": """
+        faire fais fait faisons faites font peut peux pouvons pouvez peuvent pourrait dois
+        doit devons devez doivent faut aller va vais allons allez vont mettre mets met mis
+        prendre prend pris donner donne voir vois voit trouver trouve dire dit garder garde
+        avoir souvent toujours nouveau nouvelle
+    """,
+    "spanish": """
+        hacer hago hace hacemos hacen hecho puedo puede podemos pueden podria debo debe
+        debemos deben tengo tenemos tener ir voy va vamos van poner pongo pone puesto tomar
+        dar da ver veo ve encontrar decir dice mantener necesito necesita necesitamos
+        siempre nuevo nueva
+    """,
+    "portuguese": """
+        fazer faz fazemos fazem feito faco posso pode podemos podem poderia devo deve devemos
+        devem tenho tinha temos ir vou vai vamos vao por ponho poe tomar dar da ver vejo ve
+        encontrar dizer diz manter preciso precisa precisamos precisam sempre novo nova
+        estar fica ficar
+    """,
+    "italian": """
+        fare faccio fa facciamo fanno fatto posso puo possiamo possono devo deve dobbiamo
+        devono andare vado va andiamo mettere prendere dare vedere trovare dire tenere
+        sempre nuovo nuova
+    """,
+    "dutch": """
+        doen doet gedaan maken maakt gemaakt kunnen kunt moeten moet mogen mag willen wil
+        gaan gaat gegaan komen komt zien ziet vinden vindt zeggen zegt houden houdt laten
+        altijd nieuw nieuwe
     """,
 }

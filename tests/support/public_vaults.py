@@ -30,11 +30,13 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from tests.support.recall_eval import (
+    ANSWERABLE,
+    BUDGET,
     EVAL_ROOT,
     LIMIT,
     STYLES,
@@ -42,16 +44,24 @@ from tests.support.recall_eval import (
     Bm25,
     Stemmer,
     english_stemmer,
+    metric_names,
     stable_mtime_ns,
     words,
 )
 from vault_recall.server.obsidian.note import Note, parse_note
+from vault_recall.server.recall.context import recall_context
+from vault_recall.server.recall.languages import stop_words
+from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.search import search_notes
+from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
+from vault_recall.server.recall.words import fold, query_words
 from vault_recall.server.vault.listing import list_notes
 
 PUBLIC_ROOT = EVAL_ROOT / "public"
 SETTINGS_FOLDER = ".obsidian"
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _REGULAR_FILE_MODES = {"100644", "100755"}
+SEARCH_HITS = 20  # hits a search_notes call returns by default
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,6 +208,27 @@ def _blobs(source: Path, blob_ids: Sequence[str]) -> Iterator[bytes]:
         at = header_end + 1 + size + 1  # the blob, then its newline
 
 
+def source_candidates(spec: PublicVault, places: Sequence[Path]) -> list[Path]:
+    """Where, under each of `places`, a git directory of the vault's repository may be: a clone
+    named as the repository (`obsidian-help`, as docs/benchmarks.md clones it), a bare clone
+    (`obsidian-help.git`), or a mirror kept as `OWNER+NAME/repo`."""
+    owner, name = spec.repository.rstrip("/").split("/")[-2:]
+    return [c for place in places for c in (place / name, place / f"{name}.git", place / f"{owner}+{name}" / "repo")]
+
+
+def find_source(spec: PublicVault, places: Sequence[Path]) -> Path | None:
+    """The first candidate (source_candidates) that holds the pinned commit; None when none does."""
+    for candidate in source_candidates(spec, places):
+        if not candidate.is_dir():
+            continue
+        try:
+            _git(candidate, "cat-file", "-e", f"{spec.commit}^{{commit}}")
+        except SourceError:
+            continue
+        return candidate
+    return None
+
+
 @contextmanager
 def materialised_vault(spec: PublicVault, source: Path) -> Iterator[Path]:
     """A temporary folder holding the vault's notes and settings at the pinned commit, every
@@ -315,3 +346,103 @@ def hit_rates(outcomes: Sequence[PublicOutcome], method: str, scope: str) -> dic
         else:
             rates[style] = sum(1 for o in mine if o.hit_at_3) / len(mine)
     return rates
+
+
+# ---------------------------------------------------------------------------------------------
+# Vault Recall over a public vault
+
+
+def folder_rules(spec: PublicVault) -> SubjectRules:
+    """One folder rule per top-level folder, each giving the subject `folders` names: what
+    `vault-recall subject add SLUG --folder FOLDER` would keep in the config."""
+    return SubjectRules(tuple(SubjectRule(subject=f.subject, folder=f.folder) for f in spec.folders))
+
+
+def ours_over_notes(spec: PublicVault, match: str | None = None) -> PublicMethod:
+    """`recall_context` as a plain function: within a folder, with that folder's subject under
+    the folder rules; over the whole vault, with no subject for a client exposed the whole
+    vault and no rules (the vault as a new user has it)."""
+    rules = folder_rules(spec)
+
+    def run(vault: Path, folder: str | None, query: str) -> Answer:
+        options: dict[str, Any] = {} if match is None else {"match": match}
+        if folder is None:
+            scope = Scope(client="eval", vault=vault, exposure=Exposure(mode="vault"))
+            subject: str | None = None
+        else:
+            scope = Scope(client="eval", vault=vault, exposure=Exposure(rules=replace(rules, root=vault)))
+            subject = spec.subject_of(folder)
+        try:
+            result = recall_context(scope, subject, query, budget=BUDGET, limit=LIMIT, **options)
+        except Exception as error:  # reported per question; one failing must not end the run
+            return Answer((), (), f"{type(error).__name__}: {error}")
+        paths = tuple(str(r["path"]) for r in result.get("records") or [])
+        weak = bool(result.get("weak_match", False))
+        return Answer(paths, tuple(weak for _ in paths))
+
+    return run
+
+
+def search_over_notes(spec: PublicVault, languages: Sequence[str] = ("english",)) -> PublicMethod:
+    """What a model can do with `search_notes` alone, at its best: the whole question, then
+    each of its meaningful words (stop words of `languages` left out) in turn, the notes in the
+    order found (each search newest first), the first 3 distinct ones kept.  Within a folder
+    the search is given that folder's subject under the folder rules."""
+    rules = folder_rules(spec)
+    stopped = frozenset().union(*(stop_words(name) for name in languages))
+
+    def run(vault: Path, folder: str | None, query: str) -> Answer:
+        if folder is None:
+            scope = Scope(client="eval", vault=vault, exposure=Exposure(mode="vault"))
+            subject: str | None = None
+        else:
+            scope = Scope(client="eval", vault=vault, exposure=Exposure(rules=replace(rules, root=vault)))
+            subject = spec.subject_of(folder)
+        found: dict[str, None] = {}
+        asked = [query.strip(), *dict.fromkeys(w for w in query_words(query) if fold(w) not in stopped)]
+        try:
+            for phrase in asked:
+                if len(found) >= LIMIT:
+                    break
+                if not phrase:
+                    continue
+                for hit in search_notes(scope, phrase, limit=SEARCH_HITS, subject=subject)["records"]:
+                    found.setdefault(hit["path"])
+        except Exception as error:  # as above
+            return Answer((), (), f"{type(error).__name__}: {error}")
+        paths = tuple(found)[:LIMIT]
+        return Answer(paths, tuple(False for _ in paths))
+
+    return run
+
+
+def public_methods(spec: PublicVault, search: bool = True) -> dict[str, PublicMethod]:
+    """The methods the bench runs over a public vault, in its table's order."""
+    methods: dict[str, PublicMethod] = {"ours (default)": ours_over_notes(spec)}
+    methods["BM25+stem"] = bm25_over_notes(english_stemmer())
+    if search:
+        methods["search_notes"] = search_over_notes(spec)
+    return methods
+
+
+def public_figures(outcomes: Sequence[PublicOutcome], method: str, scope: str) -> dict[str, float | None]:
+    """recall_eval.py's figures (`metric_names`) for one method in one scope: hit@1 and hit@3
+    per answerable style, and the shares of answerable and no_answer questions answered with
+    nothing, with records all marked weak, and with a record looking confident."""
+    mine = [o for o in outcomes if o.method == method and o.scope == scope]
+    figures: dict[str, float | None] = {}
+    for name in metric_names():
+        head, tail = name.split(" ", 1)
+        test: Callable[[PublicOutcome], bool]
+        if head in ANSWERABLE:
+            chosen = [o for o in mine if o.style == head]
+            test = (lambda o: bool(o.hit_at_1)) if tail == "hit@1" else (lambda o: bool(o.hit_at_3))
+        else:
+            chosen = [o for o in mine if (o.style in ANSWERABLE) == (head == "answerable")]
+            test = {
+                "empty": lambda o: not o.paths,
+                "weak": lambda o: bool(o.paths) and all(o.weak),
+                "confident": lambda o: bool(o.paths) and not all(o.weak),
+            }[tail]
+        figures[name] = sum(1 for o in chosen if test(o)) / len(chosen) if chosen else None
+    return figures

@@ -225,3 +225,69 @@ def test_every_question_is_scored_over_the_whole_vault_and_within_its_folder(rep
     assert all(o.hit_at_3 and o.hit_at_1 for o in outcomes)
     assert pv.hit_rates(outcomes, "BM25+stem", "folder")["keywords"] == 1.0
     assert pv.hit_rates(outcomes, "BM25+stem", "vault")["question"] is None
+
+
+# --- Vault Recall and search over a public vault ------------------------------------------------
+
+
+def test_folder_rules_give_each_top_level_folder_its_subject(repository: tuple[Path, str]) -> None:
+    rules = pv.folder_rules(spec_for(repository[1]))
+    assert [(r.subject, r.folder) for r in rules.rules] == [("garden", "Garden"), ("kitchen", "Kitchen")]
+
+
+def test_ours_within_a_folder_answers_from_that_folders_notes_only(repository: tuple[Path, str]) -> None:
+    repo, pinned = repository
+    spec = spec_for(pinned)
+    method = pv.ours_over_notes(spec)
+    with pv.materialised_vault(spec, repo) as vault:
+        everywhere = method(vault, None, "tomato")
+        in_kitchen = method(vault, "Kitchen", "tomato")
+        in_garden = method(vault, "Garden", "compost heap")
+    assert everywhere.error is None and set(everywhere.paths) == {"Garden/Tomatoes.md", "Kitchen/Sauce.md"}
+    assert in_kitchen.paths == ("Kitchen/Sauce.md",)
+    assert in_garden.paths[:1] == ("Garden/Compost.md",) and in_garden.weak[:1] == (False,)
+
+
+def test_search_asks_the_whole_question_then_each_meaningful_word(repository: tuple[Path, str]) -> None:
+    repo, pinned = repository
+    spec = spec_for(pinned)
+    method = pv.search_over_notes(spec)
+    with pv.materialised_vault(spec, repo) as vault:
+        # No line holds the whole question; "sun" and "heap" each find one note, "the" is not asked.
+        assert set(method(vault, None, "the sun and the heap").paths) == {"Garden/Tomatoes.md", "Garden/Compost.md"}
+        assert method(vault, "Kitchen", "the sun and the heap").paths == ()
+        assert method(vault, "Kitchen", "tomato sauce").paths == ("Kitchen/Sauce.md",)
+
+
+def test_public_figures_count_hits_and_the_answers_to_no_answer_questions() -> None:
+    def outcome(style: str, paths: tuple[str, ...], weak: bool, hit: bool | None) -> pv.PublicOutcome:
+        return pv.PublicOutcome("q", "m", "vault", style, paths, tuple(weak for _ in paths), None, hit, hit)
+
+    outcomes = [
+        outcome("keywords", ("a.md",), False, True),
+        outcome("keywords", ("b.md",), True, False),
+        outcome("no_answer", (), False, None),
+        outcome("no_answer", ("c.md",), True, None),
+        outcome("no_answer", ("c.md",), False, None),
+        outcome("no_answer", ("c.md",), False, None),
+    ]
+    figures = pv.public_figures(outcomes, "m", "vault")
+    assert figures["keywords hit@1"] == figures["keywords hit@3"] == 0.5
+    assert figures["question hit@3"] is None
+    assert figures["answerable weak"] == 0.5 and figures["answerable empty"] == 0.0
+    assert (figures["no_answer empty"], figures["no_answer weak"], figures["no_answer confident"]) == (0.25, 0.25, 0.5)
+    assert pv.public_figures(outcomes, "m", "folder")["keywords hit@3"] is None
+
+
+def test_a_source_is_found_as_a_clone_a_bare_clone_or_a_mirror(repository: tuple[Path, str], tmp_path: Path) -> None:
+    repo, pinned = repository
+    spec = spec_for(pinned)  # https://github.com/example/tiny
+    places = tmp_path / "places"
+    places.mkdir()
+    assert pv.find_source(spec, [places]) is None
+    (places / "example+tiny").mkdir()
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(places / "example+tiny" / "repo")], check=True)
+    assert pv.find_source(spec, [places]) == places / "example+tiny" / "repo"
+    subprocess.run(["git", "clone", "-q", str(repo), str(places / "tiny")], check=True)
+    assert pv.find_source(spec, [places]) == places / "tiny"
+    assert pv.find_source(replace(spec, commit="0123456789abcdef0123456789abcdef01234567"), [places]) is None

@@ -1,0 +1,120 @@
+"""Recall at the default budget: does a long record ranked first hide the one meant?
+
+    .venv/bin/python -m bench.recall_budget [--budget 4096] [--public-source DIR]
+
+Run from the repository's root.  Every answerable query of the recall-quality evaluation
+(bench/recall_eval/: the hand-written vaults, and the public vaults whose repositories are
+found, as bench.recall_quality finds them, by folder subject) is asked twice: at `--budget`
+(the default 4,096 bytes, limit 3) and at the largest budget (65,536), which ranks the same
+records with room for all three.  Counted, for the queries whose expected record is among the
+first three at the largest budget: answers holding one record only; answers that lost the
+expected record to the budget — named in `omitted_best` (path, title, bytes), or only counted
+in `omitted` — and of those, the ones holding a single record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tests.support import public_vaults as pv
+from tests.support.paths import REPO_ROOT
+from tests.support.recall_eval import ANSWERABLE, VAULTS, load_queries, prepared_vault
+from vault_recall.server.recall.context import recall_context
+from vault_recall.server.recall.scope import Exposure, Scope
+
+LARGEST = 65536
+LIMIT = 3
+
+
+@dataclass
+class Tally:
+    name: str
+    asked: int = 0  # answerable queries whose expected record is in the first three at LARGEST
+    one_record: int = 0  # of those, answered with one record at the budget
+    lost: int = 0  # the expected record returned at LARGEST, not at the budget
+    lost_named: int = 0  # ... and named in omitted_best
+    lost_one_record: int = 0  # ... in an answer holding one record
+    examples: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        return (
+            f"{self.name:28} {self.asked:6} {self.one_record:11} {self.lost:5} {self.lost_named:11}"
+            f" {self.lost - self.lost_named:13} {self.lost_one_record:15}"
+        )
+
+
+HEADER = (
+    f"{'vault':28} {'asked':>6} {'one record':>11} {'lost':>5} {'lost, named':>11} {'lost, counted':>13}"
+    f" {'lost, 1 record':>15}"
+)
+
+
+def tally(name: str, asks: Iterator[tuple[Scope, str | None, str, tuple[str, ...]]], budget: int) -> Tally:
+    counted = Tally(name)
+    for scope, subject, query, expected in asks:
+        full = recall_context(scope, subject, query, budget=LARGEST, limit=LIMIT)
+        if not any(r["path"] in expected for r in full["records"]):
+            continue
+        counted.asked += 1
+        small: dict[str, Any] = dict(recall_context(scope, subject, query, budget=budget, limit=LIMIT))
+        records = [r["path"] for r in small["records"]]
+        counted.one_record += len(records) == 1
+        if any(path in expected for path in records):
+            continue
+        counted.lost += 1
+        named = {entry["path"] for entry in small.get("omitted_best", [])}
+        counted.lost_named += any(path in expected for path in named)
+        counted.lost_one_record += len(records) == 1
+        if len(counted.examples) < 5:
+            sizes = [r.get("bytes", len(r.get("text", ""))) for r in small["records"]]
+            counted.examples.append(f"{query!r}: returned {records} ({sizes} bytes), expected {list(expected)}")
+    return counted
+
+
+def hand_written(name: str, budget: int) -> Tally:
+    queries = [q for q in load_queries() if q.vault == name and q.style in ANSWERABLE]
+    with prepared_vault(name) as vault:
+        scope = Scope(client="bench", vault=vault, exposure=Exposure())
+        return tally(name, ((scope, q.subject, q.query, q.expected) for q in queries), budget)
+
+
+def public(spec: pv.PublicVault, source: Path, budget: int) -> Tally:
+    questions = [q for q in spec.questions if q.style in ANSWERABLE]
+    with pv.materialised_vault(spec, source) as vault:
+        rules = replace(pv.folder_rules(spec), root=vault)
+        scope = Scope(client="bench", vault=vault, exposure=Exposure(rules=rules))
+        asks = ((scope, spec.subject_of(q.folder), q.query, q.expected) for q in questions)
+        return tally(f"{spec.name} (folder)", asks, budget)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--budget", type=int, default=4096)
+    parser.add_argument("--public-source", type=Path, action="append", default=[], metavar="DIR")
+    args = parser.parse_args(argv)
+    print(HEADER)
+    tallies = [hand_written(name, args.budget) for name in VAULTS]
+    for counted in tallies:
+        print(counted.line())
+    for name in pv.public_vault_names():
+        spec = pv.load_public_vault(name)
+        source = pv.find_source(spec, [*args.public_source, REPO_ROOT.parent])
+        if source is None:
+            print(f"{name}: skipped, its repository was not found (bench.recall_quality says how to get it)")
+            continue
+        counted = public(spec, source, args.budget)
+        print(counted.line())
+        tallies.append(counted)
+    for counted in tallies:
+        for example in counted.examples:
+            print(f"  {counted.name}: {example}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

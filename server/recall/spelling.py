@@ -1,0 +1,67 @@
+"""A misspelt query word: the nearest word the records hold.
+
+Only for a meaningful query word no record holds in any form ("pestisides"): the words of the
+records in question are looked at, and the nearest by plain edit distance (Levenshtein: one
+letter added, dropped or changed) is taken — at most 1 for a word of up to 7 letters, 2 for a
+longer one, never for a word under 4 letters or holding digits (too many words are that
+near).  Ties go to the word more records hold, then the alphabet.  The answer names both
+(`matched`: "pestisides → pesticides"), so nobody takes a guess for what was asked.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+SHORTEST = 4  # letters of a word worth correcting
+LONG_AT = 8  # letters from which two edits are allowed
+
+
+def allowed_distance(word: str) -> int:
+    """How many edits a word may be from its correction: 0 when it is not to be corrected."""
+    if len(word) < SHORTEST or not word.isalpha():
+        return 0
+    return 2 if len(word) >= LONG_AT else 1
+
+
+def edit_distance(a: str, b: str, most: int) -> int:
+    """Levenshtein distance of `a` and `b`, or `most + 1` once it is known to exceed `most`."""
+    if abs(len(a) - len(b)) > most:
+        return most + 1
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        if min(current) > most:
+            return most + 1
+        previous = current
+    return previous[-1]
+
+
+def nearest(word: str, vocabulary: Counter[str]) -> str | None:
+    """The word of `vocabulary` (word → how many records hold it) nearest to `word`, within
+    allowed_distance; None when there is none or `word` is not to be corrected."""
+    most = allowed_distance(word)
+    if not most:
+        return None
+    best: tuple[int, int, str] | None = None
+    for candidate, holding in vocabulary.items():
+        if candidate == word or abs(len(candidate) - len(word)) > most:
+            continue
+        distance = edit_distance(word, candidate, most)
+        if distance <= most and (best is None or (distance, -holding, candidate) < best):
+            best = (distance, -holding, candidate)
+    return None if best is None else best[2]
+
+
+def near_words(texts: Iterable[list[str]], words: Iterable[str]) -> Counter[str]:
+    """Of the records' words (each record's folded words), those as long as a correction of
+    one of `words` can be, with how many records hold each."""
+    lengths = {
+        n for word in words if (most := allowed_distance(word)) for n in range(len(word) - most, len(word) + most + 1)
+    }
+    counted: Counter[str] = Counter()
+    for record_words in texts:
+        counted.update({w for w in record_words if len(w) in lengths and w.isalpha()})
+    return counted
