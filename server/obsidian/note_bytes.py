@@ -40,6 +40,11 @@ def lf_bytes(data: bytes) -> bytes:
     return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in data else data
 
 
+# Once its line endings are LF, a line of a note runs up to the next '\n': this is the rest
+# of the line after a match on it (a pattern for text; `.encode()` it for bytes).
+REST_OF_LINE = r"[^\n]*"
+
+
 # --- The properties block ---------------------------------------------------------------------
 
 # The line that opens a properties block (the note's first) and the one that closes it: exactly
