@@ -15,6 +15,7 @@ Imports nothing of ours: every layer above may use it.
 
 from __future__ import annotations
 
+import codecs
 import re
 
 # --- Encoding and lines -----------------------------------------------------------------------
@@ -27,6 +28,17 @@ UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # paragraph separators): where a block holds one, YAML's lines are not the lines seen in bytes.
 UNICODE_BREAKS = rb"\xc2\x85|\xe2\x80[\xa8\xa9]"  # NEL, U+2028, U+2029 as UTF-8
 OTHER_BREAKS = re.compile(rb"\r(?!\n)|" + UNICODE_BREAKS)
+
+
+def is_utf8(start: bytes | bytearray, length: int) -> bool:
+    """Are the first `length` bytes of `start` UTF-8 text (what the full reading decodes)?"""
+    if len(start) == length and start.isascii():
+        return True  # the whole note, and ASCII: no need to decode it
+    try:
+        codecs.utf_8_decode(memoryview(start)[:length], "strict", True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def lf_text(text: str) -> str:
@@ -85,6 +97,37 @@ KEYWORD_BYTES = frozenset(word.encode("ascii") for word in KEYWORDS)
 SLUG = r"[a-z0-9-]{1,64}"
 SLUG_TEXT = re.compile(SLUG)
 SLUG_BYTES = re.compile(SLUG.encode())
+# Slugs YAML may not read as that text: booleans, null, numbers in any base and exponent
+# (`1e3` is a number to YAML 1.2), date-like runs (always used with fullmatch; a slug is
+# lowercase, so these spellings are all there are).  YAML 1.1's `yes`/`on` stay listed: a
+# reader that is unsure only reads the note whole.
+NOT_TEXT = re.compile(
+    rb"yes|no|on|off|true|false|null|[-+]?0x[0-9a-f]+|0o[0-7]+|[-+]?0b[01]+|[0-9-]*|-?[0-9]+e-?[0-9]+"
+)
+_QUOTES = (b"'", b'"')
+
+
+def plain_slug(value: bytes) -> bool:
+    """Is this unquoted value a slug YAML reads as that very text?"""
+    return SLUG_BYTES.fullmatch(value) is not None and NOT_TEXT.fullmatch(value) is None
+
+
+def slugs_named(value: bytes) -> tuple[bytes, ...] | None:
+    """The slugs a property's value, written on its line (blanks around it dropped, no '\\' in
+    it), names as YAML reads it — a plain slug, a quoted one (quoted text is text, whatever it
+    spells) or a flow list of plain slugs; None for anything else, which only YAML can read."""
+    if value[:1] in _QUOTES:
+        inner = value[1:-1]
+        plain = len(value) > 2 and value[-1:] == value[:1] and SLUG_BYTES.fullmatch(inner) is not None
+        return (inner,) if plain else None
+    if value.startswith(b"[") and value.endswith(b"]"):
+        if b"'" in value or b'"' in value:
+            return None  # quoted items may hold commas: only YAML can split them
+        items = tuple(item.strip(b" \t") for item in value[1:-1].split(b","))
+        return items if all(plain_slug(item) for item in items) else None
+    return (value,) if plain_slug(value) else None
+
+
 # A `subject:` line at the start of a line of the block, with what is written after the colon.
 _SUBJECT_LINE = r"^subject[ \t]*:([^\n]*)$"
 SUBJECT_LINE_TEXT = re.compile(_SUBJECT_LINE, re.MULTILINE)

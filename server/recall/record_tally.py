@@ -14,14 +14,22 @@ or does not fit the first read — is "unsure" (None), and the note is parsed as
 
 from __future__ import annotations
 
-import codecs
 import datetime as dt
 import re
 from dataclasses import dataclass
 
-from vault_recall.server.obsidian.note_bytes import CLOSING_LINE, DATE, KEYWORD_BYTES, OPENING_LINE, PROPERTY_NAME, SLUG
+from vault_recall.server.obsidian.note_bytes import (
+    CLOSING_LINE,
+    DATE,
+    KEYWORD_BYTES,
+    OPENING_LINE,
+    PROPERTY_NAME,
+    SLUG,
+    is_utf8,
+    plain_slug,
+    slugs_named,
+)
 from vault_recall.server.recall.records import KINDS, STATUSES
-from vault_recall.server.recall.subject_prefilter import plain_slug
 
 _NAME = PROPERTY_NAME.encode()
 # A letter outside ASCII, as UTF-8: two bytes, or three (CJK and most scripts) — leaving out
@@ -158,17 +166,6 @@ def _calendar_date(written: bytes) -> bool:
     return True
 
 
-def is_utf8(start: bytes | bytearray, length: int) -> bool:
-    """Are the first `length` bytes of `start` UTF-8 text?"""
-    if len(start) == length and start.isascii():
-        return True  # the whole note, and ASCII: no need to decode it
-    try:
-        codecs.utf_8_decode(memoryview(start)[:length], "strict", True)
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 def _value(found: dict[bytes, tuple[bytes, bytes]], name: bytes, default: bytes) -> bytes:
     """The value written on the line of property `name`; `default` when there is no such
     property, and b"" when it has none on its line (null, or a block list)."""
@@ -182,18 +179,17 @@ def _subjects(written: tuple[bytes, bytes] | None) -> tuple[str, ...] | None:
     if written is None:
         return None
     value, block_items = written
-    if value and value[:1] != b"[":
-        return (value.decode("ascii"),) if plain_slug(value) else None  # the common `subject: slug`
     if value:
-        items = value[1:-1].split(b", ") if value.startswith(b"[") else [value]
+        items = slugs_named(value)  # a slug (the common `subject: slug`), quoted or not, or a flow list
     elif block_items:
-        lines = block_items.splitlines(keepends=True)
-        found = [_SLUG_ITEM.fullmatch(line) for line in lines]
+        found = [_SLUG_ITEM.fullmatch(line) for line in block_items.splitlines(keepends=True)]
         if not all(found):
             return None  # an item that is no plain slug: the full reading says what it is
-        items = [match.group(1) for match in found if match]
+        items = tuple(match.group(1) for match in found if match)
+        if not all(plain_slug(item) for item in items):
+            return None
     else:
         return None  # `subject:` alone: the record rules refuse it
-    if not all(plain_slug(item) for item in items):
+    if items is None:
         return None
     return tuple(dict.fromkeys(item.decode("ascii") for item in items))

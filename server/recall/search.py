@@ -13,12 +13,12 @@ from typing import cast, overload
 
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote, Note, decode_note_text, modified_second, parse_note
-from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, lf_bytes, lf_text
+from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, is_utf8, lf_bytes, lf_text
 from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.arguments import check_range, check_subject
 from vault_recall.server.recall.hit_lines import HitLines, LineCounter
 from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, shortened_by
-from vault_recall.server.recall.record_tally import is_utf8, plain_note
+from vault_recall.server.recall.record_tally import plain_note
 from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchResult
 from vault_recall.server.recall.scan import Looked, NoteChanged, as_seen, each_looked_at, record_item
 from vault_recall.server.recall.scope import Exposure, Scope

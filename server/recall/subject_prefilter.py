@@ -18,25 +18,20 @@ from vault_recall.server.obsidian.note_bytes import (
     CLOSING,
     CLOSING_LINE,
     LOOSE_END,
+    NOT_TEXT,
     OPENING_LINE,
     OTHER_BREAKS,
     SLUG,
-    SLUG_BYTES,
     SUBJECT_LINE_BYTES,
     UNICODE_BREAKS,
     UTF16_BOMS,
+    slugs_named,
 )
 
+_LOOSE_END = LOOSE_END.encode()
 # Characters that can open a value spanning lines (flow collections, quoted text), inside
 # which a `subject:` line would not be the note's subject.
 _MULTILINE_OPENERS = re.compile(rb"[\"'{\[]")
-# Slugs YAML may not read as that text: booleans, null, numbers in any base and exponent
-# (`1e3` is a number to YAML 1.2), date-like runs (always used with fullmatch; a slug is
-# lowercase, so these spellings are all there are).  YAML 1.1's `yes`/`on` stay listed: being
-# unsure only means the note is read whole.
-_NOT_TEXT = re.compile(
-    rb"yes|no|on|off|true|false|null|[-+]?0x[0-9a-f]+|0o[0-7]+|[-+]?0b[01]+|[0-9-]*|-?[0-9]+e-?[0-9]+"
-)
 # The common record, matched in one step: the block opens with a plain `subject: slug` line
 # whose value does not go on below it (the next line is neither indented nor blank), and
 # closes within these bytes, with no '\\' anywhere in it.
@@ -52,7 +47,6 @@ _COMMON_RECORD = re.compile(
     + rb")[^\\\n]*\n)*?"
     + CLOSING_LINE
 )
-_QUOTES = (b"'", b'"')
 
 
 def plainly_not_about(subject: bytes | None, start: bytes | bytearray, length: int | None = None) -> bool:
@@ -67,7 +61,7 @@ def plainly_not_about(subject: bytes | None, start: bytes | bytearray, length: i
         # elsewhere in the block (an alias, say — then it is read to make sure).
         slug = common.group(1)
         end = common.end()
-        if _NOT_TEXT.fullmatch(slug) or OTHER_BREAKS.search(start, 0, end):
+        if NOT_TEXT.fullmatch(slug) or OTHER_BREAKS.search(start, 0, end):
             return False  # the slug is no text to YAML, or YAML's lines are not these
         return subject is not None and slug != subject and start.find(subject, 0, end) < 0
     if not start.startswith(BLOCK_STARTS, 0, end):
@@ -92,7 +86,7 @@ def _not_about(start: bytes, subject: bytes | None) -> bool:
         return True
     if subject is None or subject in block:
         return False
-    if block.find(LOOSE_END.encode()) >= 0:
+    if block.find(_LOOSE_END) >= 0:
         # A line such as '--- x' or '---x: 1': a broken note's subject is then looked for
         # only above it (note.invalid_from_head), so the line below proves nothing.
         return False
@@ -110,21 +104,8 @@ def _names_only_other_subjects(block: bytes) -> bool:
     before = block[: found.start()]
     if _MULTILINE_OPENERS.search(before) and not _complete_properties(before):
         return False  # the line might sit inside a value opened above it
-    value = found.group(1).strip(b" \t\r")
-    if value[:1] in _QUOTES:
-        # 'slug' or "slug": quoted text is text, whatever it spells.
-        inner = value[1:-1]
-        return len(value) > 2 and value[-1:] == value[:1] and SLUG_BYTES.fullmatch(inner) is not None
-    if value.startswith(b"[") and value.endswith(b"]"):
-        if b"'" in value or b'"' in value:
-            return False  # quoted items may hold commas: only YAML can split them
-        return all(plain_slug(item.strip(b" \t")) for item in value[1:-1].split(b","))
-    return plain_slug(value)  # `subject: other-slug`
-
-
-def plain_slug(value: bytes) -> bool:
-    """Is this unquoted value a slug YAML reads as that very text?"""
-    return SLUG_BYTES.fullmatch(value) is not None and _NOT_TEXT.fullmatch(value) is None
+    # None of them is the one asked: the block does not hold it.
+    return slugs_named(found.group(1).strip(b" \t\r")) is not None
 
 
 def _complete_properties(lines: bytes) -> bool:

@@ -14,9 +14,9 @@ from typing import TypeVar
 
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import InvalidNote, Note
-from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS
+from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS, is_utf8
 from vault_recall.server.recall.packing import answer, pack, shorten_to_bytes
-from vault_recall.server.recall.record_tally import is_utf8, plain_note
+from vault_recall.server.recall.record_tally import plain_note
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.results import Envelope, Packed, Problem
 from vault_recall.server.recall.scan import (

@@ -65,3 +65,33 @@ def test_a_slug_is_a_slug_in_text_and_in_bytes(text: str) -> None:
 def test_a_broken_note_names_the_subject_its_subject_line_names(data: bytes, subjects: tuple[str, ...]) -> None:
     parsed = parse_note("N.md", data, 0)
     assert isinstance(parsed, InvalidNote) and parsed.mentions_subject and parsed.subjects == subjects
+
+
+SLUG_PIECES = [
+    "a",
+    "build",
+    "0",
+    "1e3",
+    "0x1f",
+    "yes",
+    "null",
+    "-",
+    "x-1",
+    "2026-01-05",
+    " ",
+    ",",
+    "'",
+    '"',
+    "[",
+    "]",
+    "#",
+]
+
+
+@given(st.lists(st.sampled_from(SLUG_PIECES), min_size=1, max_size=6).map("".join))
+def test_the_slugs_a_value_plainly_names_are_what_yaml_reads_there(value: str) -> None:
+    named = note_bytes.slugs_named(value.strip(" ").encode())
+    if named is None:
+        return  # unsure: the full reading decides
+    read = parse_yaml_properties(f"subject: {value}\n")["subject"]
+    assert [item.decode() for item in named] == (read if isinstance(read, list) else [read])
