@@ -116,11 +116,12 @@ def slugs_named(value: bytes) -> tuple[bytes, ...] | None:
     """The slugs a property's value, written on its line (blanks around it dropped, no '\\' in
     it), names as YAML reads it — a plain slug, a quoted one (quoted text is text, whatever it
     spells) or a flow list of plain slugs; None for anything else, which only YAML can read."""
-    if value[:1] in _QUOTES:
+    first = value[:1]
+    if first in _QUOTES:
         inner = value[1:-1]
-        plain = len(value) > 2 and value[-1:] == value[:1] and SLUG_BYTES.fullmatch(inner) is not None
+        plain = len(value) > 2 and value[-1:] == first and SLUG_BYTES.fullmatch(inner) is not None
         return (inner,) if plain else None
-    if value.startswith(b"[") and value.endswith(b"]"):
+    if first == b"[" and value.endswith(b"]"):
         if b"'" in value or b'"' in value:
             return None  # quoted items may hold commas: only YAML can split them
         items = tuple(item.strip(b" \t") for item in value[1:-1].split(b","))

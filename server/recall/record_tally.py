@@ -180,7 +180,11 @@ def _subjects(written: tuple[bytes, bytes] | None) -> tuple[str, ...] | None:
         return None
     value, block_items = written
     if value:
-        items = slugs_named(value)  # a slug (the common `subject: slug`), quoted or not, or a flow list
+        if plain_slug(value):
+            return (value.decode("ascii"),)  # the common `subject: slug`, asked of every record first
+        items = slugs_named(value)  # a quoted slug or a flow list of them
+        if items is None:
+            return None
     elif block_items:
         found = [_SLUG_ITEM.fullmatch(line) for line in block_items.splitlines(keepends=True)]
         if not all(found):
@@ -190,6 +194,6 @@ def _subjects(written: tuple[bytes, bytes] | None) -> tuple[str, ...] | None:
             return None
     else:
         return None  # `subject:` alone: the record rules refuse it
-    if items is None:
-        return None
+    if len(items) == 1:
+        return (items[0].decode("ascii"),)  # most records name one subject
     return tuple(dict.fromkeys(item.decode("ascii") for item in items))

@@ -25,6 +25,7 @@ from vault_recall.server.obsidian.note_bytes import (
     SUBJECT_LINE_BYTES,
     UNICODE_BREAKS,
     UTF16_BOMS,
+    plain_slug,
     slugs_named,
 )
 
@@ -105,7 +106,8 @@ def _names_only_other_subjects(block: bytes) -> bool:
     if _MULTILINE_OPENERS.search(before) and not _complete_properties(before):
         return False  # the line might sit inside a value opened above it
     # None of them is the one asked: the block does not hold it.
-    return slugs_named(found.group(1).strip(b" \t\r")) is not None
+    value = found.group(1).strip(b" \t\r")
+    return plain_slug(value) or slugs_named(value) is not None  # the common plain slug asked first
 
 
 def _complete_properties(lines: bytes) -> bool:
