@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import re
 
+from vault_recall.server.obsidian.note_bytes import DATE, KEYWORDS, PROPERTY_NAME
 from vault_recall.server.obsidian.values import PropertyValue
 
-# A property name YAML reads as plain text: ASCII, starting with a letter or '_', short.
-_NAME = r"[A-Za-z_][A-Za-z0-9_-]{0,127}"  # YAML refuses names over 1024 characters
 # A plain (unquoted) scalar that can only be text: starts with a letter of any script, then
 # letters, digits, spaces and a few harmless marks.  No ':', '#', ',', brackets or quotes, so
 # it holds no comment, no mapping and nothing YAML would treat as flow syntax ('@' is
@@ -36,25 +35,16 @@ _PLAIN = r"[^\W\d_][\w.'/()+&@-]*(?: +[\w.'/()+&@-]+)*"
 # (escapes are left to YAML).  Excluded besides: control characters, NEL and the Unicode line
 # and paragraph separators (YAML line breaks), surrogates, the BOM, U+FFFE and U+FFFF.
 _UNQUOTABLE = r"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff"
-_DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _INT = r"0|[1-9][0-9]{0,17}"
 # One scalar, its kind told by the group that matched: double-quoted text, single-quoted text,
 # a date, a decimal integer, plain text.
-_SCALAR = rf"\"([^\"{_UNQUOTABLE}]*)\"|'([^'{_UNQUOTABLE}]*)'|({_DATE})|({_INT})|({_PLAIN})"
+_SCALAR = rf"\"([^\"{_UNQUOTABLE}]*)\"|'([^'{_UNQUOTABLE}]*)'|({DATE})|({_INT})|({_PLAIN})"
 
-_ENTRY = re.compile(rf"({_NAME}):(?: +(.*))?")
+_ENTRY = re.compile(rf"({PROPERTY_NAME}):(?: +(.*))?")
 _VALUE = re.compile(_SCALAR)
 _FLOW_ITEM = re.compile(rf" *(?:{_SCALAR}) *(,|\Z)")
 # An item is a scalar, or nothing (`-` alone: a null item, as templates leave them).
 _BLOCK_ITEM = re.compile(rf"( *)-(?: +(?:{_SCALAR}))? *")
-
-# Plain words YAML 1.2's core schema reads as booleans or null rather than text (`yes`, `on`,
-# `No` are text there, as Obsidian shows them).
-_KEYWORDS: dict[str, bool | None] = {
-    **dict.fromkeys(("true", "True", "TRUE"), True),
-    **dict.fromkeys(("false", "False", "FALSE"), False),
-    **dict.fromkeys(("null", "Null", "NULL"), None),
-}
 
 
 def read_flat_properties(yaml_text: str) -> dict[str, PropertyValue] | None:
@@ -128,7 +118,7 @@ def _typed(groups: tuple[str | None, ...]) -> PropertyValue:
     if double is None and single is None and date is None and integer is None and plain is None:
         return None  # an empty list item
     if plain is not None:
-        return _KEYWORDS.get(plain, plain)
+        return KEYWORDS.get(plain, plain)  # a keyword is no text
     if integer is not None:
         return int(integer)
     # A date is YAML's date read back as ISO text, or (2026-02-30) text YAML kept as is.

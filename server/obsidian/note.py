@@ -9,6 +9,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from vault_recall.server.obsidian.note_bytes import (
+    LOOSE_END,
+    SLUG_TEXT,
+    SUBJECT_LINE_TEXT,
+    TOP_LEVEL_KEY,
+    UTF16_BOMS,
+    lf_text,
+)
 from vault_recall.server.obsidian.properties import PropertiesError, SplitNote, parse_properties, split_properties
 from vault_recall.server.obsidian.syntax import (
     Heading,
@@ -23,9 +31,7 @@ from vault_recall.server.obsidian.syntax import (
 from vault_recall.server.obsidian.values import PropertyValue, text_list
 from vault_recall.server.vault.paths import NOTE_SUFFIX
 
-_SUBJECT_LINE = re.compile(r"^subject[ \t]*:(.*)$", re.MULTILINE)
 _SUBJECT_ANYWHERE = re.compile(r"(?:^|[{,])[ \t]*[\"']?subject[\"']?[ \t]*:", re.MULTILINE)
-_SLUG = re.compile(r"[a-z0-9-]{1,64}")  # always used with fullmatch
 
 
 @dataclass(frozen=True)
@@ -172,7 +178,7 @@ def decode_note_text(data: bytes) -> str:
     text = data.decode("utf-8")
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return lf_text(text)
 
 
 def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
@@ -185,7 +191,7 @@ def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
         reason = f"{path}, line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8"
         # Obsidian shows such a note with replacement characters; so is it read here.
         lossy = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-        return _unreadable_properties(path, data, mtime_ns, lossy.replace("\r\n", "\n").replace("\r", "\n"), reason)
+        return _unreadable_properties(path, data, mtime_ns, lf_text(lossy), reason)
     try:
         split = split_properties(text)
         properties = parse_properties(split.yaml_text) if split.yaml_text is not None else {}
@@ -234,14 +240,11 @@ def _unreadable_properties(path: str, data: bytes, mtime_ns: int, text: str, rea
     return replace(invalid_from_head(path, data, reason), readable=readable)
 
 
-_TOP_LEVEL_KEY = re.compile(r"""^(["']?)([^\s"'#:\-{\[][^:]*?)\1[ \t]*:""")
-
-
 def top_level_key_lines(yaml_text: str) -> dict[str, int]:
     """Where each top-level property is written, as a line of the note file (for reasons)."""
     lines: dict[str, int] = {}
     for index, text_line in enumerate(yaml_text.split("\n")):
-        found = _TOP_LEVEL_KEY.match(text_line)
+        found = TOP_LEVEL_KEY.match(text_line)
         if found:
             lines.setdefault(found.group(2), index + 1)
     return lines
@@ -276,13 +279,13 @@ def invalid_from_head(path: str, head: bytes, reason: str) -> InvalidNote:
     Used for notes whose properties cannot be parsed, so the check is deliberately loose:
     a `subject:` line in the leading properties block makes the note "could be in scope".
     """
-    encoding = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8"
+    encoding = "utf-16" if head.startswith(UTF16_BOMS) else "utf-8"
     text = head.decode(encoding, errors="replace").replace("\r\n", "\n")
     text = text[1:] if text.startswith("\ufeff") else text  # one BOM, as decode_note_text
     if not text.startswith("---"):
         return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
-    block = text.split("\n---", 1)[0]
-    found = _SUBJECT_LINE.search(block)
+    block = text.split(LOOSE_END, 1)[0]
+    found = SUBJECT_LINE_TEXT.search(block)
     if found:
         return InvalidNote(path=path, reason=reason, mentions_subject=True, subjects=_read_subject_hint(found, block))
     if _SUBJECT_ANYWHERE.search(block):
@@ -293,11 +296,11 @@ def invalid_from_head(path: str, head: bytes, reason: str) -> InvalidNote:
 
 def _read_subject_hint(found: re.Match[str], block: str) -> tuple[str, ...] | None:
     value = found.group(1).strip().strip("'\"")
-    if _SLUG.fullmatch(value):
+    if SLUG_TEXT.fullmatch(value):
         return (value,)
     if value.startswith("[") and value.endswith("]"):
         items = [item.strip().strip("'\"") for item in value[1:-1].split(",")]
-        return tuple(items) if items and all(_SLUG.fullmatch(i) for i in items) else None
+        return tuple(items) if items and all(SLUG_TEXT.fullmatch(i) for i in items) else None
     if value == "":
         items = []
         for line in block[found.end() :].split("\n")[1:]:
@@ -305,5 +308,5 @@ def _read_subject_hint(found: re.Match[str], block: str) -> tuple[str, ...] | No
             if not item:
                 break
             items.append(item.group(1).strip().strip("'\""))
-        return tuple(items) if items and all(_SLUG.fullmatch(i) for i in items) else None
+        return tuple(items) if items and all(SLUG_TEXT.fullmatch(i) for i in items) else None
     return None

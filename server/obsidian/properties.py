@@ -19,6 +19,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from vault_recall.server.obsidian.flat_properties import read_flat_properties
+from vault_recall.server.obsidian.note_bytes import DELIMITER_LINE, KEYWORDS, TOP_LEVEL_KEY
 from vault_recall.server.obsidian.values import PropertyValue
 
 # The C loader is several times faster on large vaults; the pure one behaves the same.
@@ -43,9 +44,9 @@ class SplitNote:
 
 
 class _ObsidianHandler(YAMLHandler):
-    # Obsidian only recognizes exactly '---' (trailing blanks allowed) as the delimiter line;
-    # python-frontmatter's default also takes '----' and longer.
-    FM_BOUNDARY = re.compile(r"^---[ \t]*$", re.MULTILINE)
+    # Obsidian's delimiter line (note_bytes.DELIMITER); python-frontmatter's default also
+    # takes '----' and longer.
+    FM_BOUNDARY = DELIMITER_LINE
 
 
 _HANDLER = _ObsidianHandler()
@@ -65,17 +66,19 @@ def split_properties(text: str) -> SplitNote:
     return SplitNote(yaml_text=yaml_text, body=body)
 
 
+# Booleans and null are the words note_bytes.KEYWORDS names (null is also '~' and nothing).
+_NULL_WORDS = [word for word, value in KEYWORDS.items() if value is None]
 # Plain scalars YAML 1.2's core schema reads as something other than text — and nothing else:
 # `yes`, `on`, `No`, `012:30`, `2020-08-21` are all text, as Obsidian (a YAML 1.2 reader) shows them.
 _CORE_RESOLVERS: list[tuple[str, str, str]] = [
-    ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    ("tag:yaml.org,2002:bool", "|".join(word for word, value in KEYWORDS.items() if value is not None), "tTfF"),
     ("tag:yaml.org,2002:int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
     (
         "tag:yaml.org,2002:float",
         r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
         "-+.0123456789",
     ),
-    ("tag:yaml.org,2002:null", r"~|null|Null|NULL|", "~nN"),
+    ("tag:yaml.org,2002:null", "|".join(("~", *_NULL_WORDS, "")), "~nN"),
 ]
 # Core-schema tags a note may also write out (`!!str 5`); any other tag (`!!binary`, `!!set`,
 # `!!timestamp`, `!custom`) is kept as the text or collection it is written as, as a YAML 1.2
@@ -310,9 +313,6 @@ def _line_of_key(yaml_text: str, key: str) -> int:
     return 2
 
 
-_PROPERTY_LINE = re.compile(r"""(["']?)([^\s"'#:\-{\[][^:]*?)\1[ \t]*:""")
-
-
 def _describe_yaml_problem(problem: str, yaml_text: str, line: int) -> str:
     """PyYAML's phrase (terse, but accurate), with the property it is in when one is written
     at or above that line."""
@@ -320,7 +320,7 @@ def _describe_yaml_problem(problem: str, yaml_text: str, line: int) -> str:
         return problem
     lines = yaml_text.split("\n")[:line]
     for text in reversed(lines):
-        found = _PROPERTY_LINE.match(text)
+        found = TOP_LEVEL_KEY.match(text)
         if found:
             return f"property {found.group(2)!r} is not valid YAML: {problem}"
     return f"invalid YAML in properties: {problem}"

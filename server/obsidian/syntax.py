@@ -92,38 +92,61 @@ def _mask_inline_code(line: str) -> str:
     return "".join(chars)
 
 
-# A line's container marks: blockquote and callout '>' (nested too) and the indentation of a
-# list item; a fence written inside them is a fence all the same.
-_CONTAINER = re.compile(r"(?:[ \t]{0,40}>)*[ \t]*")
+# A line's container marks: blockquote and callout '>' (nested too, each with the one blank
+# after it that belongs to the mark), written after the indentation of a list item or not; a
+# fence written inside them is a fence all the same.
+_QUOTE_MARKS = re.compile(r"(?:[ \t]{0,40}>[ \t]?)*")
+_BLANKS = re.compile(r"[ \t]*")
+
+
+def _width(blanks: str) -> int:
+    """How many columns these blanks indent by (a tab to the next multiple of four)."""
+    return len(blanks.expandtabs(4))
 
 
 def fenced(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
     """Each line with whether it belongs to a fenced code block (fence lines included) —
     also one written in a quote or callout (`> ```md`) or indented in a list, which ends with
-    its closing fence or with the quote it is in."""
+    its closing fence or with the quote it is in.
+
+    Inside a fence every line is text until the fence's own closing line: the same character,
+    at least as many, nothing after them but blanks, indented at most three columns more than
+    the fence was, and in the same quote (as many '>' marks) — a `> ```` line inside a fence
+    opened outside any quote is text of the block, not a fence.
+    """
     fence: str | None = None
     depth = 0  # how many '>' the open fence's lines start with
+    indent = 0  # the columns the open fence is indented by, inside its quote
     for line in lines:
-        marks = _CONTAINER.match(line)
+        marks = _QUOTE_MARKS.match(line)
         assert marks is not None  # it matches the empty string
-        rest = line[marks.end() :]
+        blanks = _BLANKS.match(line, marks.end())
+        assert blanks is not None
+        rest = line[blanks.end() :]
+        level = marks.group(0).count(">")
         if fence is not None:
-            if depth and marks.group(0).count(">") < depth:
+            if level < depth:
                 fence = None  # the quote holding the fence ended: so did the fence
             else:
-                # A closing fence has no info string: only fence characters, at least as many.
-                stripped = rest.strip()
-                if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+                if level == depth and _closes(fence, rest) and _width(blanks.group(0)) <= indent + 3:
                     fence = None
                 yield line, True
                 continue
         opener = _FENCE_OPEN.match(rest)
-        if opener:
+        if opener and not (opener.group(1)[0] == "`" and "`" in rest[opener.end() :]):
             fence = opener.group(1)
-            depth = marks.group(0).count(">")
+            depth = level
+            indent = _width(blanks.group(0))
             yield line, True
             continue
         yield line, False
+
+
+def _closes(fence: str, rest: str) -> bool:
+    """Is `rest` (a line after its marks and indentation) a closing line for `fence`: only
+    fence characters, at least as many (a closing fence has no info string)?"""
+    stripped = rest.rstrip(" \t")
+    return len(stripped) >= len(fence) and stripped.count(fence[0]) == len(stripped)
 
 
 def masked_lines(body: str) -> list[str]:

@@ -12,7 +12,6 @@ phrase, the lines `Phrase.lines_with_hits` gives (tests/server/recall/test_hit_l
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from vault_recall.server.recall.text_prefilter import Phrase
@@ -31,12 +30,8 @@ class LineCounter:
 
     def __init__(self, pattern: Phrase) -> None:
         # The match and the rest of its line: findall then steps on from the line's end.
-        self._text = re.compile(pattern.pattern.pattern + r"[^\n]*", re.IGNORECASE)
-        self._lowered = (
-            re.compile(re.escape(pattern.ascii_lower.encode("ascii")) + rb"[^\n]*")
-            if pattern.ascii_lower is not None
-            else None
-        )
+        self._text = pattern.on_a_line
+        self._lowered = pattern.on_a_lowered_line
 
     def in_text(self, text: str, start: int = 0, end: int | None = None) -> HitLines:
         """The lines of `text[start:end]` holding the phrase (`start` at a line's start, `end`

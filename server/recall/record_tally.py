@@ -14,15 +14,24 @@ or does not fit the first read — is "unsure" (None), and the note is parsed as
 
 from __future__ import annotations
 
-import codecs
 import datetime as dt
 import re
 from dataclasses import dataclass
 
+from vault_recall.server.obsidian.note_bytes import (
+    CLOSING_LINE,
+    DATE,
+    KEYWORD_BYTES,
+    OPENING_LINE,
+    PROPERTY_NAME,
+    SLUG,
+    is_utf8,
+    plain_slug,
+    slugs_named,
+)
 from vault_recall.server.recall.records import KINDS, STATUSES
-from vault_recall.server.recall.subject_prefilter import plain_slug
 
-_NAME = rb"[A-Za-z_][A-Za-z0-9_-]{0,63}"
+_NAME = PROPERTY_NAME.encode()
 # A letter outside ASCII, as UTF-8: two bytes, or three (CJK and most scripts) — leaving out
 # the leads of what YAML reads as a line break or refuses (NEL and the C1 controls, the line
 # and paragraph separators, the BOM, U+FFFE and U+FFFF, surrogates).  The whole note is
@@ -53,12 +62,9 @@ _PROPERTY = (
     rb" +(?P<value>" + _VALUE + rb") *\r?\n"
     rb"| *\r?\n(?P<items>(?P<indent> *)" + _ITEM_LINE + rb"(?:(?P=indent)" + _ITEM_LINE + rb")*)?)"
 )
-# How a note with a properties block begins (after at most the one BOM decoding drops).
-UTF8_BOM = b"\xef\xbb\xbf"
-BLOCK_STARTS = (b"---", UTF8_BOM + b"---")
-# The whole block: the opening line (after at most the one BOM decoding drops), such
-# properties only, then the closing line exactly.
-_PLAIN_BLOCK = re.compile(rb"(?:\xef\xbb\xbf)?---\r?\n((?:" + _PROPERTY + rb")+)---\r?\n")
+# The whole block: its opening line and closing line as note_bytes describes them (the reading
+# of every note takes them from there too), and such properties only between them.
+_PLAIN_BLOCK = re.compile(OPENING_LINE + rb"((?:" + _PROPERTY + rb")+)" + CLOSING_LINE)
 # The same for a block of ASCII text only, written to be quick: no letters outside ASCII, runs
 # of plain characters taken at once and never given back (possessive), no groups but the
 # block's and the indent's.  Every block it matches, _PLAIN_BLOCK matches too (each part's
@@ -72,11 +78,9 @@ _A_ITEM_LINE = rb"-(?: +(?:" + _A_LINE_TEXT + rb"|" + _A_QUOTED + rb"))? *\r?\n"
 _A_PROPERTY = (
     _NAME + rb":(?: +" + _A_VALUE + rb" *\r?\n| *\r?\n(?:( *)" + _A_ITEM_LINE + rb"(?:\2" + _A_ITEM_LINE + rb")*)?)"
 )
-_PLAIN_ASCII_BLOCK = re.compile(rb"---\r?\n((?:" + _A_PROPERTY + rb")+)---\r?\n")
+_PLAIN_ASCII_BLOCK = re.compile(OPENING_LINE + rb"((?:" + _A_PROPERTY + rb")+)" + CLOSING_LINE)
 # A `subject` list item the record rules can accept: a slug, nothing around it.
-_SLUG_ITEM = re.compile(rb" *- ([a-z0-9-]{1,64})\r?\n")
-# Names YAML 1.2 reads as a boolean or null, not as text.
-_KEYWORD_NAMES = frozenset((b"true", b"True", b"TRUE", b"false", b"False", b"FALSE", b"null", b"Null", b"NULL"))
+_SLUG_ITEM = re.compile(rb" *- (" + SLUG.encode() + rb")\r?\n")
 # In a block _PLAIN_BLOCK matched: each property's name and the value written on its line, in
 # one pass (a list item's line starts with a blank or '-', never with a name) — of which the
 # four the record rules read (blanks around a value dropped, as YAML drops them); a `subject:`
@@ -84,7 +88,7 @@ _KEYWORD_NAMES = frozenset((b"true", b"True", b"TRUE", b"false", b"False", b"FAL
 _PROPERTY_LINE = re.compile(rb"^(" + _NAME + rb"): *+([^\r\n]*+)", re.MULTILINE)
 _RECORD_NAMES = frozenset((b"subject", b"status", b"kind", b"date"))
 _SUBJECT_ITEMS = re.compile(rb"^subject: *\r?\n((?:[ -][^\n]*\n)*)", re.MULTILINE)
-_DATE = re.compile(rb"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_DATE = re.compile(DATE.encode())
 _STATUSES = {status.encode(): status for status in STATUSES}
 _KINDS = {kind.encode(): kind for kind in KINDS}
 
@@ -128,7 +132,7 @@ def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
     first, last = block.span(1)
     lines = _PROPERTY_LINE.findall(start, first, last)
     names = [name for name, _ in lines]
-    if len(set(names)) != len(names) or not _KEYWORD_NAMES.isdisjoint(names):
+    if len(set(names)) != len(names) or not KEYWORD_BYTES.isdisjoint(names):
         return None  # a duplicate is an error to YAML; a keyword name is no text
     if b"subject" not in names:
         return PlainNote(None) if is_utf8(start, length) else None
@@ -162,17 +166,6 @@ def _calendar_date(written: bytes) -> bool:
     return True
 
 
-def is_utf8(start: bytes | bytearray, length: int) -> bool:
-    """Are the first `length` bytes of `start` UTF-8 text?"""
-    if len(start) == length and start.isascii():
-        return True  # the whole note, and ASCII: no need to decode it
-    try:
-        codecs.utf_8_decode(memoryview(start)[:length], "strict", True)
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 def _value(found: dict[bytes, tuple[bytes, bytes]], name: bytes, default: bytes) -> bytes:
     """The value written on the line of property `name`; `default` when there is no such
     property, and b"" when it has none on its line (null, or a block list)."""
@@ -186,18 +179,21 @@ def _subjects(written: tuple[bytes, bytes] | None) -> tuple[str, ...] | None:
     if written is None:
         return None
     value, block_items = written
-    if value and value[:1] != b"[":
-        return (value.decode("ascii"),) if plain_slug(value) else None  # the common `subject: slug`
     if value:
-        items = value[1:-1].split(b", ") if value.startswith(b"[") else [value]
+        if plain_slug(value):
+            return (value.decode("ascii"),)  # the common `subject: slug`, asked of every record first
+        items = slugs_named(value)  # a quoted slug or a flow list of them
+        if items is None:
+            return None
     elif block_items:
-        lines = block_items.splitlines(keepends=True)
-        found = [_SLUG_ITEM.fullmatch(line) for line in lines]
+        found = [_SLUG_ITEM.fullmatch(line) for line in block_items.splitlines(keepends=True)]
         if not all(found):
             return None  # an item that is no plain slug: the full reading says what it is
-        items = [match.group(1) for match in found if match]
+        items = tuple(match.group(1) for match in found if match)
+        if not all(plain_slug(item) for item in items):
+            return None
     else:
         return None  # `subject:` alone: the record rules refuse it
-    if not all(plain_slug(item) for item in items):
-        return None
+    if len(items) == 1:
+        return (items[0].decode("ascii"),)  # most records name one subject
     return tuple(dict.fromkeys(item.decode("ascii") for item in items))

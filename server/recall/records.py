@@ -8,10 +8,11 @@ import re
 from dataclasses import dataclass
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
+from vault_recall.server.obsidian.note_bytes import SLUG_TEXT
 from vault_recall.server.obsidian.values import PropertyValue
 from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 
-SUBJECT_PATTERN = re.compile(r"[a-z0-9-]{1,64}")  # always used with fullmatch
+SUBJECT_PATTERN = SLUG_TEXT  # always used with fullmatch
 STATUSES = ("active", "archived")
 KINDS = ("decision", "event")
 

@@ -13,11 +13,12 @@ from typing import cast, overload
 
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote, Note, decode_note_text, modified_second, parse_note
+from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, is_utf8, lf_bytes, lf_text
 from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.arguments import check_range, check_subject
 from vault_recall.server.recall.hit_lines import HitLines, LineCounter
 from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, shortened_by
-from vault_recall.server.recall.record_tally import BLOCK_STARTS, UTF8_BOM, is_utf8, plain_note
+from vault_recall.server.recall.record_tally import plain_note
 from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchResult
 from vault_recall.server.recall.scan import Looked, NoteChanged, as_seen, each_looked_at, record_item
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -189,8 +190,7 @@ def _looker(
                 return True  # reported as a problem by the full reading
             if lowered.startswith(UTF8_BOM):
                 lowered = lowered[len(UTF8_BOM) :]
-            if b"\r" in lowered:
-                lowered = lowered.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            lowered = lf_bytes(lowered)
             lines = counter.in_lowered(lowered)
         else:
             try:
@@ -217,7 +217,7 @@ def searched_text(note: Note) -> str:
     if note.yaml_text is None:
         return note.body  # no properties block: the body is the whole text
     text = note.data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return lf_text(text)
 
 
 def _collect(found: list[_NoteHits], note: Note, counter: LineCounter) -> None:

@@ -13,38 +13,41 @@ from __future__ import annotations
 import re
 
 from vault_recall.server.obsidian.flat_properties import read_flat_properties
+from vault_recall.server.obsidian.note_bytes import (
+    BLOCK_STARTS,
+    CLOSING,
+    CLOSING_LINE,
+    LOOSE_END,
+    NOT_TEXT,
+    OPENING_LINE,
+    OTHER_BREAKS,
+    SLUG,
+    SUBJECT_LINE_BYTES,
+    UNICODE_BREAKS,
+    UTF16_BOMS,
+    plain_slug,
+    slugs_named,
+)
 
-_PROPERTIES_START = (b"---", b"\xef\xbb\xbf---")
-_UTF16_STARTS = (b"\xff\xfe", b"\xfe\xff")
-# The line that closes a properties block: exactly '---', trailing blanks allowed (a line such
-# as '---x: 1' is a property, not the end).
-_CLOSING = re.compile(rb"\n---[ \t]*\r?\n")
-# A `subject:` line at the start of a line of the block.
-_SUBJECT_LINE = re.compile(rb"^subject[ \t]*:([^\n]*)$", re.MULTILINE)
-_SLUG = re.compile(rb"[a-z0-9-]{1,64}")  # always used with fullmatch
+_LOOSE_END = LOOSE_END.encode()
 # Characters that can open a value spanning lines (flow collections, quoted text), inside
 # which a `subject:` line would not be the note's subject.
 _MULTILINE_OPENERS = re.compile(rb"[\"'{\[]")
-# Line breaks YAML knows besides '\n' (a lone CR, NEL, the Unicode line and paragraph
-# separators): where they are, YAML's lines are not the ones seen here.
-_OTHER_BREAKS = re.compile(rb"\r(?!\n)|\xc2\x85|\xe2\x80[\xa8\xa9]")
-# Slugs YAML may not read as that text: booleans, null, numbers in any base and exponent
-# (`1e3` is a number to YAML 1.2), date-like runs (always used with fullmatch; a slug is
-# lowercase, so these spellings are all there are).  YAML 1.1's `yes`/`on` stay listed: being
-# unsure only means the note is read whole.
-_NOT_TEXT = re.compile(
-    rb"yes|no|on|off|true|false|null|[-+]?0x[0-9a-f]+|0o[0-7]+|[-+]?0b[01]+|[0-9-]*|-?[0-9]+e-?[0-9]+"
-)
 # The common record, matched in one step: the block opens with a plain `subject: slug` line
 # whose value does not go on below it (the next line is neither indented nor blank), and
 # closes within these bytes, with no '\\' anywhere in it.
 _COMMON_RECORD = re.compile(
-    rb"(?:\xef\xbb\xbf)?---[ \t]*\r?\n"
-    rb"subject[ \t]*:[ \t]*([a-z0-9-]{1,64})[ \t]*\r?\n(?![ \t\r\n]|\xc2\x85|\xe2\x80[\xa8\xa9])"
-    rb"(?:(?!---[ \t]*\r?\n)[^\\\n]*\n)*?"
-    rb"---[ \t]*\r?\n"
+    OPENING_LINE
+    + rb"subject[ \t]*:[ \t]*("
+    + SLUG.encode()
+    + rb")[ \t]*\r?\n(?![ \t\r\n]|"
+    + UNICODE_BREAKS
+    + rb")"
+    + rb"(?:(?!"
+    + CLOSING_LINE
+    + rb")[^\\\n]*\n)*?"
+    + CLOSING_LINE
 )
-_QUOTES = (b"'", b'"')
 
 
 def plainly_not_about(subject: bytes | None, start: bytes | bytearray, length: int | None = None) -> bool:
@@ -59,32 +62,32 @@ def plainly_not_about(subject: bytes | None, start: bytes | bytearray, length: i
         # elsewhere in the block (an alias, say — then it is read to make sure).
         slug = common.group(1)
         end = common.end()
-        if _NOT_TEXT.fullmatch(slug) or _OTHER_BREAKS.search(start, 0, end):
+        if NOT_TEXT.fullmatch(slug) or OTHER_BREAKS.search(start, 0, end):
             return False  # the slug is no text to YAML, or YAML's lines are not these
         return subject is not None and slug != subject and start.find(subject, 0, end) < 0
-    if not start.startswith(_PROPERTIES_START, 0, end):
+    if not start.startswith(BLOCK_STARTS, 0, end):
         # No properties block: never a record, never a broken note about a subject — unless
         # it is UTF-16 (with its BOM), which the full reading decodes to find out.
-        return not start.startswith(_UTF16_STARTS, 0, end)
+        return not start.startswith(UTF16_BOMS, 0, end)
     return _not_about(bytes(start[:end]), subject)
 
 
 def _not_about(start: bytes, subject: bytes | None) -> bool:
     """plainly_not_about for a note that opens a properties block of a less common shape."""
-    closing = _CLOSING.search(start, 3)
+    closing = CLOSING.search(start, 3)
     if closing is None:
         return False  # unterminated, or longer than what was read: read it whole
     block = start[: closing.start()]
     if b"\\" in block:
         return False  # a YAML escape can spell a name or slug these bytes do not show
     # Up to the closing line's '\n', so a CRLF block's last '\r' is seen as the CRLF it is.
-    if _OTHER_BREAKS.search(start, 0, closing.start() + 1):
+    if OTHER_BREAKS.search(start, 0, closing.start() + 1):
         return False  # YAML's lines (and where the block ends) are not the ones seen here
     if b"subject" not in block:
         return True
     if subject is None or subject in block:
         return False
-    if block.find(b"\n---") >= 0:
+    if block.find(_LOOSE_END) >= 0:
         # A line such as '--- x' or '---x: 1': a broken note's subject is then looked for
         # only above it (note.invalid_from_head), so the line below proves nothing.
         return False
@@ -93,7 +96,7 @@ def _not_about(start: bytes, subject: bytes | None) -> bool:
 
 def _names_only_other_subjects(block: bytes) -> bool:
     """Does the block's own `subject:` line plainly name slugs (none of them the one asked)?"""
-    found = _SUBJECT_LINE.search(block)
+    found = SUBJECT_LINE_BYTES.search(block)
     if found is None:
         return False  # a quoted or nested `subject` key: only YAML can say
     after = block[found.end() + 1 : found.end() + 2]
@@ -102,21 +105,9 @@ def _names_only_other_subjects(block: bytes) -> bool:
     before = block[: found.start()]
     if _MULTILINE_OPENERS.search(before) and not _complete_properties(before):
         return False  # the line might sit inside a value opened above it
+    # None of them is the one asked: the block does not hold it.
     value = found.group(1).strip(b" \t\r")
-    if value[:1] in _QUOTES:
-        # 'slug' or "slug": quoted text is text, whatever it spells.
-        inner = value[1:-1]
-        return len(value) > 2 and value[-1:] == value[:1] and _SLUG.fullmatch(inner) is not None
-    if value.startswith(b"[") and value.endswith(b"]"):
-        if b"'" in value or b'"' in value:
-            return False  # quoted items may hold commas: only YAML can split them
-        return all(plain_slug(item.strip(b" \t")) for item in value[1:-1].split(b","))
-    return plain_slug(value)  # `subject: other-slug`
-
-
-def plain_slug(value: bytes) -> bool:
-    """Is this unquoted value a slug YAML reads as that very text?"""
-    return _SLUG.fullmatch(value) is not None and _NOT_TEXT.fullmatch(value) is None
+    return plain_slug(value) or slugs_named(value) is not None  # the common plain slug asked first
 
 
 def _complete_properties(lines: bytes) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, unquote_to_bytes
 
+from vault_recall.server.obsidian.note_bytes import REST_OF_LINE
 from vault_recall.server.obsidian.resolve import fold
 
 Worth = Callable[[bytes | bytearray], bool]
@@ -24,51 +25,48 @@ Worth = Callable[[bytes | bytearray], bool]
 
 @dataclass(frozen=True)
 class Phrase:
-    """What search_notes looks for: the phrase, ignoring case as `re.IGNORECASE` does."""
+    """What search_notes looks for: the phrase, ignoring case as `re.IGNORECASE` does.
+
+    A phrase's lines are described once, by `on_a_line`: a match and the rest of its line.  A
+    match never spans lines (the phrase holds no line break), so one search for it finds the
+    first match on a line and steps on to the line's end: each line holding the phrase is found
+    once, whether listed one by one (`lines_with_hits`) or counted in bulk (hit_lines.py).
+    """
 
     text: str
     pattern: re.Pattern[str]
     ascii_lower: str | None  # the phrase lowercased, when it is ASCII
+    on_a_line: re.Pattern[str]  # the first match on a line, and the rest of that line
+    on_a_lowered_line: re.Pattern[bytes] | None  # the same in lowered bytes, for an ASCII phrase
 
     @classmethod
     def of(cls, phrase: str) -> Phrase:
-        return cls(phrase, re.compile(re.escape(phrase), re.IGNORECASE), phrase.lower() if phrase.isascii() else None)
+        escaped = re.escape(phrase)
+        ascii_lower = phrase.lower() if phrase.isascii() else None
+        return cls(
+            phrase,
+            re.compile(escaped, re.IGNORECASE),
+            ascii_lower,
+            re.compile(escaped + REST_OF_LINE, re.IGNORECASE),
+            None if ascii_lower is None else re.compile(re.escape(ascii_lower.encode("ascii")) + REST_OF_LINE.encode()),
+        )
 
     def lines_with_hits(self, text: str, first_line: int) -> Iterator[tuple[int, int, int, int, int]]:
         """(file line number, line start, line end, match start, match end) for the first match
         on each line of `text` holding one, in order; `text` starts on file line `first_line`.
 
         One pass over the whole text (a search per line would be a call per line, tens of
-        thousands over a vault): a match never spans lines, since the phrase holds no line
-        break, so the first match starting on a line is the one a search of that line finds.
-        The search goes on from the end of a line once it has a match there: a phrase found a
-        million times on one long line costs one find, not a million."""
-        ascii_lower = self.ascii_lower is not None and text.isascii()
-        haystack = text.lower() if ascii_lower else text
-        position = 0
+        thousands over a vault), one search per line holding the phrase (`on_a_line`): a phrase
+        found a million times on one long line costs one search, not a million.  Each literal
+        character of the phrase matches one character, so a match is as long as the phrase."""
         number = first_line
         counted = 0  # newlines before this position are counted in `number`
-        while True:
-            if ascii_lower:
-                assert self.ascii_lower is not None
-                start = haystack.find(self.ascii_lower, position)
-                if start < 0:
-                    return
-                end = start + len(self.ascii_lower)
-            else:
-                found = self.pattern.search(text, position)
-                if found is None:
-                    return
-                start, end = found.start(), found.end()
+        size = len(self.text)
+        for found in self.on_a_line.finditer(text):
+            start = found.start()
             number += text.count("\n", counted, start)
             counted = start
-            line_start = text.rfind("\n", 0, start) + 1
-            line_end = text.find("\n", end)
-            if line_end < 0:
-                yield number, line_start, len(text), start, end
-                return
-            yield number, line_start, line_end, start, end
-            position = line_end + 1
+            yield number, text.rfind("\n", 0, start) + 1, found.end(), start, start + size
 
     def found_in(self, text: str) -> bool:
         if self.ascii_lower is not None and text.isascii():

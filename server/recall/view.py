@@ -14,8 +14,9 @@ from typing import TypeVar
 
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import InvalidNote, Note
+from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS, is_utf8
 from vault_recall.server.recall.packing import answer, pack, shorten_to_bytes
-from vault_recall.server.recall.record_tally import BLOCK_STARTS, UTF8_BOM, is_utf8, plain_note
+from vault_recall.server.recall.record_tally import plain_note
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.results import Envelope, Packed, Problem
 from vault_recall.server.recall.scan import (
@@ -88,7 +89,7 @@ def seen_from_bytes(exposure: Exposure, data: bytes, path: str = "") -> bool | N
 
 
 # A BOM: UTF-8's before text that is no properties block, or UTF-16's (read decoded, whole).
-_OTHER_STARTS = (UTF8_BOM, b"\xff\xfe", b"\xfe\xff")
+_OTHER_STARTS = (UTF8_BOM, *UTF16_BOMS)
 
 
 @dataclass(frozen=True)

@@ -157,6 +157,25 @@ def test_code_in_callouts_quotes_and_lists_is_not_links(tmp_path: Path, body: st
     assert [h["path"] for h in backlinks.get_backlinks(scope(vault), "Visible")["records"]] == ["src.md"]
 
 
+# Found in a public vault: an admonition fence holding a callout with a quoted dataviewjs fence.
+# Inside the outer fence every line is text, the quoted fence lines too, so the fence closes
+# on its own '```' line and the task below it is no code.
+QUOTED_FENCE_IN_A_FENCE = """```ad-flex
+> [!info]- x
+> ```dataviewjs
+const a=1;
+>```
+```
+- [ ] t comment: [[2022-08-17#^wyfxv5]]
+"""
+
+
+def test_quoted_fence_lines_inside_an_open_fence_neither_open_nor_close_one(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path / "v", {"2022-08-17.md": "- task ^wyfxv5\n", "src.md": QUOTED_FENCE_IN_A_FENCE})
+    found = [(h["path"], h["line"]) for h in backlinks.get_backlinks(scope(vault), "2022-08-17")["records"]]
+    assert found == [("src.md", 7)]
+
+
 HEADINGS = """# Date type
 ## Fields
 ### `date()`

@@ -11,6 +11,7 @@ from tests.support.paths import REPO_ROOT
 from vault_recall.server.obsidian.syntax import (
     atx_heading,
     block_span,
+    fenced,
     lines_between,
     parse_headings,
     parse_inline_tags,
@@ -172,6 +173,35 @@ def test_link_corner_cases(text: str, expected: tuple[str, str | None, str | Non
 
 def test_a_fence_line_with_an_info_string_does_not_close_a_fence() -> None:
     assert parse_links("```\n```js\n[[Inside]]\n```\n[[Outside]]") == parse_links("\n\n\n\n[[Outside]]")
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        # Inside a fence opened outside any quote, quoted fence lines are text of the block.
+        ("```\n> ```js\nx\n>```\n```\n[[L]]", [1, 2, 3, 4, 5]),
+        ("```\n> ```\n[[In]]\n```\n[[L]]", [1, 2, 3, 4]),
+        # Inside a fence in a quote, a line of a deeper quote is text; one of the same quote closes.
+        ("> ```\n> > ```\n> [[In]]\n> ```\n[[L]]", [1, 2, 3, 4]),
+        # The closing line: the fence's own character, at least as many, nothing after them.
+        ("~~~\n```\n~~~~\n[[L]]", [1, 2, 3]),
+        ("````\n```\n[[In]]\n````\n[[L]]", [1, 2, 3, 4]),
+        ("```\n``` x\n[[In]]\n```  \n[[L]]", [1, 2, 3, 4]),
+        # Indented at most three columns more than the fence was.
+        ("```\n    ```\n[[In]]\n   ```\n[[L]]", [1, 2, 3, 4]),
+        ("- item\n    ```\n    [[In]]\n    ```\n[[L]]", [2, 3, 4]),
+        # A backtick fence's info string holds no backtick: '```x```' is inline code, no fence.
+        ("```x```\n[[L]]", []),
+        ("~~~x`y\n[[In]]\n~~~\n[[L]]", [1, 2, 3]),
+        # The quote holding a fence ends it.
+        ("> ```\n[[L]]", [1]),
+    ],
+)
+def test_a_fence_closes_only_on_its_own_closing_line(body: str, code: list[int]) -> None:
+    lines = body.split("\n")
+    assert [number for number, (_, in_code) in enumerate(fenced(lines), start=1) if in_code] == code
+    outside = [number for number, line in enumerate(lines, start=1) if number not in code and "[[" in line]
+    assert [link.line for link in parse_links(body)] == outside
 
 
 def test_links_know_where_they_are_written() -> None:

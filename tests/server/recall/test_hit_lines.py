@@ -3,6 +3,8 @@ packing passes a note over by must be no larger than any of its hits."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -24,6 +26,21 @@ def expected(pattern: Phrase, text: str) -> tuple[int, int]:
     """(lines with a hit, the fewest characters from a line's first hit to its end)"""
     tails = [end - hit for _, _, end, hit, _ in pattern.lines_with_hits(text, 1)]
     return len(tails), min(tails, default=0)
+
+
+@example("ab\nxx ab ab\n\nab", "ab", 1)
+@example("k\nK\n" + KELVIN + "\n\u0130", "i", 7)
+@given(LINES, PHRASES, st.integers(1, 9))
+def test_a_phrase_s_lines_are_the_lines_a_search_of_each_line_finds_it_on(text: str, phrase: str, first: int) -> None:
+    # The reference: each line searched on its own, as a person would read the phrase's rule.
+    found = []
+    offset = 0
+    for number, line in enumerate(text.split("\n"), start=first):
+        match = re.search(re.escape(phrase), line, re.IGNORECASE)
+        if match:
+            found.append((number, offset, offset + len(line), offset + match.start(), offset + match.end()))
+        offset += len(line) + 1
+    assert list(Phrase.of(phrase).lines_with_hits(text, first)) == found
 
 
 @example("ab\nxx ab ab\n\nab", "ab")

@@ -181,6 +181,10 @@ def test_what_the_rules_or_yaml_could_read_otherwise_is_left_to_the_full_reading
             (("build-system",), "active", "event"),
         ),
         (b"---\nsubject: hiring\ntags:\ndate: 2024-02-29\n---\ncaf\xc3\xa9\n", (("hiring",), "active", "decision")),
+        # A quoted slug is text, whatever it spells (note_bytes.slugs_named, as the prefilter reads it).
+        (b"---\nsubject: '123'\n---\n", (("123",), "active", "decision")),
+        # Blanks after the dashes: the delimiter lines every reader takes from note_bytes.
+        (b"--- \nsubject: hiring\n---\t\r\nbody\n", (("hiring",), "active", "decision")),
     ],
 )
 def test_the_plainest_records_are_counted_from_their_bytes(data: bytes, expected: tuple[object, ...]) -> None:
