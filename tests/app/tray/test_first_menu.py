@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.menu_walk import find, first_lines, texts
 from vault_recall.app.clients.catalogue import CLIENTS, client_spec
 from vault_recall.app.state.activity_view import ClientSummary, EventRow
 from vault_recall.app.state.health import HealthReport
 from vault_recall.app.state.obsidian_vaults import KnownVault, last_opened
 from vault_recall.app.tray.installed import Installed
-from vault_recall.app.tray.menu import Item, TrayState, build_menu
+from vault_recall.app.tray.menu import TrayState, build_menu
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
 
 NOW = 1_800_000_000.0
@@ -35,22 +36,6 @@ def report(records: int = 7, **kw: object) -> HealthReport:
 def state(**kw: object) -> TrayState:
     fields: dict[str, object] = {"config": ON_SAMPLE, "health": report(), "now": NOW, "sample_vault": SAMPLE} | kw
     return TrayState(**fields)  # type: ignore[arg-type]
-
-
-def texts(items: tuple[Item, ...]) -> list[str]:
-    return [i.text for i in items]
-
-
-def first_lines(menu: tuple[Item, ...]) -> list[str]:
-    """The lines above the first separator: what the icon's menu opens with."""
-    return texts(menu)[: texts(menu).index("-")]
-
-
-def find(items: tuple[Item, ...], *path: str) -> Item:
-    for item in items:
-        if item.text == path[0]:
-            return item if len(path) == 1 else find(item.submenu or (), *path[1:])
-    raise AssertionError(f"{path[0]!r} not in {texts(items)}")
 
 
 def test_on_the_sample_vault_the_first_menu_offers_the_vault_obsidian_has_open_in_one_click() -> None:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.menu_walk import find, first_lines, texts
 from vault_recall.app.state.health import HealthReport
-from vault_recall.app.tray.menu import Item, TrayState, build_menu
+from vault_recall.app.tray.menu import TrayState, build_menu
 from vault_recall.app.tray.subject_menu import rule_action, rule_of
 from vault_recall.server.config.config_file import Config, VaultEntry
 from vault_recall.server.recall.rule_suggestions import SuggestedRule
@@ -33,21 +34,6 @@ def report(records: int = 0, status: str = "ok") -> HealthReport:
 def state(**kw: object) -> TrayState:
     fields: dict[str, object] = {"config": WORK, "health": report(), "now": NOW, "suggestions": PROPOSALS} | kw
     return TrayState(**fields)  # type: ignore[arg-type]
-
-
-def texts(items: tuple[Item, ...]) -> list[str]:
-    return [i.text for i in items]
-
-
-def first_lines(menu: tuple[Item, ...]) -> list[str]:
-    return texts(menu)[: texts(menu).index("-")]
-
-
-def find(items: tuple[Item, ...], *path: str) -> Item:
-    for item in items:
-        if item.text == path[0]:
-            return item if len(path) == 1 else find(item.submenu or (), *path[1:])
-    raise AssertionError(f"{path[0]!r} not in {texts(items)}")
 
 
 def test_a_vault_with_no_records_offers_its_subjects_one_click_each_with_their_counts() -> None:
