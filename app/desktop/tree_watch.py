@@ -40,7 +40,8 @@ POLL_SECONDS = 5.0
 MAX_POLLED_FOLDERS = 5_000
 
 
-def _libc() -> ctypes.CDLL | None:
+def kernel() -> ctypes.CDLL | None:
+    """The C library, to ask the kernel for inotify; None where there is none (not Linux)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -56,7 +57,7 @@ class TreeWatch:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._libc = _libc()
+        self._libc = kernel()
         self._fd: int | None = None
         self._folders: dict[int, Path] = {}  # watch descriptor → folder
         self._settings_wd: int | None = None

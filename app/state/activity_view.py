@@ -6,7 +6,7 @@ Read-only connections: viewing activity never creates or changes the store.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,19 +110,53 @@ def reading(path: Path) -> Iterator[sqlite3.Connection | None]:
 
 def recent_events(path: Path, limit: int = 20, client: str | None = None, after_id: int = 0) -> list[EventRow]:
     """The newest `limit` events (after `after_id`), returned oldest first."""
+    where = "id > ?" + (" AND client = ?" if client else "")
+    params: tuple[object, ...] = (after_id, *([client] if client else []), limit)
     with reading(path) as connection:
         if connection is None:
             return []
-        where = "WHERE id > ?" + (" AND client = ?" if client else "")
-        params: list[object] = [after_id] + ([client] if client else [])
         try:
-            rows = connection.execute(
-                f"SELECT {_EVENT_COLUMNS} FROM events {where} ORDER BY id DESC LIMIT ?", (*params, limit)
-            ).fetchall()
-            events = [_row(connection, row) for row in reversed(rows)]
+            sql = _with_notes(f"SELECT {_EVENT_COLUMNS} FROM events WHERE {where}")
+            return _events(connection.execute(sql, params))
         except sqlite3.Error:
             return []
-    return events
+
+
+@dataclass(frozen=True)
+class News:
+    """What a look at the store found: its newest event's id, and the events after the one asked."""
+
+    newest: int
+    events: list[EventRow]
+
+
+# One statement, so a look costs one query however many events came: the newest id beside the
+# events after `after` with their notes.  A store whose newest id is below `after` was made again
+# (deleted, or moved away): its events count from the start.
+_NEWS = (
+    "WITH m(newest) AS (SELECT COALESCE(MAX(id), 0) FROM events),"
+    f" e AS (SELECT {_EVENT_COLUMNS} FROM events, m WHERE id > CASE WHEN m.newest >= :after THEN :after ELSE 0 END"
+    " ORDER BY id DESC LIMIT :limit)"
+    " SELECT m.newest, e.*, r.path, r.revision FROM m LEFT JOIN e ON 1 LEFT JOIN returned r ON r.event_id = e.id"
+    " ORDER BY e.id, r.rowid"
+)
+
+
+def news_after(path: Path, after: int, limit: int = 50) -> News | None:
+    """The newest `limit` events after the id `after` (all of a store made again since), oldest
+    first, in one query; None when the store cannot be read right now (busy, say), which is not
+    the same as empty.  No store yet: nothing new."""
+    if not path.exists():
+        return News(0, [])
+    with reading(path) as connection:
+        if connection is None:
+            return None
+        try:
+            rows = connection.execute(_NEWS, {"after": after, "limit": limit}).fetchall()
+        except sqlite3.Error:
+            return None
+    newest = int(rows[0][0]) if rows else 0
+    return News(newest, _events(row[1:] for row in rows if row[1] is not None))
 
 
 def latest_per_client(path: Path) -> list[ClientSummary]:
@@ -194,14 +228,30 @@ def _rows(path: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[A
             return []
 
 
-def _row(connection: sqlite3.Connection, row: tuple[object, ...]) -> EventRow:
-    notes = connection.execute(
-        "SELECT path, revision FROM returned WHERE event_id = ? ORDER BY rowid", (row[0],)
-    ).fetchall()
-    *fields, version = row
-    return EventRow(  # type: ignore[misc]
-        *fields,  # type: ignore[arg-type]
-        returned=tuple(str(note[0]) for note in notes),
-        revisions=tuple(note[1] if isinstance(note[1], str) else None for note in notes),
-        client_version=version,  # type: ignore[arg-type]
+def _with_notes(events_sql: str) -> str:
+    """`events_sql` (the newest first, its last parameter the limit) joined with each event's
+    notes in one statement, oldest event first: no query per event."""
+    return (
+        f"SELECT e.*, r.path, r.revision FROM ({events_sql} ORDER BY id DESC LIMIT ?) e"
+        " LEFT JOIN returned r ON r.event_id = e.id ORDER BY e.id, r.rowid"
     )
+
+
+def _events(rows: Iterable[Sequence[Any]]) -> list[EventRow]:
+    """Events from rows of the event's columns, then one returned note's path and revision
+    (NULL for an event without notes), an event's rows side by side, oldest event first."""
+    gathered: dict[int, tuple[Sequence[Any], list[tuple[str, str | None]]]] = {}
+    for row in rows:
+        *fields, note, revision = row
+        _, notes = gathered.setdefault(int(fields[0]), (fields, []))
+        if note is not None:
+            notes.append((str(note), revision if isinstance(revision, str) else None))
+    return [
+        EventRow(  # type: ignore[misc]
+            *fields[:-1],
+            returned=tuple(note for note, _ in notes),
+            revisions=tuple(revision for _, revision in notes),
+            client_version=fields[-1],
+        )
+        for fields, notes in gathered.values()
+    ]

@@ -1,12 +1,14 @@
 """The tray's life, whichever backend draws it: state, the action worker, the watcher, health,
 and the view itself, which changes when the panels do.
 
-A background thread polls cheap signs of change once a second (the activity store's newest
-event id, the config file's time, what changed in the vault's folders, the files of the notes
-recalled in the last day, a request left by another `vault-recall`) and follows the panels;
-health is re-checked on a thread of its own when the vault changes and otherwise now and then,
-so neither a slow disk nor a big vault ever blocks the menu.  Clicks only queue actions; the
-worker runs them.  Every change ends in `refresh`, which rebuilds the menu model and hands it
+A background thread hears of a recall when a server writes the activity store (the kernel
+wakes it: store_watch.py; where it cannot, it looks once a second), then reads what is new in
+one query; once a second it also polls cheap signs of change (the config file's time, what
+changed in the vault's folders, the files of the notes recalled in the last day, a request
+left by another `vault-recall`) and follows the panels.  Health is re-checked on a thread of
+its own when the vault changes and otherwise now and then (health_schedule.py), so neither a
+slow disk nor a big vault ever blocks the menu.  Clicks only queue actions; the worker runs
+them.  Every change ends in `refresh`, which rebuilds the menu model and hands it
 to the backend's `TrayView`.
 """
 
@@ -25,9 +27,10 @@ from pathlib import Path
 from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.clients.install import InstallError
 from vault_recall.app.desktop import notifications
+from vault_recall.app.desktop.store_watch import StoreWatch
 from vault_recall.app.desktop.tray_hosts import Hosts, HostWatch
 from vault_recall.app.desktop.tree_watch import TreeWatch
-from vault_recall.app.state.activity_view import Recall, latest_recalls, newest_event_id, recent_events
+from vault_recall.app.state.activity_view import EventRow, Recall, latest_recalls, newest_event_id, news_after
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import (
     FileMark,
@@ -54,6 +57,7 @@ from vault_recall.app.tray.changed_notes import (
 from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
 from vault_recall.app.tray.endpoint_menu import with_endpoint
 from vault_recall.app.tray.health_news import health_news
+from vault_recall.app.tray.health_schedule import HealthSchedule
 from vault_recall.app.tray.installed import InstalledClients
 from vault_recall.app.tray.menu import Action, TrayState, asked, build_menu, note_name, status_of, tooltip
 from vault_recall.app.tray.notices import as_sentence, failure_summary
@@ -66,12 +70,7 @@ from vault_recall.server.vault.paths import display
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 1.0
-# Health is re-checked when the vault's folder changes, when a recall reports another status,
-# and otherwise every 30 checks' worth of time: 15 s for a small vault, up to 5 min for a huge one.
-HEALTH_MIN_SECONDS, HEALTH_MAX_SECONDS, HEALTH_COST_FACTOR = 15.0, 300.0, 30.0
-# A change in the vault's folders is checked at once, but checks start at most this many times
-# their cost apart: a vault whose notes change every second takes at most a tenth of a core.
-HEALTH_SPACING_FACTOR = 10.0
+NEWS_LIMIT = 50  # the events one look reads at most (notifications name the latest)
 RECALL_MARK_SECONDS = 3.0
 # The recalls of the last day are read again at least this often (and after every new event).
 RECALLS_SECONDS = 60.0
@@ -96,21 +95,20 @@ class TrayApp:
         self._next_backend: str | None = None
         self._view_up = False  # the view running now has shown the icon
         self._threads_started = False
-        self._health: HealthReport | None = None
+        self._health = HealthSchedule()
         self._suggested: tray_state.Suggested | None = None
-        # Subject proposals are looked for again only when the vault or its rules may have
-        # changed, not on every periodic health check: they cost a pass of their own.
-        self._suggest_due = True
-        self._checking = False
         self._stop = threading.Event()
         self._actions: queue.Queue[Action] = queue.Queue()
-        self._last_event = newest_event_id(activity_path()) or 0
+        # The newest event already there: what came before the tray is no news.  None when the
+        # store is busy right now: the first look then takes as news only what came since this.
+        self._last_event: int | None = newest_event_id(activity_path())
+        self._since = time.time()
+        self._store = StoreWatch(activity_path(), POLL_SECONDS)
+        self._look_again = False  # the store was busy at the last look
         self._recall_until = 0.0
         self._tree: TreeWatch | None = None  # the active vault's folders, watched for changes
         self._tree_root: Path | None = None
         self._config_mtime: int | None = None
-        self._next_health = 0.0
-        self._quiet_until = 0.0  # no health check starts before (HEALTH_SPACING_FACTOR)
         self._installed = InstalledClients()
         # Notes recalled in the last day, watched for the person's edits (changed_notes.py).
         self._recalls: list[Recall] | None = None
@@ -215,11 +213,37 @@ class TrayApp:
             self._notify("Vault Recall's icon has no panel to show in", as_sentence(missing))
 
     def _watch(self) -> None:
-        while not self._stop.wait(POLL_SECONDS):
-            try:
-                self._poll()
-            except Exception:  # the thread's entry point: keep watching whatever happened
-                log.exception("tray refresh failed")
+        """Wait for a write to the store, and poll the rest once a second."""
+        tick = time.monotonic() + POLL_SECONDS
+        try:
+            while not self._stop.is_set():
+                written = self._store.wait(tick - time.monotonic())
+                if self._stop.is_set():
+                    break
+                try:
+                    if written or (self._look_again and time.monotonic() >= tick):
+                        self._hear()
+                    if time.monotonic() >= tick:
+                        tick = time.monotonic() + POLL_SECONDS
+                        self._poll()
+                except Exception:  # the thread's entry point: keep watching whatever happened
+                    log.exception("tray refresh failed")
+        finally:
+            self._store.close()
+
+    def _hear(self) -> None:
+        """A server wrote the store: what is new, in one query, then the menu."""
+        news = news_after(activity_path(), self._last_event or 0, limit=NEWS_LIMIT)
+        self._look_again = news is None  # busy: looked at again on the next tick
+        if news is None or news.newest == self._last_event:
+            return
+        events = news.events
+        if self._last_event is None:  # busy as the tray started: only what came since is news
+            events = [e for e in events if e.ts >= self._since]
+        self._last_event = news.newest
+        self._on_recalls(events)
+        self._watch_recalled_notes(True)
+        self.refresh()
 
     def _work(self) -> None:
         while not self._stop.is_set():
@@ -248,35 +272,24 @@ class TrayApp:
             return
         if request == "show":  # a second `vault-recall` started: say where this one is
             self._notify("Vault Recall is already running", "Its icon is in the panel; click it for the menu.")
-        changed = False
-        newest = newest_event_id(activity_path())
-        recalled = False
-        if newest is not None and newest != self._last_event:  # None: the store is busy, not empty
-            self._on_recalls(newest)
-            changed = recalled = True
-        if self._watch_recalled_notes(recalled):
-            changed = True
+        changed = self._watch_recalled_notes(False)
         try:
             mtime: int | None = config_path().stat().st_mtime_ns
         except OSError:
             mtime = None
         if mtime != self._config_mtime:
             self._config_mtime = mtime
-            self._next_health = 0.0  # the active vault may have changed:
-            self._suggest_due = True
+            self._health.ask(suggest=True)  # the active vault may have changed:
             self.refresh()  # read it now, so the health check below is for the right one
         vault = tray_state.active_vault_path(self.state.config)
         if vault != self._tree_root:
             if self._tree is not None:
                 self._tree.close()
             self._tree, self._tree_root = (TreeWatch(vault) if vault is not None else None), vault
-            self._next_health = 0.0
-            self._suggest_due = True
+            self._health.ask(suggest=True)
         elif self._tree is not None and self._tree.changed():
-            self._next_health = 0.0  # a note or a folder changed, in a subfolder as at the root
-            self._suggest_due = True
-        now = time.monotonic()
-        if now >= self._next_health and now >= self._quiet_until and not self._checking:
+            self._health.ask(suggest=True)  # a note or a folder changed, in a subfolder as at the root
+        if self._health.begin(time.monotonic()):
             self._start_health_check(vault)
         approvals = read_approvals()
         if self._approval_notices.poll(self._notify, approvals) or approvals != self._approvals:
@@ -288,12 +301,10 @@ class TrayApp:
         if changed:
             self.refresh()
 
-    def _on_recalls(self, newest: int) -> None:
-        after = self._last_event if newest > self._last_event else 0  # a recreated store starts over
-        events = recent_events(activity_path(), limit=50, after_id=after)
-        self._last_event = newest
-        if self._health is not None and any(e.status not in (None, "error", self._health.status) for e in events):
-            self._next_health = 0.0  # a server just saw the vault differently: look again now
+    def _on_recalls(self, events: list[EventRow]) -> None:
+        health = self._health.report
+        if health is not None and any(e.status not in (None, "error", health.status) for e in events):
+            self._health.ask()  # a server just saw the vault differently: look again now
         fresh = [e for e in events if e.returned]
         if not fresh:
             return
@@ -347,27 +358,20 @@ class TrayApp:
         return sum(1 for ref in watched_notes(self._recalls or []) if ref[0] == vault_name(vault))
 
     def _start_health_check(self, vault: Path | None) -> None:
-        self._checking = True
-        self._next_health = time.monotonic() + HEALTH_MAX_SECONDS
+        """On a thread of its own; `self._health.begin` said it may start."""
 
-        suggest, self._suggest_due = self._suggest_due, False
+        suggest = self._health.take_suggest()
 
         def check() -> None:
             try:
                 started = time.monotonic()
-                report = check_health(vault, "no vault is chosen yet")
-                cost = time.monotonic() - started
-                self._quiet_until = time.monotonic() + HEALTH_SPACING_FACTOR * cost
-                if self._next_health:  # 0 means a change asked for another look meanwhile: keep it
-                    self._next_health = time.monotonic() + min(
-                        HEALTH_MAX_SECONDS, max(HEALTH_MIN_SECONDS, HEALTH_COST_FACTOR * cost)
-                    )
-                before = self._health
+                report: HealthReport | None = check_health(vault, "no vault is chosen yet")
+                ended = time.monotonic()
                 if vault != tray_state.current_vault_path():
-                    self._next_health = 0.0  # the vault changed meanwhile: check the new one
-                    self._suggest_due = True
+                    report = None  # the vault changed meanwhile: check the new one
+                before = self._health.finish(report, ended - started, ended)
+                if report is None:
                     return
-                self._health = report
                 if before is not None and before.path == report.path and self.state.notify_health:
                     gone = self._recalled_from(vault) if vault is not None and not within_reach(vault) else 0
                     name = self.state.config.active_vault or report.vault or "The vault"
@@ -378,9 +382,8 @@ class TrayApp:
                 if suggest:
                     self._look_for_suggestions(vault, report)
             except Exception:  # the thread's entry point
+                self._health.abandon()
                 log.exception("health check failed")
-            finally:
-                self._checking = False
 
         threading.Thread(target=check, name="tray-health", daemon=True).start()
 
@@ -389,16 +392,17 @@ class TrayApp:
         suggests (tray/state.py), then the menu again.  Their cost spaces the checks too."""
         started = time.monotonic()
         suggested = tray_state.look_for_suggestions(vault, report)
-        self._quiet_until += HEALTH_SPACING_FACTOR * (time.monotonic() - started)
+        self._health.spent(time.monotonic() - started)
         if suggested != self._suggested:
             self._suggested = suggested
             self.refresh()
 
     def refresh(self) -> None:
         """Rebuild state, menu, icon and tooltip from fresh data."""
-        state = self._gather(self._health)
-        if state.health is None and self._health is not None:
-            self._next_health = 0.0  # the report was about another vault: check this one
+        health = self._health.report
+        state = self._gather(health)
+        if state.health is None and health is not None:
+            self._health.ask()  # the report was about another vault: check this one
         shown = self._shown(state)
         with self._lock:
             self.state = state
@@ -433,6 +437,7 @@ class TrayApp:
         disk.  Quit ends the tray at once."""
         if action == ("quit",):
             self._stop.set()
+            self._store.stop()  # the watcher ends now, not at its next tick
             self._actions.put(action)  # wakes the worker so it can end
             self.view.stop()
             return

@@ -81,7 +81,7 @@ def test_a_vault_folder_moved_away_and_back_is_watched_again(vault: Path) -> Non
 
 
 def test_without_inotify_folders_are_compared_by_time(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tree_watch, "_libc", lambda: None)  # macOS, Windows: no inotify
+    monkeypatch.setattr(tree_watch, "kernel", lambda: None)  # macOS, Windows: no inotify
     monkeypatch.setattr(tree_watch, "POLL_SECONDS", 0.0)
     watch = TreeWatch(vault)
     assert not watch.by_kernel and watch.changed() is False
