@@ -80,8 +80,10 @@ async def test_the_tray_tells_of_a_waiting_app_approves_it_with_a_click_and_revo
                     lambda: host.layout(service),
                     # The grant is in the store a moment before the client is in the config (the
                     # approval writes one, then the other), so the menu may show one first.
-                    lambda layout: _has(layout[1], "Apps connected with OAuth", "Revoke “Desk app” (desk-app)")
-                    and _has(layout[1], "Clients", "Desk app"),
+                    lambda layout: (
+                        _has(layout[1], "Apps connected with OAuth", "Revoke “Desk app” (desk-app)")
+                        and _has(layout[1], "Clients", "Desk app")
+                    ),
                     "the grant and its client in the menu",
                 )
                 # Among the clients, the app goes by its name, as catalogue clients do.
