@@ -56,6 +56,9 @@ def test_every_change_of_the_health_state_holds_the_lock_from_any_thread() -> No
         lambda: schedule.begin(400.0),
         schedule.abandon,
         lambda: schedule.begin(800.0),
+        lambda: schedule.ask(suggest=True),
+        schedule.take_suggest,
+        lambda: schedule.spent(0.5),
         lambda: schedule.finish(None, cost=0.0, now=801.0),
     ]
     for n, step in enumerate(steps):  # the watcher, the worker and the check's thread, in turn
@@ -92,3 +95,20 @@ def test_a_report_about_a_vault_no_longer_active_is_dropped_and_asks_again() -> 
     assert schedule.report is None and schedule.begin(0.0)
     schedule.abandon()  # a check that failed: the next when it was due anyway
     assert not schedule.begin(1.0)
+
+
+def test_subjects_are_looked_for_once_per_change_of_the_vault_or_its_rules() -> None:
+    report = check_health(None)
+    schedule = HealthSchedule()
+    assert schedule.take_suggest() and not schedule.take_suggest()  # the first check looks
+    schedule.ask()  # a recall saw another status: health again, suggestions not
+    assert not schedule.take_suggest()
+    schedule.ask(suggest=True)  # a folder or the config changed
+    assert schedule.take_suggest() and not schedule.take_suggest()
+    assert schedule.begin(0.0)
+    schedule.finish(None, cost=0.0, now=0.0)  # the check was about another vault: look again, fully
+    assert schedule.take_suggest()
+    assert schedule.begin(0.0)
+    schedule.finish(report, cost=0.01, now=1.0)
+    schedule.spent(0.1)  # the suggestions' own cost spaces the checks too (10 times it)
+    assert not schedule.begin(1.1) and not schedule.begin(2.09) and schedule.begin(2.1)
