@@ -111,4 +111,5 @@ def test_subjects_are_looked_for_once_per_change_of_the_vault_or_its_rules() -> 
     assert schedule.begin(0.0)
     schedule.finish(report, cost=0.01, now=1.0)
     schedule.spent(0.1)  # the suggestions' own cost spaces the checks too (10 times it)
-    assert not schedule.begin(1.1) and not schedule.begin(2.09) and schedule.begin(2.1)
+    schedule.ask()
+    assert not schedule.begin(1.2) and not schedule.begin(2.0) and schedule.begin(2.2)
