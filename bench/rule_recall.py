@@ -75,7 +75,9 @@ def configure(home: Path, vault: Path) -> None:
 def params(client: str, home: Path) -> StdioServerParameters:
     argv = command()
     return StdioServerParameters(
-        command=argv[0], args=[*argv[1:], "serve", "--client", client], env={**os.environ, "VAULT_RECALL_HOME": str(home)}
+        command=argv[0],
+        args=[*argv[1:], "serve", "--client", client],
+        env={**os.environ, "VAULT_RECALL_HOME": str(home)},
     )
 
 
