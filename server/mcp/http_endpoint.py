@@ -17,6 +17,7 @@ recorded per call under the token's client.  What one process serving many needs
 
 from __future__ import annotations
 
+import gc
 import logging
 import socket
 import sys
@@ -234,6 +235,7 @@ def run_endpoint(
         server_header=False,
     )
     running = uvicorn.Server(config)
+    gc.freeze()  # start-up's objects live as long as the process: as serve.py does
     # A stop of our own, quick and quiet, instead of uvicorn's graceful one (http_stop.py).
     stopper = Stopper(lambda: running.servers, lambda: server.running, server.activity)
     try:

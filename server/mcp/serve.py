@@ -6,6 +6,7 @@ stdout is the MCP wire: nothing else may write to it.  Logs go to stderr.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -45,6 +46,9 @@ def serve(client: str, vault: Path | None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vault-recall[%(process)d] %(message)s")
     options = ServeOptions(client=client, pinned_vault=vault.expanduser().absolute() if vault else None)
     server = build_server(options)
+    # What start-up made (modules, the SDK's models: ~90k objects) lives as long as the process:
+    # kept out of the collector's full passes, which a recall over a large vault sets off.
+    gc.freeze()
     try:
         anyio.run(_serve_stdio, server)
     finally:

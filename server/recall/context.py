@@ -21,7 +21,7 @@ from vault_recall.server.recall.recall_answer import Passed, RecallShapes, finis
 from vault_recall.server.recall.records import MemoryRecord, as_record, is_calendar_date, ruled_record
 from vault_recall.server.recall.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.results import Problem, RecallHead, RecallResult, Record
-from vault_recall.server.recall.scan import as_seen, each_parsed, each_record
+from vault_recall.server.recall.scan import each_parsed, each_record
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.recall.spelling import allowed_distance, near_words, nearest
 from vault_recall.server.recall.view import answer_anew, could_be_about, problem
@@ -189,13 +189,15 @@ def _every_note(listing: VaultListing, scope: Scope, problems: list[Problem]) ->
     broken note could be anything, so each is a problem of the answer."""
     rules = scope.exposure.rules
     for parsed in each_parsed(listing.root, listing):
-        note, trouble = as_seen(parsed, rules)
-        if trouble is not None:
-            problems.append(problem(trouble))
-        if note is None or note.template or trouble is not None:
+        # As scan.as_seen tells a note's problem, without making its record twice.
+        if isinstance(parsed, InvalidNote):
+            problems.append(problem(parsed))
             continue
-        record = as_record(note, rules)
-        yield record if isinstance(record, MemoryRecord) else ruled_record(note, (), None)
+        record = as_record(parsed, rules)
+        if isinstance(record, InvalidNote):
+            problems.append(problem(record))
+        elif not parsed.template:
+            yield record if record is not None else ruled_record(parsed, (), None)
 
 
 def _recall_result(envelope: RecallHead, records: list[Record]) -> RecallResult:

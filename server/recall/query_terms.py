@@ -45,6 +45,32 @@ class Scan:
     gate: str
     pattern: re.Pattern[str]
 
+    @cached_property
+    def at_word_start(self) -> re.Pattern[str] | None:
+        """`pattern` finding only what starts a word, when it finds within one word — else None.
+
+        Such a pattern is its gate written out, then letters, 'e?' and '\\w*': all it matches
+        is word characters.  Then `pattern` finds a word's first match and goes on after the
+        word, and a match not at its word's start has a word character before it.  A look back
+        after the gate ('ca(?<!\\wca)\\w*') rules out just those: the same matches at word
+        starts, with the search still skipping to each place the gate is (a look back first
+        would have it try every place), and no check in Python per match.  A phrase's pattern
+        spans words, where that need not hold: it is searched as written.
+        """
+        gate = re.escape(self.gate)
+        pattern = self.pattern.pattern
+        if not _WORD_LETTERS.fullmatch(self.gate) or not pattern.startswith(gate):
+            return None
+        rest = pattern[len(gate) :]
+        if not _ONE_WORD_REST.fullmatch(rest):
+            return None
+        return re.compile(f"{gate}(?<!\\w{gate}){rest}")
+
+
+# A gate of word characters, and what may follow it in a pattern that finds within one word.
+_WORD_LETTERS = re.compile(r"\w+")
+_ONE_WORD_REST = re.compile(r"(?:\w|e\?)*\\w\*")
+
 
 @dataclass(frozen=True)
 class Phrase:
@@ -336,6 +362,9 @@ def words_found(text: str, scan: Scan) -> Counter[str]:
     """The words of `text` (folded) that `scan` finds, with how often each occurs."""
     if scan.gate not in text:
         return Counter()
+    starts = scan.at_word_start
+    if starts is not None:
+        return Counter(starts.findall(text))
     # Inline, not is_word_character(): this runs once for every place a term's start is found.
     return Counter(
         match.group()

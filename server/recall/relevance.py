@@ -148,42 +148,51 @@ class Strict:
 
 @dataclass
 class Ranked:
-    """The default: BM25 over the records' fields, words matched by their stems."""
+    """The default: BM25 over the records' fields, words matched by their stems.
+
+    Every record's counts make the statistics (how many records hold a term, their average
+    length); only a record that can answer is kept as a Match (sized, its revision hashed):
+    most of a large vault's notes hold no word of a query."""
 
     query: Query
     dated: bool
     reports_weak: bool = True
-    seen: list[Match] = field(default_factory=list)
+    every: list[Evidence] = field(default_factory=list)  # each record's counts, in the order shown
+    answering: list[tuple[int, Match]] = field(default_factory=list)  # (index in `every`, record)
     memo: StemMemo = field(init=False)
 
     def __post_init__(self) -> None:
         self.memo = StemMemo(self.query.languages)
 
     def fresh(self) -> Ranked:
-        return replace(self, seen=[], query=replace(self.query, common=frozenset()))
+        return replace(self, every=[], answering=[], query=replace(self.query, common=frozenset()))
 
     @property
     def count(self) -> int:
         """How many records it was shown."""
-        return len(self.seen)
+        return len(self.every)
 
     def measure(self, record: MemoryRecord) -> None:
-        self.seen.append(slim(record, evidence=evidence_of(record.note, self.query, self.memo), query=self.query))
+        evidence = evidence_of(record.note, self.query, self.memo)
+        if self.answers(evidence):
+            self.answering.append((len(self.every), slim(record, evidence=evidence, query=self.query)))
+        self.every.append(evidence)
 
-    def rank(self) -> list[Match]:
-        weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
-        found = scores([seen.evidence for seen in self.seen if seen.evidence is not None], weights)
-        every = [replace(seen, score=score) for seen, score in zip(self.seen, found, strict=True)]
+    def answers(self, evidence: Evidence) -> bool:
         required = self.query.required
         if required:
             # Only records holding a meaningful word answer: one holding only a framing word
             # ("decision") is no closer to the question than any other.
-            matches = [m for m in every if m.evidence is not None and any(m.evidence.weighted(i) > 0 for i in required)]
-        else:
-            # Nothing asked beyond the subject itself (or framing words): every record answers;
-            # those holding the query's words first.
-            matches = every
-        common = common_terms([seen.evidence for seen in self.seen if seen.evidence is not None], required)
+            return any(evidence.weighted(i) > 0 for i in required)
+        # Nothing asked beyond the subject itself (or framing words): every record answers;
+        # those holding the query's words first.
+        return True
+
+    def rank(self) -> list[Match]:
+        weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
+        found = scores(self.every, weights)
+        matches = [replace(match, score=found[index]) for index, match in self.answering]
+        common = common_terms(self.every, self.query.required)
         if common:
             self.query = replace(self.query, common=common)
             matches = [replace(m, query=self.query) for m in matches]
@@ -193,7 +202,7 @@ class Ranked:
 
     def unmatched(self) -> list[int]:
         """The required terms no record measured holds in any form."""
-        return [i for i in self.query.required if not any(s.evidence and s.evidence.weighted(i) > 0 for s in self.seen)]
+        return [i for i in self.query.required if not any(e.weighted(i) > 0 for e in self.every)]
 
     def respelt(self, corrections: dict[int, str]) -> Ranked:
         """A fresh ordering looking, at each index of `corrections`, for the word given instead."""

@@ -117,3 +117,13 @@ def test_lazily_shaped_candidates_pack_exactly_as_shaped_ones(
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
 def test_a_text_size_is_its_json_size(text: str) -> None:
     assert json_text_size(text) == json_size(text)
+
+
+# Every character JSON escapes, beside plain, accented and astral ones: so every branch of the
+# count is drawn often, not only when the whole of UTF-8 happens to give one.
+ESCAPE_HEAVY = st.text(alphabet=st.sampled_from([chr(c) for c in range(0x20)] + list('"\\/aé\u2028\U0001f642\x7f')))
+
+
+@given(ESCAPE_HEAVY)
+def test_a_text_full_of_escapes_is_sized_as_json_writes_it(text: str) -> None:
+    assert json_text_size(text) == json_size(text)

@@ -21,7 +21,7 @@ from vault_recall.server.recall.languages import (
     language,
     languages_for,
 )
-from vault_recall.server.recall.query_terms import Query, StemMemo, _start, parse_query, term_counts
+from vault_recall.server.recall.query_terms import Query, Scan, StemMemo, _start, parse_query, term_counts, words_found
 from vault_recall.server.recall.words import fold, folded_words
 
 # Word families whose inflections differ at the end (and in the middle, for German), with
@@ -81,6 +81,39 @@ def test_a_term_s_words_are_found_as_stemming_every_word_would(
     text = "".join(pieces)
     query = parse_query(" ".join(query_words), languages)
     assert term_counts(fold(text), query, StemMemo(query.languages)) == naive_counts(text, query)
+
+
+def scan_word_by_word(text: str, scan: Scan) -> Counter[str]:
+    """words_found as it was first written: every match of the pattern, kept at a word start."""
+    if scan.gate not in text:
+        return Counter()
+    return Counter(
+        match.group()
+        for match in scan.pattern.finditer(text)
+        if not (match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] == "_"))
+    )
+
+
+def every_scan(query: Query) -> list[Scan]:
+    return [scan for term in query.terms for scan in (*term.scans, *(phrase.scan for phrase in term.phrases))]
+
+
+def test_most_scans_search_for_word_starts_in_one_go() -> None:
+    scans = [scan for names in LANGUAGE_SETS for q in QUERIES for scan in every_scan(parse_query(q, names))]
+    fast = [scan for scan in scans if scan.at_word_start is not None]
+    assert len(fast) > len(scans) / 2
+    assert any("e?" in scan.pattern.pattern for scan in fast)  # German's
+
+
+@given(
+    st.lists(st.sampled_from([*PIECES, "ä", "Hae", "ue", "ss"]), max_size=40),
+    st.sampled_from(QUERIES),
+    st.sampled_from(LANGUAGE_SETS),
+)
+def test_a_scan_finds_the_words_it_found_match_by_match(pieces: list[str], query: str, names: tuple[str, ...]) -> None:
+    text = fold("".join(pieces))
+    for scan in every_scan(parse_query(query, names)):
+        assert words_found(text, scan) == scan_word_by_word(text, scan)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,74 @@
+"""Ranked recall the straightforward way, which the server's shortcuts are checked against:
+every record measured in full and kept as a Match, every score worked out, the records that
+answer picked from all of them — and, for a client that sees the whole vault, every note taken
+as scan.each_note shows it.  Kept out of the server, which never needs them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+from vault_recall.server.recall.query_terms import respelt
+from vault_recall.server.recall.ranking import FRAMING_WEIGHT, scores
+from vault_recall.server.recall.record_terms import evidence_of
+from vault_recall.server.recall.records import MemoryRecord, as_record, ruled_record
+from vault_recall.server.recall.relevance import Match, Ranked, common_terms, newest_first, slim
+from vault_recall.server.recall.results import Problem
+from vault_recall.server.recall.scan import as_seen, each_parsed
+from vault_recall.server.recall.scope import Scope
+from vault_recall.server.recall.view import problem
+from vault_recall.server.vault.listing import VaultListing
+
+
+@dataclass
+class StraightRanked(Ranked):
+    """Ranked, measuring and keeping every record whole and choosing only once all are in."""
+
+    seen: list[Match] = field(default_factory=list)
+
+    def fresh(self) -> StraightRanked:
+        return replace(self, seen=[], query=replace(self.query, common=frozenset()))
+
+    @property
+    def count(self) -> int:
+        return len(self.seen)
+
+    def measure(self, record: MemoryRecord) -> None:
+        evidence = evidence_of(record.note, self.query, self.memo)
+        self.seen.append(slim(record, evidence=evidence, query=self.query))
+
+    def rank(self) -> list[Match]:
+        weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
+        found = scores([seen.evidence for seen in self.seen if seen.evidence is not None], weights)
+        every = [replace(seen, score=score) for seen, score in zip(self.seen, found, strict=True)]
+        required = self.query.required
+        if required:
+            matches = [m for m in every if m.evidence is not None and any(m.evidence.weighted(i) > 0 for i in required)]
+        else:
+            matches = every
+        common = common_terms([seen.evidence for seen in self.seen if seen.evidence is not None], required)
+        if common:
+            self.query = replace(self.query, common=common)
+            matches = [replace(m, query=self.query) for m in matches]
+        newest_first(matches, self.dated)
+        matches.sort(key=lambda m: m.score, reverse=True)
+        return matches
+
+    def respelt(self, corrections: dict[int, str]) -> StraightRanked:
+        return StraightRanked(respelt(self.query, corrections, self.memo), dated=self.dated)
+
+    def unmatched(self) -> list[int]:
+        return [i for i in self.query.required if not any(s.evidence and s.evidence.weighted(i) > 0 for s in self.seen)]
+
+
+def every_note(listing: VaultListing, scope: Scope, problems: list[Problem]) -> Iterator[MemoryRecord]:
+    """context._every_note as docs/tools.md states it: each note as scan.each_note shows it."""
+    rules = scope.exposure.rules
+    for parsed in each_parsed(listing.root, listing):
+        note, trouble = as_seen(parsed, rules)
+        if trouble is not None:
+            problems.append(problem(trouble))
+        if note is None or note.template or trouble is not None:
+            continue
+        record = as_record(note, rules)
+        yield record if isinstance(record, MemoryRecord) else ruled_record(note, (), None)
