@@ -32,7 +32,7 @@ from tests.support.http_e2e import running_endpoint
 from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.parts import need
 from tests.support.paths import SAMPLE_VAULT
-from tests.support.real_clients import BIN, client_env, tool_result_json
+from tests.support.real_clients import BIN, claude_code_env, tool_result_json
 
 pytestmark = [pytest.mark.e2e]
 
@@ -127,13 +127,7 @@ def claude_session(tmp_path: Path, url: str, script: Script) -> Iterator[Session
     for args in (["vault", "add", str(vault)], install):
         subprocess.run([*vault_recall_command(), *args], env=ours, check=True, capture_output=True, timeout=120)
     with model_standin(script) as model:
-        env = client_env(
-            home,
-            ANTHROPIC_BASE_URL=model,
-            ANTHROPIC_API_KEY="sk-ant-stand-in",
-            DISABLE_AUTOUPDATER="1",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        )
+        env = claude_code_env(home, model)
         argv = [str(BIN / "claude"), "-p", "--input-format", "stream-json", "--output-format", "stream-json"]
         process = subprocess.Popen(
             [*argv, "--verbose"],

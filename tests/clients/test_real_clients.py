@@ -26,6 +26,7 @@ from tests.support.parts import need
 from tests.support.paths import SAMPLE_VAULT
 from tests.support.real_clients import (
     NOTE,
+    claude_code_env,
     client_env,
     recall_edited_between,
     revision_of,
@@ -86,13 +87,7 @@ def test_claude_code_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> 
     before = revision_of(vault / NOTE)
     script = recall_edited_between(vault)
     with model_standin(script) as url:
-        env = client_env(
-            home,
-            ANTHROPIC_BASE_URL=url,
-            ANTHROPIC_API_KEY="sk-ant-stand-in",
-            DISABLE_AUTOUPDATER="1",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        )
+        env = claude_code_env(home, url)
         # No --allowedTools: the allow list written by `install --allow-tools` is what lets it run.
         run = run_client(["claude", "-p", QUESTION], env, work)
     assert run.returncode == 0, run.stderr

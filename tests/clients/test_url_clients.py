@@ -23,6 +23,7 @@ from tests.support.paths import SAMPLE_VAULT
 from tests.support.real_clients import (
     NOTE,
     Run,
+    claude_code_env,
     client_env,
     recall_edited_between,
     revision_of,
@@ -79,13 +80,7 @@ def test_claude_code_by_url_recalls_sees_an_edit_and_shows_a_revoked_token(tmp_p
     script = recall_edited_between(vault)
     with running_endpoint() as endpoint, model_standin(script) as model:
         vault_recall(home, "install", "claude-code", "--form", "http", "--url", endpoint.url, "--allow-tools")
-        env = client_env(
-            home,
-            ANTHROPIC_BASE_URL=model,
-            ANTHROPIC_API_KEY="sk-ant-stand-in",
-            DISABLE_AUTOUPDATER="1",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        )
+        env = claude_code_env(home, model)
         run = run_client(["claude", "-p", QUESTION], env, work)
         assert run.returncode == 0 and "Recalled it." in run.stdout, run.stderr
         check(script, vault, "claude-code", before, endpoint)

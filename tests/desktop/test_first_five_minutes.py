@@ -9,8 +9,11 @@ subject, and no Vault Recall config at all.  From the icon, each step in at most
 
 Then the entry is started exactly as Claude Code starts it — the `command`, `args` and `env`
 of the written file, in a HOME of the person's, without this run's VAULT_RECALL_HOME — over MCP
-stdio, and it recalls a note of the person's vault.  (The real Claude Code, driven through a
-stand-in model API, runs the same installed entry in tests/clients.)
+stdio, and it recalls a note of the person's vault.  Last, the real Claude Code (installed by
+.ci/run's npm step; skipped, saying so, where it is not) is asked in that HOME, with nothing
+but the file the click wrote to find us: a stand-in for the model's API on 127.0.0.1
+(tests/support/model_standin.py) calls `recall_context`, and what Claude Code sent back to the
+model must be the person's note.
 
 A click is the icon, each submenu opened and the item chosen; moving down a menu with the
 keyboard is pointing, not clicking.  Screenshots of every step are kept in the test's folder,
@@ -34,11 +37,14 @@ from mcp.client.stdio import StdioServerParameters
 
 from tests.support.e2e import call
 from tests.support.headless import GTK_SNI_TRAY, Desktop, tray
+from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.parts import need
+from tests.support.real_clients import Run, claude_code_env, run_client, tool_result_json
 from tests.support.sni_host import Panel
 from tests.support.vaults import snapshot, write_vault
 from vault_recall.app.desktop.icon import COLOURS
-from vault_recall.server.config.config_file import config_path, load_config
+from vault_recall.app.state.activity_view import recent_events
+from vault_recall.server.config.config_file import activity_path, config_path, load_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -181,6 +187,32 @@ async def recall_as_claude_code(home: Path, entry: dict[str, Any]) -> dict[str, 
     return {"subjects": subjects, "answer": answer}
 
 
+# What the person asks Claude Code, and the recall the stand-in model makes of it.
+QUESTION = f"{MARKER}: when is the alpha launch?"
+RECALL = {"subject": "projects", "query": "alpha launch date"}
+# The tray's click writes the entry, not an allow list: in a session Claude Code asks the person
+# before our tool's first call, and `claude -p` (no one to ask) takes the yes on its command line.
+ALLOWED = "mcp__vault-recall__recall_context"
+
+
+def ask_claude_code(home: Path) -> tuple[Run, Script]:
+    """The real Claude Code, asked in the person's HOME: the entry the click wrote in
+    `~/.claude.json` is all it has to start our server with."""
+    script = Script(arguments=RECALL)
+    work = home / "code"
+    work.mkdir(exist_ok=True)
+    with model_standin(script) as url:
+        run = run_client(["claude", "-p", QUESTION, "--allowedTools", ALLOWED], claude_code_env(home, url), work)
+    return run, script
+
+
+def the_persons_note(answer: dict[str, Any]) -> None:
+    """A recall answered from the person's vault 'Work', its first record the alpha note."""
+    assert answer["status"] == "ok" and answer["vault"] == "Work", answer
+    assert answer["records"][0]["path"] == "Projects/Alpha.md" and "12 March" in answer["records"][0]["text"]
+    assert "notice" not in answer  # the person's vault, not the sample
+
+
 async def test_a_new_user_reaches_a_client_recalling_their_note_in_three_clicks_a_step(desktop: Desktop) -> None:
     need("sni-panel")
     home = Path(desktop.env["HOME"])
@@ -242,16 +274,25 @@ async def test_a_new_user_reaches_a_client_recalling_their_note_in_three_clicks_
     assert entry["type"] == "stdio"
     recalled = await recall_as_claude_code(home, entry)
     assert [s["subject"] for s in recalled["subjects"]["subjects"]] == ["projects"]
-    answer = recalled["answer"]
-    assert answer["status"] == "ok" and answer["vault"] == "Work"
-    assert answer["records"][0]["path"] == "Projects/Alpha.md" and "12 March" in answer["records"][0]["text"]
-    assert "notice" not in answer  # the person's vault, not the sample
+    the_persons_note(recalled["answer"])
 
     assert person.clicks == {"1-your-vault": 2, "2-subject": 2, "3-connect": 3}
     assert max(person.clicks.values()) <= MOST_CLICKS
     assert snapshot(work) == before  # nothing was written in the vault
     assert len(list(shots.iterdir())) >= 7
     assert "Traceback" not in desktop.log("tray")
+
+    # The real client, last: everything above holds without it (a machine without npm).
+    need("claude", context="the walk, its clicks and the entry's own recall passed; Claude Code's recall is left")
+    run, script = await asyncio.to_thread(ask_claude_code, home)
+    assert run.returncode == 0 and "Recalled it." in run.stdout, (run.stdout, run.stderr, script.paths)
+    assert len(script.results) == 1, (script.paths, script.results)  # the tool's result reached the model
+    assert '"status"' in script.results[0], script.results[0]  # our answer, not a refusal of the call
+    the_persons_note(tool_result_json(script.results[0]))
+    assert ALLOWED in script.tool_names  # our tool, under the name the click's entry gave it
+    rows = [r for r in recent_events(activity_path(), client="claude-code") if r.client_name == "claude-code"]
+    assert [(r.tool, r.returned[:1]) for r in rows] == [("recall_context", ("Projects/Alpha.md",))], rows
+    assert snapshot(work) == before
 
 
 async def _bus(address: str) -> Any:

@@ -37,6 +37,18 @@ def client_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def claude_code_env(home: Path, model_url: str) -> dict[str, str]:
+    """client_env for Claude Code talking to the stand-in model at `model_url`: a key it accepts
+    without asking, and none of its own calls out (updates, telemetry) beside the model's."""
+    return client_env(
+        home,
+        ANTHROPIC_BASE_URL=model_url,
+        ANTHROPIC_API_KEY="sk-ant-stand-in",
+        DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )
+
+
 def run_client(argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 240) -> Run:
     done = subprocess.run(
         argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, check=False
