@@ -28,7 +28,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import TextContent
 
 from tests.support.synthetic_vault import generate
-from vault_recall.server.recall.changed_since import (
+from vault_recall.server.recall.answers.changed_since import (
     FIELD,
     MAX_REMEMBERED,
     Handed,

@@ -34,7 +34,8 @@ LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 
 def oauth_token() -> str:
-    from vault_recall.server.config import oauth_approvals, oauth_tokens
+    from vault_recall.server.oauth import approvals as oauth_approvals
+    from vault_recall.server.oauth import tokens as oauth_tokens
 
     info = json.dumps({"client_id": "bench", "client_name": "Bench", "redirect_uris": ["http://127.0.0.1:9/cb"]})
     oauth_approvals.register_app("bench", "Bench", info, None)

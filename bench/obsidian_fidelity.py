@@ -35,8 +35,8 @@ from ruamel.yaml import YAML
 
 from tests.support.obsidian_links import obsidian_link_target
 from vault_recall.server.obsidian.note import decode_note_text
-from vault_recall.server.recall import backlinks
-from vault_recall.server.recall.scan import each_note
+from vault_recall.server.recall.answers import backlinks
+from vault_recall.server.recall.finding.scan import each_note
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.listing import excluded_notes, list_notes
 

@@ -101,7 +101,7 @@ def vault_remove(args: argparse.Namespace) -> int:
 
 
 def vault_languages(args: argparse.Namespace) -> int:
-    from vault_recall.server.recall.languages import check_languages
+    from vault_recall.server.recall.ranking.languages import check_languages
 
     if not args.languages:
         vault = load_config().vault(args.name)

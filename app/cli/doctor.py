@@ -34,11 +34,11 @@ from vault_recall.app.tray.panels import gtk_available, missing_host
 from vault_recall.server.activity.store import ActivityStoreError, connect
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path, load_config
-from vault_recall.server.config.oauth_approvals import Request, pending_requests
-from vault_recall.server.config.oauth_known_apps import known_client
-from vault_recall.server.config.oauth_store import OAuthStoreError, store_path
-from vault_recall.server.config.oauth_tokens import Grant, grants, replayed_grants
-from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, DEFAULT_URL, PATH, is_loopback
+from vault_recall.server.http.address import DEFAULT_LISTEN, DEFAULT_URL, PATH, is_loopback
+from vault_recall.server.oauth.approvals import Request, pending_requests
+from vault_recall.server.oauth.known_apps import known_client
+from vault_recall.server.oauth.store import OAuthStoreError, store_path
+from vault_recall.server.oauth.tokens import Grant, grants, replayed_grants
 from vault_recall.server.vault.listing import vault_name
 
 
@@ -254,7 +254,7 @@ def _by_oauth(spec: ClientSpec, at: str) -> Check:
     """An entry naming no token, at an endpoint offering OAuth: its client authorizes with
     OAuth, and its calls are answered once the person has approved its app — as whatever client
     id they chose.  Its grants are found by the app (the name the client registers with,
-    oauth_known_apps.py), or by the id when it was approved as the client's own."""
+    server/oauth/known_apps.py), or by the id when it was approved as the client's own."""
     what = f"client {spec.id}"
     live: list[Grant] = []
     waiting: list[Request] = []

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from vault_recall.app.cli.config_commands import CommandError, check_client_id
 from vault_recall.app.state.config_store import register
 from vault_recall.app.timefmt import ago
-from vault_recall.server.config import oauth_approvals, oauth_tokens
-from vault_recall.server.config.oauth_approvals import ApprovalError
-from vault_recall.server.config.oauth_store import OAuthStoreError
+from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import tokens as oauth_tokens
+from vault_recall.server.oauth.approvals import ApprovalError
+from vault_recall.server.oauth.store import OAuthStoreError
 
 
 def approve_command(args: argparse.Namespace) -> int:

@@ -31,7 +31,7 @@ from vault_recall.app.state.config_store import issue_token, revoke_token
 from vault_recall.app.state.config_store import new_token as new_token_text
 from vault_recall.server.config.config_file import Config, ConfigError, load_config
 from vault_recall.server.config.tokens import client_of_token
-from vault_recall.server.mcp.http_address import DEFAULT_URL
+from vault_recall.server.http.address import DEFAULT_URL
 
 
 def client_token(args: argparse.Namespace) -> int:

@@ -60,7 +60,7 @@ def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(words)
     if args.command == "http":
-        from vault_recall.server.mcp.http_endpoint import run_endpoint
+        from vault_recall.server.http.endpoint import run_endpoint
 
         return run_endpoint(
             args.listen,

@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve_arguments(serve)
 
-    from vault_recall.server.mcp.http_address import DEFAULT_LISTEN
+    from vault_recall.server.http.address import DEFAULT_LISTEN
 
     http = commands.add_parser(
         "http",
@@ -301,7 +301,7 @@ def _client_config_commands(commands: argparse._SubParsersAction[argparse.Argume
     from vault_recall.app.cli import client_commands
     from vault_recall.app.cli.client_commands import PIN_ACTIVE
     from vault_recall.app.clients.snippets import FORMS
-    from vault_recall.server.mcp.http_address import DEFAULT_URL
+    from vault_recall.server.http.address import DEFAULT_URL
 
     pin_help = "put --vault in the entry: the active vault's folder, or PATH (default: follow the config)"
     snippet = commands.add_parser(

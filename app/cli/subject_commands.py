@@ -76,7 +76,7 @@ def subject_remove(args: argparse.Namespace) -> int:
 
 
 def subject_suggest(args: argparse.Namespace) -> int:
-    from vault_recall.server.recall.rule_suggestions import suggest_rules
+    from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
 
     vault = _vault(args.vault)
     suggested = suggest_rules(Path(vault.path).expanduser(), vault.subject_rules)
@@ -132,7 +132,7 @@ def _vault(name: str | None) -> VaultEntry:
 
 def _counts(root: Path, rules: SubjectRules) -> dict[str, int]:
     from vault_recall.server.errors import VaultUnavailable
-    from vault_recall.server.recall.rule_suggestions import notes_taken
+    from vault_recall.server.recall.answers.rule_suggestions import notes_taken
 
     try:
         return dict(notes_taken(root, rules))

@@ -14,10 +14,10 @@ from vault_recall.server.config.config_file import ConfigError, load_config
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.uri import obsidian_uri
-from vault_recall.server.recall.context import BUDGET_RANGE
+from vault_recall.server.recall.answers.context import BUDGET_RANGE
+from vault_recall.server.recall.finding.scan import each_note
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.records import MemoryRecord, as_record
-from vault_recall.server.recall.scan import each_note
 from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 from vault_recall.server.vault.listing import list_notes, vault_name
 from vault_recall.server.vault.paths import display

@@ -6,7 +6,7 @@ nothing else says why the app lost its access).  Self-contained: the menu shows
 `with_approvals(...)` of the snapshot, the watcher calls `ApprovalNotices.poll`, the worker
 `approval_action`.
 
-The store (server/config/oauth_store.py) is shared with the endpoint and the command line, so
+The store (server/oauth/store.py) is shared with the endpoint and the command line, so
 an approval here and `vault-recall client approve CODE` are the same act.
 """
 
@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from vault_recall.app.state.config_store import register
 from vault_recall.app.tray.menu import SEPARATOR, Item
 from vault_recall.app.tray.notices import as_sentence
-from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
-from vault_recall.server.config.oauth_approvals import ApprovalError
-from vault_recall.server.config.oauth_store import OAuthStoreError
+from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import store as oauth_store
+from vault_recall.server.oauth import tokens as oauth_tokens
+from vault_recall.server.oauth.approvals import ApprovalError
+from vault_recall.server.oauth.store import OAuthStoreError
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from vault_recall.app.state.config_store import register
 from vault_recall.app.tray import url_snippet
 from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.app.tray.notices import as_sentence, failure_summary
-from vault_recall.server.mcp.http_address import DEFAULT_URL
+from vault_recall.server.http.address import DEFAULT_URL
 
 ACTIONS = frozenset(
     {"connect", "install", "install_http", "uninstall", "copy_snippet", "copy_http_snippet", "add_client"}

@@ -36,7 +36,7 @@ from vault_recall.app.tray.notices import as_sentence
 from vault_recall.app.tray.state import TRAY_KEY
 from vault_recall.app.tray.url_snippet import shown_path
 from vault_recall.server.config.config_file import Config, load_config
-from vault_recall.server.mcp.http_address import DEFAULT_LISTEN, ListenError, parse_listen
+from vault_recall.server.http.address import DEFAULT_LISTEN, ListenError, parse_listen
 
 START_SECONDS = 20.0
 # Where the tray's endpoint listens, if not at the default address (tests: any free port).

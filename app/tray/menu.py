@@ -25,7 +25,7 @@ from vault_recall.app.tray.menu_items import (
 )
 from vault_recall.app.tray.notices import NO_RECORDS, PAUSED_BANNER, SAMPLE, is_folder_problem, menu_problem_line
 from vault_recall.app.tray.subject_menu import RULES_MENU, first_menu_suggestions, rules_menu
-from vault_recall.server.mcp.http_address import DEFAULT_URL
+from vault_recall.server.http.address import DEFAULT_URL
 
 __all__ = ["SEPARATOR", "Action", "Item", "TrayState", "build_menu", "client_name", "note_name", "status_of", "tooltip"]
 

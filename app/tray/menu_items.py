@@ -19,7 +19,7 @@ from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.app.tray.installed import Installed
 from vault_recall.app.tray.notices import note_title
 from vault_recall.server.config.config_file import Config
-from vault_recall.server.recall.rule_suggestions import SuggestedRule
+from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule
 
 MAX_LABEL = 70
 Action = tuple[str, ...]

@@ -24,7 +24,7 @@ from vault_recall.app.tray.menu import TrayState
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import Config, ConfigError, VaultEntry, activity_path, load_config
 from vault_recall.server.errors import VaultUnavailable
-from vault_recall.server.recall.rule_suggestions import SuggestedRule, suggest_rules
+from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule, suggest_rules
 from vault_recall.server.vault.paths import display
 
 TRAY_KEY = "tray"

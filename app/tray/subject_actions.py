@@ -16,7 +16,7 @@ from vault_recall.app.state.rule_store import add_rules, remove_rules
 from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.app.tray.subject_menu import RULES_MENU, rule_of, taken_words
 from vault_recall.server.errors import VaultUnavailable
-from vault_recall.server.recall.rule_suggestions import notes_taken
+from vault_recall.server.recall.answers.rule_suggestions import notes_taken
 from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
 
 ACTIONS = frozenset({"add_rule", "remove_rule"})

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vault_recall.app.tray.menu_items import SEPARATOR, Action, Item, TrayState, short
-from vault_recall.server.recall.rule_suggestions import SuggestedRule
+from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule
 from vault_recall.server.recall.subject_rules import SubjectRule
 
 # The first menu shows this many proposals itself (one click from the icon each); the rest

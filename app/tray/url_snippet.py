@@ -18,7 +18,7 @@ from vault_recall.app.clients.snippets import http_snippet
 from vault_recall.app.state.config_store import issue_token
 from vault_recall.app.tray.installed import Installed
 from vault_recall.server.config.config_file import ClientEntry
-from vault_recall.server.mcp.http_address import DEFAULT_URL
+from vault_recall.server.http.address import DEFAULT_URL
 
 
 def reuses_token(installed: Installed | None, client: ClientEntry | None) -> bool:

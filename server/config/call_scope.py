@@ -69,7 +69,7 @@ def current_call(options: ServeOptions) -> CallConfig:
 def scope_in(config: Config, options: ServeOptions) -> Scope:
     """This call's vault and exposure by a config already read."""
     from vault_recall.server.config.config_file import ACTIVE, ClientEntry
-    from vault_recall.server.recall.languages import DEFAULT_LANGUAGES
+    from vault_recall.server.recall.ranking.languages import DEFAULT_LANGUAGES
     from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 
     if config.paused:  # before any vault, pinned ones too: a pause stops every server

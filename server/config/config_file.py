@@ -19,7 +19,7 @@ import platformdirs
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN as CLIENT_ID_PATTERN
 from vault_recall.server.config.rule_entries import is_text, read_rule, rule_json
-from vault_recall.server.recall.languages import DEFAULT_LANGUAGES, SUPPORTED
+from vault_recall.server.recall.ranking.languages import DEFAULT_LANGUAGES, SUPPORTED
 from vault_recall.server.recall.records import SUBJECT_PATTERN
 from vault_recall.server.recall.subject_rules import SubjectRule
 

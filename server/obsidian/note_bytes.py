@@ -7,7 +7,7 @@ flat_properties.py) decodes a note and builds it; the fast paths of recall (reco
 subject_prefilter.py, search.py) decide from the raw bytes what that reading would give, or
 say they are unsure.  Each rule is one pattern source, compiled here for text and for bytes
 alike where both kinds of reader need it, so the two cannot drift apart on it; the
-equivalence tests (tests/server/recall/test_fast_scan.py, test_record_tally.py,
+equivalence tests (tests/server/recall/finding/test_fast_scan.py, test_record_tally.py,
 test_seen_from_bytes.py, tests/server/obsidian/test_flat_properties.py) prove the rest.
 
 Imports nothing of ours: every layer above may use it.

@@ -29,8 +29,8 @@ from tests.support.oauth_browser import (
 )
 from tests.support.sni_host import SessionBus, find_node, panel
 from vault_recall.app.state.config_store import save_config
-from vault_recall.server.config import oauth_tokens
 from vault_recall.server.config.config_file import Config, VaultEntry
+from vault_recall.server.oauth import tokens as oauth_tokens
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

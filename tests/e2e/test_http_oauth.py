@@ -41,9 +41,11 @@ from tests.support.oauth_browser import (
     vault_recall,
 )
 from vault_recall.app.state.config_store import update_config
-from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
 from vault_recall.server.config.config_file import VaultEntry, activity_path
 from vault_recall.server.mcp.sdk_private import mcp_http_client as create_mcp_http_client
+from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import store as oauth_store
+from vault_recall.server.oauth import tokens as oauth_tokens
 
 pytestmark = [pytest.mark.e2e]
 

@@ -31,8 +31,9 @@ from tests.support.oauth_browser import (
     vault_recall,
 )
 from vault_recall.app.state.config_store import update_config
-from vault_recall.server.config import oauth_approvals, oauth_store
 from vault_recall.server.config.config_file import VaultEntry
+from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import store as oauth_store
 
 pytestmark = [pytest.mark.e2e]
 

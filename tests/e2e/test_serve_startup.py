@@ -23,10 +23,10 @@ INITIALIZE = {
 # Needed by a call, never by `initialize`: the tools' logic, the config reader and YAML, the
 # activity recorder, the other commands and what they use.
 NOT_BEFORE_A_CALL = (
-    "vault_recall.server.recall.context",
-    "vault_recall.server.recall.search",
-    "vault_recall.server.recall.reading",
-    "vault_recall.server.recall.backlinks",
+    "vault_recall.server.recall.answers.context",
+    "vault_recall.server.recall.answers.search",
+    "vault_recall.server.recall.answers.reading",
+    "vault_recall.server.recall.answers.backlinks",
     "vault_recall.server.recall.results",
     "vault_recall.server.config.config_file",
     "vault_recall.server.activity.recorder",

@@ -107,7 +107,7 @@ def test_the_selection_finds_the_tests_of_every_kind_of_part() -> None:
     assert "tests/desktop/test_tray_x11.py" in chosen and "tests/packaging/test_bundle.py" in chosen
     assert any(c.startswith("tests/clients/test_real_clients.py::") for c in chosen)
     assert "tests/e2e/test_recall.py::test_an_unreadable_vault_folder_is_unavailable" in chosen
-    assert not any(c.startswith("tests/server/recall/test_recall_logic.py") for c in chosen)
+    assert not any(c.startswith("tests/server/recall/answers/test_recall_logic.py") for c in chosen)
 
 
 def test_ci_run_runs_the_fresh_machine_first_with_every_program_of_a_part_hidden() -> None:

@@ -1,7 +1,8 @@
 """The architecture's layers, read from the import statements of every module.
 
 `server/` never imports the tray side; inside it, vault ← obsidian ← recall ← config ←
-activity ← mcp, each importing only what lies below it; inside `app/`, state ← clients ←
+oauth ← activity ← mcp ← http, each importing only what lies below it, and inside recall its
+own modules ← finding, ranking ← answers; inside `app/`, state ← clients ←
 desktop ← tray ← cli.  No module imports another in a circle, and nothing imports our code
 by the generic top-level names `app` or `server`.  No test module imports another (what tests
 share lives in tests/support/), and bench/ takes nothing from tests/ but tests.support.
@@ -30,8 +31,15 @@ SERVER_LAYERS: dict[str, set[str]] = {
     "obsidian": {"vault"},
     "recall": {"vault", "obsidian"},
     "config": {"vault", "obsidian", "recall"},
-    "activity": {"vault", "obsidian", "recall", "config"},
-    "mcp": {"vault", "obsidian", "recall", "config", "activity"},
+    "oauth": {"vault", "obsidian", "recall", "config"},
+    "activity": {"vault", "obsidian", "recall", "config", "oauth"},
+    "mcp": {"vault", "obsidian", "recall", "config", "oauth", "activity"},
+    "http": {"vault", "obsidian", "recall", "config", "oauth", "activity", "mcp"},
+}
+# Rooms inside a room, with the same rule one level down: the room's own modules are the base
+# its inner rooms share and import none of them.
+INNER_LAYERS: dict[str, dict[str, set[str]]] = {
+    "recall": {"finding": set(), "ranking": set(), "answers": {"finding", "ranking"}},
 }
 APP_LAYERS: dict[str, set[str]] = {
     "state": set(),
@@ -143,10 +151,10 @@ def test_bench_takes_nothing_from_tests_but_tests_support() -> None:
 
 def test_the_test_import_check_sees_absolute_and_relative_imports_of_test_modules(tmp_path: Path) -> None:
     written = tmp_path / "m.py"
-    written.write_text("from tests.server.recall.test_fast_scan import scope\nimport tests.support.vaults\n")
+    written.write_text("from tests.server.recall.finding.test_fast_scan import scope\nimport tests.support.vaults\n")
     assert sorted(n for n in imports_of(written) if names_a_test_module(n)) == [
-        "tests.server.recall.test_fast_scan",
-        "tests.server.recall.test_fast_scan.scope",
+        "tests.server.recall.finding.test_fast_scan",
+        "tests.server.recall.finding.test_fast_scan.scope",
     ]
     tree = ast.parse("from .test_fast_scan import scope\nfrom ..support import vaults\n")
     names = set(relative_imports(tree, ("tests", "server", "recall")))
@@ -171,6 +179,32 @@ def test_each_room_imports_only_the_rooms_below_it(side: str, layers: dict[str, 
             if other_side != side or other_room is None or other_room == own_room:
                 continue  # the other side is checked above; the folder's base modules are for everyone
             if own_room is None or other_room not in layers[own_room]:
+                offenders.setdefault(module, []).append(name)
+    assert offenders == {}
+
+
+def inner_room(module: str, outer: str) -> str | None:
+    """The room inside `server/<outer>/` a module is in, or None for one directly in it."""
+    parts = module.split(".")[3:]
+    return parts[0] if len(parts) > 1 else None
+
+
+@pytest.mark.parametrize("outer", sorted(INNER_LAYERS))
+def test_inside_a_room_each_inner_room_imports_only_those_below_it(outer: str) -> None:
+    layers = INNER_LAYERS[outer]
+    modules = our_modules()
+    inside = {m: p for m, p in modules.items() if room(m) == ("server", outer) and m.count(".") > 2}
+    assert {inner_room(m, outer) for m in inside} - {None} == set(layers), "an inner room is not in the table"
+    offenders: dict[str, list[str]] = {}
+    for module, path in inside.items():
+        own = inner_room(module, outer)
+        for name in our_imports(path, modules):
+            if room(name) != ("server", outer) or name.count(".") <= 2:
+                continue  # other rooms are the outer table's business; the package itself is no room
+            other = inner_room(name, outer)
+            if other is None or other == own:
+                continue  # the room's own modules are the base its inner rooms share
+            if own is None or other not in layers[own]:
                 offenders.setdefault(module, []).append(name)
     assert offenders == {}
 

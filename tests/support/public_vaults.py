@@ -49,12 +49,12 @@ from tests.support.recall_eval import (
     words,
 )
 from vault_recall.server.obsidian.note import Note, parse_note
-from vault_recall.server.recall.context import recall_context
-from vault_recall.server.recall.languages import stop_words
+from vault_recall.server.recall.answers.context import recall_context
+from vault_recall.server.recall.answers.search import search_notes
+from vault_recall.server.recall.ranking.languages import stop_words
+from vault_recall.server.recall.ranking.words import fold, query_words
 from vault_recall.server.recall.scope import Exposure, Scope
-from vault_recall.server.recall.search import search_notes
 from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
-from vault_recall.server.recall.words import fold, query_words
 from vault_recall.server.vault.listing import list_notes
 
 PUBLIC_ROOT = EVAL_ROOT / "public"

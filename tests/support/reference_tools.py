@@ -23,13 +23,14 @@ from vault_recall.server.errors import RecallError
 from vault_recall.server.obsidian.resolve import NameIndex, resolve_argument
 from vault_recall.server.obsidian.syntax import lines_between
 from vault_recall.server.obsidian.uri import obsidian_uri
-from vault_recall.server.recall import packing, reading
-from vault_recall.server.recall.backlinks import could_link, links_to
+from vault_recall.server.recall import packing
+from vault_recall.server.recall.answers import reading
+from vault_recall.server.recall.answers.backlinks import could_link, links_to
+from vault_recall.server.recall.answers.search import hit
+from vault_recall.server.recall.finding.view import problem
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.results import Packed, ReadNoteResult
 from vault_recall.server.recall.scope import Scope
-from vault_recall.server.recall.search import hit
-from vault_recall.server.recall.view import problem
 
 
 # The reference answers and these properties hold plain dicts; the packing functions are typed

@@ -8,15 +8,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from vault_recall.server.recall.query_terms import respelt
-from vault_recall.server.recall.ranking import FRAMING_WEIGHT, scores
-from vault_recall.server.recall.record_terms import evidence_of
+from vault_recall.server.recall.finding.scan import as_seen, each_parsed
+from vault_recall.server.recall.finding.view import problem
+from vault_recall.server.recall.ranking.bm25 import FRAMING_WEIGHT, scores
+from vault_recall.server.recall.ranking.query_terms import respelt
+from vault_recall.server.recall.ranking.record_terms import evidence_of
+from vault_recall.server.recall.ranking.relevance import Match, Ranked, common_terms, newest_first, slim
 from vault_recall.server.recall.records import MemoryRecord, as_record, ruled_record
-from vault_recall.server.recall.relevance import Match, Ranked, common_terms, newest_first, slim
 from vault_recall.server.recall.results import Problem
-from vault_recall.server.recall.scan import as_seen, each_parsed
 from vault_recall.server.recall.scope import Scope
-from vault_recall.server.recall.view import problem
 from vault_recall.server.vault.listing import VaultListing
 
 

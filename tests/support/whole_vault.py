@@ -11,11 +11,11 @@ from typing import Any, cast
 
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import InvalidNote, Note
+from vault_recall.server.recall.finding.scan import each_note, each_record
+from vault_recall.server.recall.finding.view import problem, unavailable
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.results import Envelope, Problem
-from vault_recall.server.recall.scan import each_note, each_record
 from vault_recall.server.recall.scope import Scope
-from vault_recall.server.recall.view import problem, unavailable
 from vault_recall.server.vault.excluded import read_excluded_files
 from vault_recall.server.vault.listing import VaultListing, list_notes, vault_name
 from vault_recall.server.vault.paths import is_displayable

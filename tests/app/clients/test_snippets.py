@@ -166,7 +166,7 @@ def test_a_pinned_vault_path_that_is_not_utf8_is_one_sentence(
 
 def test_every_known_oauth_app_stands_for_a_client_of_the_catalogue() -> None:
     from vault_recall.app.clients.catalogue import client_spec
-    from vault_recall.server.config.oauth_known_apps import KNOWN_APPS
+    from vault_recall.server.oauth.known_apps import KNOWN_APPS
 
     for client, _ in KNOWN_APPS:
         spec = client_spec(client)

@@ -16,8 +16,10 @@ from vault_recall.app.tray.approvals import (
     with_approvals,
 )
 from vault_recall.app.tray.menu import Item
-from vault_recall.server.config import oauth_approvals, oauth_store, oauth_tokens
 from vault_recall.server.config.config_file import load_config
+from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import store as oauth_store
+from vault_recall.server.oauth import tokens as oauth_tokens
 
 MENU = (Item("Vault: healthy"), Item("Quit Vault Recall", ("quit",)))
 

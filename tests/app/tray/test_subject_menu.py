@@ -12,7 +12,7 @@ from vault_recall.app.state.health import HealthReport
 from vault_recall.app.tray.menu import TrayState, build_menu
 from vault_recall.app.tray.subject_menu import rule_action, rule_of
 from vault_recall.server.config.config_file import Config, VaultEntry
-from vault_recall.server.recall.rule_suggestions import SuggestedRule
+from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule
 from vault_recall.server.recall.subject_rules import SubjectRule
 
 NOW = 1_800_000_000.0

@@ -17,7 +17,7 @@ from tests.support.depth import costly_cases
 from tests.support.vaults import record, write_vault
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.mcp.tools import build_server
-from vault_recall.server.recall.changed_since import FIELD, MAX_TOLD
+from vault_recall.server.recall.answers.changed_since import FIELD, MAX_TOLD
 
 # Every tool and the budgets it takes; list_subjects has none (only MAX_TOLD bounds it).
 TOOLS: dict[str, tuple[int, int] | None] = {

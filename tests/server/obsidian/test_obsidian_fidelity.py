@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.vaults import record, write_vault
-from vault_recall.server.recall import backlinks, context, reading, search
+from vault_recall.server.recall.answers import backlinks, context, reading, search
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.scope import Exposure, Scope
 

@@ -13,8 +13,8 @@ from tests.support.vaults import record, write_vault
 from vault_recall.server.errors import InvalidArgument, NoteNotFound
 from vault_recall.server.obsidian.resolve import MAX_NOTE_ARGUMENT, NameIndex, resolve_argument, resolve_link
 from vault_recall.server.obsidian.syntax import Link
+from vault_recall.server.recall.finding.view import VaultIndex, index_or_unavailable
 from vault_recall.server.recall.scope import Exposure, Scope
-from vault_recall.server.recall.view import VaultIndex, index_or_unavailable
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ import pytest
 from tests.support.vaults import record, snapshot, write_vault
 from vault_recall.server.config.config_file import ConfigError, parse_config
 from vault_recall.server.errors import NotExposed
-from vault_recall.server.recall import context, search, subjects
+from vault_recall.server.recall.answers import context, search, subjects
+from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
 from vault_recall.server.recall.results import RecallResult
-from vault_recall.server.recall.rule_suggestions import suggest_rules
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
 

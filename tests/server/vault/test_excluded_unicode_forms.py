@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.vaults import record, write_vault
-from vault_recall.server.recall import search
-from vault_recall.server.recall.changed_since import Handed, changed_since
+from vault_recall.server.recall.answers import search
+from vault_recall.server.recall.answers.changed_since import Handed, changed_since
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.excluded import parse_excluded_files
 from vault_recall.server.vault.listing import list_notes

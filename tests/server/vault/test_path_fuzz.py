@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tests.support.vaults import record, write_vault
 from vault_recall.server.errors import PathRejected, RecallError
-from vault_recall.server.recall import backlinks, reading
+from vault_recall.server.recall.answers import backlinks, reading
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.paths import guard_note_path
 

@@ -18,7 +18,7 @@ import pytest
 
 from tests.support.depth import race_seconds
 from tests.support.vaults import record, write_vault
-from vault_recall.server.recall import context, search
+from vault_recall.server.recall.answers import context, search
 from vault_recall.server.recall.scope import Exposure, Scope
 
 OUTSIDE = "OUTSIDEWORD from a folder that is not the vault"

@@ -1,0 +1,205 @@
+"""Fresh, scoped, bounded recall: the logic behind `recall_context` and `recall_activity`.
+
+Every function reads the vault anew through scan.py and returns a result shaped as
+docs/tools.md describes (`status` ok / degraded / unavailable, `untrusted: true`; results.py has
+the types).  Bad arguments and requests outside the client's exposure raise; storage trouble
+becomes a status.  How an answer is packed and what it says beside its records:
+recall_answer.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+
+from vault_recall.server.errors import InvalidArgument, show_value
+from vault_recall.server.obsidian.note import InvalidNote
+from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
+from vault_recall.server.recall.answers.recall_answer import Passed, RecallShapes, finish, pack_recall
+from vault_recall.server.recall.finding.scan import each_parsed, each_record
+from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
+from vault_recall.server.recall.packing import Shaped
+from vault_recall.server.recall.ranking.query_terms import parse_query
+from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
+from vault_recall.server.recall.ranking.spelling import allowed_distance, near_words, nearest
+from vault_recall.server.recall.ranking.words import folded_words, query_words
+from vault_recall.server.recall.records import MemoryRecord, as_record, is_calendar_date, ruled_record
+from vault_recall.server.recall.results import Problem, RecallHead, RecallResult, Record
+from vault_recall.server.recall.scope import Scope
+from vault_recall.server.vault.listing import VaultListing, vault_name
+
+BUDGET_RANGE = (512, 65536)
+LIMIT_RANGE = (1, 20)
+ACTIVITY_LIMIT_RANGE = (1, 50)
+MATCH_MODES = ("any", "all")
+
+
+def recall_context(
+    scope: Scope,
+    subject: str | None = None,
+    query: str | None = None,
+    budget: int = 4096,
+    limit: int = 3,
+    match: str = "any",
+) -> RecallResult:
+    """Current evidence for one subject — or, without one, across everything this client may
+    see: active decision records (every current note, for a client that sees the whole vault),
+    the best matches of the query first (no query: newest first)."""
+    if subject is not None:
+        check_subject(subject)
+    text = check_query(query)
+    check_range("budget", budget, *BUDGET_RANGE)
+    check_range("limit", limit, *LIMIT_RANGE)
+    check_choice("match", match, MATCH_MODES)
+    if subject is not None:
+        scope.exposure.require_subject(subject, scope.client)
+
+    def current(record: MemoryRecord) -> bool:
+        return record.status == "active" and record.kind == "decision"
+
+    ordering = _ordering(text, match, scope, subject, dated=False)
+    return _answer(scope, subject, current, ordering, budget=budget, limit=limit)
+
+
+def recall_activity(
+    scope: Scope,
+    subject: str,
+    on_or_after: str | None = None,
+    query: str | None = None,
+    budget: int = 4096,
+    limit: int = 5,
+) -> RecallResult:
+    """History for one subject: active `kind: event` records, newest `date` first — with a
+    query, the best matches first."""
+    check_subject(subject)
+    if on_or_after is not None and not is_calendar_date(on_or_after):
+        raise InvalidArgument(f"on_or_after must be a real date written YYYY-MM-DD; got {show_value(on_or_after)}")
+    text = check_query(query)
+    check_range("budget", budget, *BUDGET_RANGE)
+    check_range("limit", limit, *ACTIVITY_LIMIT_RANGE)
+    scope.exposure.require_subject(subject, scope.client)
+
+    def in_history(record: MemoryRecord) -> bool:
+        if record.status != "active" or record.kind != "event":
+            return False
+        return on_or_after is None or (record.date or "") >= on_or_after
+
+    ordering = _ordering(text, "any", scope, subject, dated=True)
+    return _answer(scope, subject, in_history, ordering, budget=budget, limit=limit, dated=True)
+
+
+def _ordering(text: str | None, match: str, scope: Scope, subject: str | None, dated: bool) -> Ordering:
+    if text is None:
+        return Newest(dated=dated)
+    if match == "all":
+        wanted = query_words(text)
+        return Strict(wanted) if wanted else Newest(dated=dated)
+    query = parse_query(text, scope.languages, subject or "")
+    return Ranked(query, dated=dated) if query.terms else Newest(dated=dated)
+
+
+def _answer(
+    scope: Scope,
+    subject: str | None,
+    keep: Callable[[MemoryRecord], bool],
+    ordering: Ordering,
+    *,
+    budget: int,
+    limit: int,
+    dated: bool = False,
+) -> RecallResult:
+    """One pass over the records in question (`subject`'s, or all this client sees):
+    `ordering` measures those `keep` keeps (as numbers) and orders them, and the answer is
+    packed reading again only the records it returns — starting over if one of those changed
+    since it was matched."""
+    envelope: RecallHead = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
+    if ordering.reports_weak:
+        envelope["weak_match"] = False  # the longer value: the answer's own is set once packed
+    vault = vault_name(scope.vault) if scope.vault is not None else ""
+    shapes = RecallShapes(vault, dated, ordering)
+    passed: list[Passed] = []  # the pass that answered: what the answer says beside its records
+
+    def find_matches(listing: VaultListing) -> tuple[Shaped[Match, Record], list[Problem]]:
+        problems: list[Problem] = []
+        fresh = ordering.fresh()
+        for record in _candidates(scope, listing, subject, problems):
+            if keep(record):
+                fresh.measure(record)
+        if isinstance(fresh, Ranked):
+            fresh = _respelt(fresh, scope, listing, subject, keep)
+        ranked = fresh.rank()
+        passed[:] = [Passed(ranked, listing.root, fresh.count)]
+        shaped = Shaped(ranked, partial(shapes.whole, root=listing.root), at_least=shapes.least, size=shapes.size)
+        return shaped, problems
+
+    packer = partial(pack_recall, budget=budget, limit=limit)
+    result = answer_anew(scope, envelope, _recall_result, find_matches, budget=budget, limit=limit, packer=packer)
+    return finish(result, passed[0] if passed else None, shapes, budget=budget, limit=limit)
+
+
+def _respelt(
+    ranked: Ranked, scope: Scope, listing: VaultListing, subject: str | None, keep: Callable[[MemoryRecord], bool]
+) -> Ranked:
+    """When a meaningful query word is held by no record in any form, the nearest word the
+    records hold takes its place (spelling.py): one pass more to gather their words, and one
+    to measure again — only then, so a query spelt right costs nothing more."""
+    wanted = {i: ranked.query.terms[i].word for i in ranked.unmatched()}
+    wanted = {i: word for i, word in wanted.items() if allowed_distance(word)}
+    if not wanted:
+        return ranked
+    unused: list[Problem] = []  # the first pass reported them
+    texts = (
+        folded_words(f"{record.note.title}\n{record.note.body}")
+        for record in _candidates(scope, listing, subject, unused)
+        if keep(record)
+    )
+    vocabulary = near_words(texts, wanted.values())
+    corrections = {i: found for i, word in wanted.items() if (found := nearest(word, vocabulary)) is not None}
+    if not corrections:
+        return ranked
+    again = ranked.respelt(corrections)
+    for record in _candidates(scope, listing, subject, unused):
+        if keep(record):
+            again.measure(record)
+    return again
+
+
+def _candidates(
+    scope: Scope, listing: VaultListing, subject: str | None, problems: list[Problem]
+) -> Iterator[MemoryRecord]:
+    """The records a recall ranks — the subject's, or every one the client may see — and, in
+    `problems`, the broken notes that could have been among them."""
+    exposure = scope.exposure
+    if subject is None and exposure.mode == "vault":
+        yield from _every_note(listing, scope, problems)
+        return
+    wanted = [subject] if subject is not None else None
+    for record in each_record(listing.root, listing, subject, rules=exposure.rules):
+        if isinstance(record, InvalidNote):
+            if could_be_about(record, wanted, exposure):
+                problems.append(problem(record))
+        elif (subject is None or subject in record.subjects) and exposure.allows_record_subjects(record.subjects):
+            yield record
+
+
+def _every_note(listing: VaultListing, scope: Scope, problems: list[Problem]) -> Iterator[MemoryRecord]:
+    """For a client that sees the whole vault, asking about no subject: every note, each the
+    record its properties or a rule make it, or else a record of no subject — current unless
+    its own properties say otherwise (records.ruled_record).  Templates are no records; a
+    broken note could be anything, so each is a problem of the answer."""
+    rules = scope.exposure.rules
+    for parsed in each_parsed(listing.root, listing):
+        # As scan.as_seen tells a note's problem, without making its record twice.
+        if isinstance(parsed, InvalidNote):
+            problems.append(problem(parsed))
+            continue
+        record = as_record(parsed, rules)
+        if isinstance(record, InvalidNote):
+            problems.append(problem(record))
+        elif not parsed.template:
+            yield record if record is not None else ruled_record(parsed, (), None)
+
+
+def _recall_result(envelope: RecallHead, records: list[Record]) -> RecallResult:
+    result: RecallResult = {**envelope, "records": records, "omitted": 0}  # type: ignore[typeddict-item]
+    return result

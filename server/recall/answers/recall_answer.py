@@ -1,0 +1,190 @@
+"""A recall's answer around its records: how each is shaped and sized, how they are packed, and
+what the answer says beside them — the best record when too large for the budget, the best
+matches that did not fit, whether the match is weak, and how many records there were when none
+matched.
+
+Everything here counts against the budget, as the records do: the compact JSON of the whole
+answer stays within it (packing.py measures it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_recall.server.obsidian.uri import obsidian_uri
+from vault_recall.server.recall.finding.scan import NoteChanged, read_again
+from vault_recall.server.recall.packing import answer, json_size
+from vault_recall.server.recall.ranking.relevance import Match, Ordering
+from vault_recall.server.recall.results import OmittedRecord, Problem, RecallResult, Record
+
+# Said by a record that ranks first but is too large for the budget, given without its text.
+TOO_LARGE_HINT = "too large for this budget: read it with read_note, or ask again with a budget above its bytes"
+# Said by an answer with no records when there were records to look at.
+NO_MATCH_HINT = (
+    "no current record holds any meaningful word of the query: try other words, or ask without a query "
+    "for the newest records"
+)
+NO_RECORDS_HINT = "there are no current records here"
+# The best matches left out are named, up to this many, in at most this share of the budget
+# (room kept for them when there is more to answer than fits).
+MAX_NAMED = 5
+NAMED_SHARE = 8  # a budget's eighth: 512 bytes of the default 4,096
+
+
+@dataclass(frozen=True)
+class Passed:
+    """The pass that answered: its matches in rank order, its vault's folder, and how many
+    records it looked at."""
+
+    ranked: Sequence[Match]
+    root: Path
+    considered: int
+
+
+@dataclass(frozen=True)
+class RecallShapes:
+    """How one recall shapes and sizes its records."""
+
+    vault: str
+    dated: bool
+    ordering: Ordering
+
+    def whole(self, found: Match, root: Path) -> Record:
+        note = read_again(root, found.path, found.revision)
+        return shape(found, self.vault, note.body, self.dated, self.ordering.coverage_of(found, note))
+
+    def size(self, found: Match) -> int:
+        """The record's size in an answer, with its text: measured when it matched, so only
+        returned records are read again.  Its coverage is worked out then too: sized here as its
+        widest value (0.xx)."""
+        widest = None if found.coverage() is None else 0.99
+        return json_size(shape(found, self.vault, "", self.dated, widest)) - json_size("") + found.text_size
+
+    @staticmethod
+    def least(found: Match) -> int:
+        # The text and path are written whole (JSON escaping only adds), each character a byte at least.
+        return found.text_size + len(found.path)
+
+    def without_text(self, found: Match, root: Path) -> Record | None:
+        """The record with no `text`, its size with it in `bytes` and how to read it in `hint`
+        — None when it changed since it matched (the next call reads it as it is then)."""
+        try:
+            note = read_again(root, found.path, found.revision)
+        except NoteChanged:
+            return None
+        shaped = shape(found, self.vault, "", self.dated, self.ordering.coverage_of(found, note))
+        del shaped["text"]
+        shaped["bytes"] = self.size(found)
+        shaped["hint"] = TOO_LARGE_HINT
+        return shaped
+
+    @staticmethod
+    def reserve(budget: int) -> int:
+        """The room kept for naming the best matches left out."""
+        return budget // NAMED_SHARE
+
+
+def shape(found: Match, vault: str, text: str, dated: bool, coverage: float | None) -> Record:
+    shaped: Record = {
+        "path": found.path,
+        "title": found.title,
+        "text": text,
+        "revision": found.revision,
+        "modified": found.modified,
+        "uri": obsidian_uri(vault, found.path),
+        "matched": found.matched(),
+    }
+    if coverage is not None:
+        shaped["coverage"] = round(coverage, 2)
+    if dated and found.date is not None:  # an event's date: always there (records.as_record)
+        shaped["date"] = found.date
+    return shaped
+
+
+def pack_recall(
+    result: RecallResult, candidates: Sequence[object], problems: Sequence[Problem], *, budget: int, limit: int
+) -> RecallResult:
+    """The records packed in rank order, with room kept for naming what is left out — unless
+    keeping it would cost the best record its place: then packed in the whole budget."""
+    packed = answer(result, candidates, budget=budget - RecallShapes.reserve(budget), limit=limit, problems=problems)
+    if not candidates or not packed["omitted"]:
+        return packed
+    first = candidates[0]
+    assert isinstance(first, dict)
+    if packed["records"] and packed["records"][0]["path"] == first["path"]:
+        return packed
+    whole = answer(result, candidates, budget=budget, limit=limit, problems=problems)
+    return whole if whole["records"] and whole["records"][0]["path"] == first["path"] else packed
+
+
+def finish(
+    result: RecallResult, passed: Passed | None, shapes: RecallShapes, *, budget: int, limit: int
+) -> RecallResult:
+    """What the answer says beside its packed records (the module's docstring)."""
+    reports_weak = shapes.ordering.reports_weak
+    if passed is None or result["status"] == "unavailable":
+        result.pop("weak_match", None)  # no vault read: nothing matched, weakly or not
+        return result
+    if passed.ranked and all(r["path"] != passed.ranked[0].path for r in result["records"]):
+        stub = shapes.without_text(passed.ranked[0], passed.root)
+        if stub is not None:
+            # Room stays for naming what is left out (the stub's own record among the best
+            # left out is no more than its stub); the whole budget only when it alone needs it.
+            before = len(result["records"])
+            _put_first(result, stub, budget=budget - RecallShapes.reserve(budget), limit=limit)
+            if len(result["records"]) == before and all(r["path"] != stub["path"] for r in result["records"]):
+                _put_first(result, stub, budget=budget, limit=limit)
+    if reports_weak:
+        # No record holding every meaningful word — none at all included — is said so: an empty
+        # answer to a query is marked too, so no answer to a question nobody decided goes unmarked.
+        result["weak_match"] = not any(record.get("coverage") == 1.0 for record in result["records"])
+    if result["omitted"]:
+        _name_left_out(result, passed, shapes, budget)
+    elif not result["records"]:
+        result["current_records"] = passed.considered
+        result["hint"] = NO_MATCH_HINT if passed.considered else NO_RECORDS_HINT
+    return result
+
+
+def _put_first(result: RecallResult, record: Record, *, budget: int, limit: int) -> None:
+    """The record that ranks first was left out: it does not fit in the budget whole (it is
+    never left out for the limit).  It goes first without its text — never cut, so not there at
+    all — rather than leaving the smaller records that fit, or none, to pass for the best answer
+    there is.  It counts against the budget and the limit like any record: the last records
+    taken make room, and when even it alone does not fit, the answer stays as it was."""
+    taken = result["records"]
+    trial: RecallResult = {**result, "records": [record, *taken], "omitted": result["omitted"] - 1}
+    while len(trial["records"]) > 1 and (len(trial["records"]) > limit or json_size(trial) > budget):
+        trial["records"].pop()
+        trial["omitted"] += 1
+    if json_size(trial) <= budget:
+        result["records"], result["omitted"] = trial["records"], trial["omitted"]
+
+
+def _name_left_out(result: RecallResult, passed: Passed, shapes: RecallShapes, budget: int) -> None:
+    """Name the best matches that did not fit — path, title, size and what matched — so that
+    a long record ranked first does not hide the one meant behind a count.  In rank order,
+    at most MAX_NAMED, within the budget's NAMED_SHARE and the budget itself."""
+    returned = {record["path"] for record in result["records"]}
+    named: list[OmittedRecord] = []
+    result["omitted_best"] = named
+    start = json_size(result)
+    room = min(budget - start, budget // NAMED_SHARE)
+    used = 0
+    for found in passed.ranked:
+        if len(named) == MAX_NAMED:
+            break
+        if found.path in returned:
+            continue
+        entry: OmittedRecord = {"path": found.path, "title": found.title, "bytes": shapes.size(found)}
+        if shapes.ordering.reports_weak:
+            entry["matched"] = found.matched()
+        extra = json_size(entry) + (1 if named else 0)
+        if used + extra > room:
+            break
+        named.append(entry)
+        used += extra
+    if not named:
+        del result["omitted_best"]

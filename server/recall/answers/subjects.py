@@ -1,0 +1,59 @@
+"""`list_subjects`: the subjects a client may ask about, from the notes' own properties and from
+the vault's subject rules, with counts of their records — read fresh, keeping nothing."""
+
+from __future__ import annotations
+
+from vault_recall.server.obsidian.note import InvalidNote, iso_utc
+from vault_recall.server.recall.finding.scan import each_tally
+from vault_recall.server.recall.finding.view import could_be_about, listing_or_unavailable, problem
+from vault_recall.server.recall.packing import MAX_PROBLEMS
+from vault_recall.server.recall.results import ListSubjectsResult, Problem, SubjectCount
+from vault_recall.server.recall.scope import Scope
+
+
+def list_subjects(scope: Scope) -> ListSubjectsResult:
+    """The subjects this client may ask about, with record counts per subject.  A subject a
+    rule names is listed even while no note is taken by it (with zeros): the person made it."""
+    result: ListSubjectsResult = {"status": "ok", "untrusted": True, "vault": None, "subjects": [], "problems": []}
+    listing = listing_or_unavailable(scope, result)
+    if listing is None:
+        return result
+    exposure = scope.exposure
+    counts: dict[str, SubjectCount] = {}
+    newest: dict[str, int] = {}
+    problems: list[Problem] = []
+    exposed = sorted(exposure.subjects) if exposure.mode == "subjects" else None
+    # Counted as the records go by: nothing of a note is kept once it is counted.
+    for record in each_tally(listing.root, listing, exposure.rules):
+        if isinstance(record, InvalidNote):
+            if could_be_about(record, exposed, exposure):
+                problems.append(problem(record))
+            continue
+        for subject in record.subjects:
+            if not exposure.allows_subject(subject):
+                continue
+            entry = counts.setdefault(subject, _zero(subject))
+            if record.status == "archived":
+                entry["archived"] += 1
+            elif record.kind == "event":
+                entry["events"] += 1
+            else:
+                entry["active"] += 1
+            newest[subject] = max(newest.get(subject, record.mtime_ns), record.mtime_ns)
+    for subject in exposure.rules.subjects:
+        if exposure.allows_subject(subject):
+            counts.setdefault(subject, _zero(subject))
+    for subject, entry in counts.items():
+        # `modified` is written once every record is counted ('' for a rule taking no note yet).
+        entry["modified"] = iso_utc(newest[subject]) if subject in newest else ""
+    result["subjects"] = [counts[s] for s in sorted(counts)]
+    result["problems"] = problems[:MAX_PROBLEMS]
+    if len(problems) > MAX_PROBLEMS:
+        result["problems_omitted"] = len(problems) - MAX_PROBLEMS
+    if problems:
+        result["status"] = "degraded"
+    return result
+
+
+def _zero(subject: str) -> SubjectCount:
+    return {"subject": subject, "active": 0, "archived": 0, "events": 0, "modified": ""}

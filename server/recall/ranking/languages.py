@@ -1,0 +1,101 @@
+"""The languages recall matches words in: their Snowball stemmers, stop words and framing words.
+
+A vault's languages are a setting (`languages` on the vault in the config; English by
+default).  A query written in another supported language is recognised by its stop words
+("welche Datenbank nutzen wir", "pourquoi avons-nous choisi") and matched in that language
+too, for that call only.
+
+Stemmers come from `snowballstemmer` (pure Python, every platform), imported by the first
+recall that needs one: answering `initialize` imports none of this.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from vault_recall.server.recall.ranking.stopwords import FRAMING_WORDS, GENERAL_WORDS, STOP_WORDS
+from vault_recall.server.recall.ranking.words import fold
+
+DEFAULT_LANGUAGES = ("english",)
+SUPPORTED = tuple(STOP_WORDS)
+
+# A query is taken to be written in a language when at least this many of its words are that
+# language's stop words, more of them than of any other language's or any configured one's.
+_DETECT_AT_LEAST = 2
+# Snowball's stemmers take time quadratic in a word's length (a step may rewrite the word once
+# per letter: English turns each 'y' after a vowel or a 'y' into 'Y'), and a note may hold one
+# "word" of a million letters.  No word of a language is near this long: a longer run of
+# letters is its own stem.
+LONGEST_STEMMED = 100
+
+
+class Stemmer(Protocol):
+    def stemWord(self, word: str) -> str: ...  # snowballstemmer's name
+
+
+@dataclass(frozen=True)
+class Language:
+    """One language's word lists (folded) and its stemmer."""
+
+    name: str
+    stop: frozenset[str]
+    framing: tuple[frozenset[str], ...]  # stems of framing words, one set per meaning
+    general: frozenset[str] = frozenset()  # general words, as folded (stopwords.py)
+
+    def stem(self, folded_word: str) -> str:
+        if len(folded_word) > LONGEST_STEMMED:
+            return folded_word
+        return str(_stemmer(self.name).stemWord(folded_word))
+
+    def framing_meaning(self, stem: str) -> frozenset[str]:
+        """The stems of the framing words meaning what `stem` means (empty: not a framing word)."""
+        return next((meaning for meaning in self.framing if stem in meaning), frozenset())
+
+
+@functools.cache
+def language(name: str) -> Language:
+    """The language called `name` (one of SUPPORTED)."""
+    stemmer = _stemmer(name)
+    framing = tuple(
+        frozenset(stemmer.stemWord(fold(word)) for word in line.split())
+        for line in FRAMING_WORDS[name].strip().splitlines()
+    )
+    general = frozenset(fold(word) for word in GENERAL_WORDS[name].split()) - stop_words(name)
+    return Language(name=name, stop=stop_words(name), framing=framing, general=general)
+
+
+@functools.cache
+def stop_words(name: str) -> frozenset[str]:
+    return frozenset(fold(word) for word in STOP_WORDS[name].split())
+
+
+@functools.cache
+def _stemmer(name: str) -> Stemmer:
+    import snowballstemmer  # type: ignore[import-untyped]
+
+    found: Stemmer = snowballstemmer.stemmer(name)
+    return found
+
+
+def check_languages(names: Iterable[str]) -> tuple[str, ...]:
+    """`names` as a tuple, each one of SUPPORTED; raises ValueError naming the first that is not."""
+    chosen = tuple(dict.fromkeys(names))
+    for name in chosen:
+        if name not in SUPPORTED:
+            raise ValueError(f"{name!r} is not a language recall knows; use one of: {', '.join(SUPPORTED)}")
+    return chosen
+
+
+def languages_for(query_words: Sequence[str], configured: Sequence[str]) -> tuple[Language, ...]:
+    """The configured languages, plus any other supported language the query is written in."""
+    names = list(configured or DEFAULT_LANGUAGES)
+    hits = {name: sum(word in stop_words(name) for word in query_words) for name in SUPPORTED}
+    best = max(hits.values())
+    configured_best = max(hits.get(name, 0) for name in names)
+    if best >= _DETECT_AT_LEAST and best > configured_best:
+        # Languages share many small words ('que', 'de'): the one with the most is the query's.
+        names += [name for name in SUPPORTED if hits[name] == best and name not in names]
+    return tuple(language(name) for name in names)

@@ -1,0 +1,404 @@
+"""A recall query as the terms it looks for, and how each term's words are found in a text.
+
+A term is one meaningful query word, matched by its stem: 'caching' finds 'cache', 'cached'
+and 'caches', in every language of the call.  Stop words are dropped; framing words
+("decide", "use") are kept but not required (stopwords.py says why).
+
+Finding a term's words without splitting every note into words: every word whose stem is a
+term's stem starts with the stem less its last two letters (at least two kept).  Checked
+against the whole of Debian's word lists for English, French, Spanish, Italian, Portuguese and
+German (there after reading 'ae', 'oe', 'ue' as 'a', 'o', 'u', as the German stemmer does), with
+one family of exceptions, English 'die'/'dying' and the like, found by a second start.  So a
+text is searched for those starts (a C-speed substring search), and only the words found there
+are stemmed: the same matches as stemming every word (tests/server/recall/ranking/test_query_terms.py).  Dutch
+stemming also takes 'ge-' off the middle of words (uit*ge*doofd), so for Dutch every word is
+looked at.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from vault_recall.server.recall.ranking.abbreviations import abbreviation_pairs
+from vault_recall.server.recall.ranking.languages import Language, languages_for
+from vault_recall.server.recall.ranking.words import fold, folded_words
+
+Stem = tuple[str, str]  # (language, stem)
+
+# Languages whose stems may not start a word's letters (see the module docstring).
+_EVERY_WORD_LANGUAGES = frozenset({"dutch"})
+_EVERY_WORD = re.compile(r"\w+")
+_GERMAN_E = re.compile(r"(?<=[aou])e")
+_ENGLISH_YING = frozenset({"die", "lie", "tie", "vie", "hie"})  # 'dying' → 'die'
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One way of finding candidate words: `gate` must occur in a text for `pattern` to find
+    anything, and `pattern` finds words (and tails of words: callers keep those at a word start)."""
+
+    gate: str
+    pattern: re.Pattern[str]
+
+    @cached_property
+    def at_word_start(self) -> re.Pattern[str] | None:
+        """`pattern` finding only what starts a word, when it finds within one word — else None.
+
+        Such a pattern is its gate written out, then letters, 'e?' and '\\w*': all it matches
+        is word characters.  Then `pattern` finds a word's first match and goes on after the
+        word, and a match not at its word's start has a word character before it.  A look back
+        after the gate ('ca(?<!\\wca)\\w*') rules out just those: the same matches at word
+        starts, with the search still skipping to each place the gate is (a look back first
+        would have it try every place), and no check in Python per match.  A phrase's pattern
+        spans words, where that need not hold: it is searched as written.
+        """
+        gate = re.escape(self.gate)
+        pattern = self.pattern.pattern
+        if not _WORD_LETTERS.fullmatch(self.gate) or not pattern.startswith(gate):
+            return None
+        rest = pattern[len(gate) :]
+        if not _ONE_WORD_REST.fullmatch(rest):
+            return None
+        return re.compile(f"{gate}(?<!\\w{gate}){rest}")
+
+
+# A gate of word characters, and what may follow it in a pattern that finds within one word.
+_WORD_LETTERS = re.compile(r"\w+")
+_ONE_WORD_REST = re.compile(r"(?:\w|e\?)*\\w\*")
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """Words written in a row ('pull request', 'pull-requests'): all but the last as given, the
+    last by its stem."""
+
+    words: tuple[str, ...]
+    scan: Scan
+    last: frozenset[Stem]  # the stems the last word may have
+
+
+@dataclass(frozen=True)
+class Term:
+    """One query word that is not a stop word (or a run of words an abbreviation stands for)."""
+
+    word: str  # as folded ('caching'; 'pull request')
+    stems: frozenset[Stem]  # of the word, and of a one-word abbreviation of it or meaning
+    # False for a framing word ("decide") and for a word of the subject asked about ("build"
+    # in subject build-system: every record of the subject is about it).
+    required: bool
+    scans: tuple[Scan, ...]
+    phrases: tuple[Phrase, ...] = ()
+    # A general word ("keep", "machen"; stopwords.py): ranked as a topic word, not required.
+    general: bool = False
+    # Taken for a misspelt query word (spelling.py): found, but never held as asked.
+    respelt: bool = False
+
+
+@dataclass(frozen=True)
+class Query:
+    terms: tuple[Term, ...]
+    languages: tuple[Language, ...]
+    dropped: tuple[str, ...] = ()  # stop words, as folded
+    # Required terms so common among the records ranked that a record without one is not a
+    # weaker answer (relevance.common_terms): set once the records are counted.
+    common: frozenset[int] = frozenset()
+
+    @cached_property
+    def gates(self) -> tuple[str, ...]:
+        """What a text must hold somewhere for any term to be found in it."""
+        scans = [scan for term in self.terms for scan in (*term.scans, *(p.scan for p in term.phrases))]
+        return tuple(dict.fromkeys(scan.gate for scan in scans))
+
+    @property
+    def required(self) -> tuple[int, ...]:
+        """The terms a record must hold all of to answer the query fully: its meaningful words.
+        None at all ("what did we decide about the build system?" in build-system): any record
+        of the subject answers it."""
+        return tuple(i for i, term in enumerate(self.terms) if term.required)
+
+    @property
+    def counted(self) -> tuple[int, ...]:
+        """The required terms `weak_match` and `coverage` ask a record to hold together."""
+        return tuple(i for i in self.required if i not in self.common)
+
+    @property
+    def holdable(self) -> frozenset[int]:
+        """The counted terms a record can hold: not one taken for a misspelt word, which is a
+        guess — an answer found through one is marked weak."""
+        return frozenset(i for i in self.counted if not self.terms[i].respelt)
+
+
+@dataclass
+class StemMemo:
+    """Stems of the words one call has looked at: made per call, never kept."""
+
+    languages: tuple[Language, ...]
+    known: dict[str, frozenset[Stem]] = field(default_factory=dict)
+
+    def stems(self, folded_word: str) -> frozenset[Stem]:
+        found = self.known.get(folded_word)
+        if found is None:
+            found = frozenset((lang.name, lang.stem(folded_word)) for lang in self.languages)
+            self.known[folded_word] = found
+        return found
+
+
+# Words joined by a hyphen ('Wi-Fi', 'e-mail', 'add-on', 'Hetzner-Konsole'): one unit.
+_JOINED = re.compile(r"\w+(?:[-\u2010\u2011]\w+)*")
+
+
+_PART_AT_LEAST = 3  # letters of a hyphenated word's part that ranks on its own ('e' of 'e-mail' does not)
+
+
+def joined_runs(folded: str) -> list[tuple[str, ...]]:
+    """The words of a folded text, each run of words joined by hyphens kept together."""
+    return [tuple(_EVERY_WORD.findall(run)) for run in _JOINED.findall(folded)]
+
+
+def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Query:
+    """The query's terms, in the order given, one per distinct meaning; `subject` is the subject
+    asked about, whose own words every record of it answers.  Words joined by a hyphen are one
+    term, found written so, apart ('wi fi') or as one word ('wifi'): a note writing 'WiFi'
+    answers 'Wi-Fi', and the parts are not two words a record must each hold."""
+    runs = joined_runs(fold(query))
+    tokens = [word for run in runs for word in run]
+    languages = languages_for(tokens, configured)
+    memo = StemMemo(languages)
+    implied = frozenset(stem for word in folded_words(subject.replace("-", " ")) for stem in memo.stems(word))
+    table = Equivalents.of(memo)
+    terms: list[Term] = []
+    dropped: list[str] = []
+    # A run holding a stop word is read word by word: 'peut-on', 'avons-nous', 'add-on'.
+    joined = _joined_starts(runs, languages)
+    at = 0
+    for words, forms in table.groups(tokens, joined):
+        hyphenated = joined.get(at) == len(words)
+        at += len(words)
+        if len(words) == 1 and any(words[0] in lang.stop for lang in languages):
+            dropped.append(words[0])
+            continue
+        term = _term(("-" if hyphenated else " ").join(words), forms, memo, implied)
+        # A hyphenated word's parts are optional: each ranks ('spreadsheet' of 'spreadsheet-like')
+        # as a general word, never required.
+        parts = (
+            [replace(_term(w, [(w,)], memo, implied), required=False, general=True) for w in words]
+            if hyphenated
+            else []
+        )
+        for found in (term, *(p for p in parts if len(p.word) >= _PART_AT_LEAST)):
+            if any((found.stems, found.phrases) == (known.stems, known.phrases) for known in terms):
+                continue  # 'cache caching': one term
+            terms.append(found)
+    return Query(terms=tuple(terms), languages=languages, dropped=tuple(dict.fromkeys(dropped)))
+
+
+def respelt(query: Query, corrections: dict[int, str], memo: StemMemo) -> Query:
+    """`query` with the term at each index of `corrections` looking for the word given instead,
+    shown as both ('pestisides → pesticides'): spelling.py says when."""
+    terms = list(query.terms)
+    for at, word in corrections.items():
+        found = _term(word, [(word,)], memo, frozenset())
+        terms[at] = replace(found, word=f"{terms[at].word} → {word}", respelt=True)
+    return replace(query, terms=tuple(terms), common=frozenset())
+
+
+def _joined_starts(runs: list[tuple[str, ...]], languages: Sequence[Language]) -> dict[int, int]:
+    """Token index → length, for each run of two or more words joined by hyphens, none of them
+    a stop word."""
+    starts: dict[int, int] = {}
+    at = 0
+    for run in runs:
+        if len(run) > 1 and not any(word in lang.stop for word in run for lang in languages):
+            starts[at] = len(run)
+        at += len(run)
+    return starts
+
+
+def _term(shown: str, forms: list[tuple[str, ...]], memo: StemMemo, implied: frozenset[Stem]) -> Term:
+    own = forms[0]
+    single = [form[0] for form in forms if len(form) == 1]
+    stems = {stem for word in single for stem in memo.stems(word)}
+    # A framing word finds the others of its meaning: 'decide' finds 'decision'.
+    framing = set()
+    if len(own) == 1:
+        framing = {(lang.name, s) for lang in memo.languages for s in lang.framing_meaning(lang.stem(own[0]))}
+    stems |= framing
+    scans: dict[str, Scan] = {}
+    for scan in _scans(frozenset(stems)):
+        scans.setdefault(scan.pattern.pattern, scan)
+    phrases = tuple(_phrase(form, memo) for form in forms if len(form) > 1)
+    about_subject = all(not memo.stems(word).isdisjoint(implied) for word in own)
+    general = len(own) == 1 and not framing and any(own[0] in lang.general for lang in memo.languages)
+    return Term(
+        word=shown,
+        stems=frozenset(stems),
+        required=not framing and not about_subject and not general,
+        scans=tuple(scans.values()),
+        phrases=phrases,
+        general=general,
+    )
+
+
+@dataclass(frozen=True)
+class Equivalents:
+    """The abbreviation table (abbreviations.py) as one call matches it: each entry a set of
+    forms (one-word or several words) that stand for one another."""
+
+    memo: StemMemo
+    entries: tuple[tuple[tuple[str, ...], ...], ...]
+
+    @classmethod
+    def of(cls, memo: StemMemo) -> Equivalents:
+        return cls(memo=memo, entries=_table())
+
+    def groups(
+        self, tokens: list[str], joined: dict[int, int] | None = None
+    ) -> list[tuple[tuple[str, ...], list[tuple[str, ...]]]]:
+        """The query's words in order, a run of words that a table entry spells out taken as
+        one: (the words as written, every form they match — their own first).  `joined`: token
+        index → length of each run of words joined by hyphens, taken as one too, written apart
+        or as one word ('wi fi', 'wifi') — unless a table entry spells out a longer run."""
+        found: list[tuple[tuple[str, ...], list[tuple[str, ...]]]] = []
+        at = 0
+        while at < len(tokens):
+            size, entry = self._longest_at(tokens, at)
+            run = (joined or {}).get(at, 0)
+            if run > size:
+                size, entry = run, None
+            words = tuple(tokens[at : at + size])
+            forms = [words] + ([form for form in entry if not self._same(form, words)] if entry else [])
+            if run == size and ("".join(words),) not in forms:
+                forms.append(("".join(words),))
+            found.append((words, forms))
+            at += size
+        return found
+
+    def _longest_at(self, tokens: list[str], at: int) -> tuple[int, tuple[tuple[str, ...], ...] | None]:
+        best: tuple[int, tuple[tuple[str, ...], ...] | None] = (1, None)
+        for entry in self.entries:
+            for form in entry:
+                size = len(form)
+                if size >= best[0] and self._same(form, tuple(tokens[at : at + size])):
+                    best = (size, entry)
+        return best
+
+    def _same(self, form: tuple[str, ...], words: tuple[str, ...]) -> bool:
+        """All but the last word as written, the last by its stem or an 's' ('pull requests',
+        'DBs': a stemmer leaves words without vowels alone)."""
+        if len(form) != len(words) or form[:-1] != words[:-1]:
+            return False
+        last, said = form[-1], words[-1]
+        if last in (said, said.removesuffix("s")):
+            return True
+        # Words sharing a stem start alike (query_terms' scans rely on it): stem only those.
+        return last[:2] == said[:2] and not self.memo.stems(last).isdisjoint(self.memo.stems(said))
+
+
+@functools.cache
+def _table() -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """abbreviations.py as entries of forms, each form its folded words: the abbreviation first."""
+    by_short: dict[str, list[tuple[str, ...]]] = {}
+    for short, meaning in abbreviation_pairs():
+        by_short.setdefault(short, [(short,)]).append(tuple(folded_words(meaning)))
+    return tuple(tuple(forms) for forms in by_short.values())
+
+
+def _phrase(words: tuple[str, ...], memo: StemMemo) -> Phrase:
+    last = memo.stems(words[-1])
+    start = _common_start([_start(stem) for _, stem in last] + [words[-1]])
+    pattern = r"\W+".join(re.escape(word) for word in words[:-1]) + r"\W+" + re.escape(start) + r"\w*"
+    return Phrase(words=words, scan=Scan(gate=words[0], pattern=re.compile(pattern)), last=last)
+
+
+def _common_start(texts: list[str]) -> str:
+    shortest = min(texts, key=len)
+    for at, character in enumerate(shortest):
+        if any(text[at] != character for text in texts):
+            return shortest[:at]
+    return shortest
+
+
+def _scans(stems: frozenset[Stem]) -> tuple[Scan, ...]:
+    scans: dict[str, Scan] = {}
+    for language, stem in sorted(stems):
+        for scan in _language_scans(language, stem):
+            scans.setdefault(scan.pattern.pattern, scan)
+    return tuple(scans.values())
+
+
+def _language_scans(language: str, stem: str) -> list[Scan]:
+    if language in _EVERY_WORD_LANGUAGES:
+        return [Scan(gate="", pattern=_EVERY_WORD)]
+    if language == "german":
+        start = _start(_GERMAN_E.sub("", stem))
+        # Each a, o, u of the start may be written ae, oe, ue in the note.
+        pattern = "".join(re.escape(c) + ("e?" if c in "aou" else "") for c in start)
+        literal = re.split("[aou]", start, maxsplit=1)[0]
+        gate = start[: len(literal) + 1]
+        return [Scan(gate=gate, pattern=re.compile(pattern + r"\w*"))]
+    scans = [_literal_scan(_start(stem))]
+    if language == "english" and stem in _ENGLISH_YING:
+        scans.append(_literal_scan(stem[0] + "y"))
+    return scans
+
+
+def _start(stem: str) -> str:
+    """The letters every word with this stem starts with: the stem less two, at least two."""
+    return stem[: max(min(2, len(stem)), len(stem) - 2)]
+
+
+def _literal_scan(start: str) -> Scan:
+    if not start:  # no stem at all: look at every word
+        return Scan(gate="", pattern=_EVERY_WORD)
+    return Scan(gate=start, pattern=re.compile(re.escape(start) + r"\w*"))
+
+
+def words_found(text: str, scan: Scan) -> Counter[str]:
+    """The words of `text` (folded) that `scan` finds, with how often each occurs."""
+    if scan.gate not in text:
+        return Counter()
+    starts = scan.at_word_start
+    if starts is not None:
+        return Counter(starts.findall(text))
+    # Inline, not is_word_character(): this runs once for every place a term's start is found.
+    return Counter(
+        match.group()
+        for match in scan.pattern.finditer(text)
+        if not ((start := match.start()) and ((before := text[start - 1]).isalnum() or before == "_"))
+    )
+
+
+def term_counts(text: str, query: Query, memo: StemMemo) -> list[int]:
+    """How many words (or runs of words) of `text` (folded) each term of `query` matches."""
+    if not any(gate in text for gate in query.gates):
+        return [0] * len(query.terms)  # the common case for a title, an alias, a tag
+    by_scan: dict[str, Counter[str]] = {}
+    counts = []
+    for term in query.terms:
+        words: dict[str, int] = {}
+        for scan in term.scans:
+            key = scan.pattern.pattern
+            if key not in by_scan:
+                by_scan[key] = words_found(text, scan)
+            words.update(by_scan[key])
+        found = sum(n for word, n in words.items() if not memo.stems(word).isdisjoint(term.stems))
+        for phrase in term.phrases:
+            runs = words_found(text, phrase.scan)
+            found += sum(n for run, n in runs.items() if not memo.stems(_last_word(run)).isdisjoint(phrase.last))
+        counts.append(found)
+    return counts
+
+
+def _last_word(run: str) -> str:
+    words: list[str] = _EVERY_WORD.findall(run)
+    return words[-1]
+
+
+def count_in(texts: Sequence[str], query: Query, memo: StemMemo) -> list[int]:
+    """term_counts over several short texts (a note's aliases, its tags), folded here."""
+    return term_counts("\n".join(fold(text) for text in texts), query, memo)

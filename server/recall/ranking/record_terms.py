@@ -1,0 +1,101 @@
+"""Which query terms a note holds, field by field: the numbers ranking.py ranks by — and, for
+the few notes an answer returns, whether it holds them together.
+
+Fields: the title (file name), aliases, headings, tags (the property and inline `#tags`) and
+the body.  The body is searched once, folded; headings and inline tags are looked at only when
+the body holds a term at all (they are part of it), and parsed only when a cheap look says a
+term could be in one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vault_recall.server.obsidian.note import Note
+from vault_recall.server.obsidian.syntax import parse_inline_tags
+from vault_recall.server.recall.ranking.bm25 import Evidence
+from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, count_in, term_counts
+from vault_recall.server.recall.ranking.words import fold
+
+# An ATX heading line ('## Reasons', up to three spaces before it; led by a newline, so that
+# the search runs at C speed from one newline to the next), and '#' with what follows it up to
+# a blank: where an inline tag can be.  Code blocks are told apart only when the note has one.
+_HEADING = re.compile(r"\n {0,3}(#{1,6}(?:[ \t][^\n]*)?)(?=\n|$)")
+_HASH_RUNS = re.compile(r"#\S+")
+
+
+def evidence_of(note: Note, query: Query, memo: StemMemo) -> Evidence:
+    """The note's term counts per field, and its length."""
+    body = fold(note.body)
+    in_body = term_counts(body, query, memo)
+    nothing = [0] * len(query.terms)
+    counts = {
+        "title": term_counts(fold(note.title), query, memo),
+        "aliases": count_in(note.aliases, query, memo) if note.aliases else nothing,
+        "heading": _in_headings(note, body, query, memo) if any(in_body) else nothing,
+        "tags": count_in((*note.tags, *_inline_tags(note, body, query, in_body)), query, memo),
+        "body": in_body,
+    }
+    return Evidence.of(counts, len(note.body) + len(note.title))
+
+
+def _in_headings(note: Note, body: str, query: Query, memo: StemMemo) -> list[int]:
+    if "#" not in body:
+        return [0] * len(query.terms)
+    # Each fence's character first: looking for one character is a memchr, for three a slower
+    # scan of the whole body (most notes have neither).
+    if ("`" in body and "```" in body) or ("~" in body and "~~~" in body):
+        return count_in([heading.text for heading in note.headings], query, memo)
+    return term_counts("\n".join(_HEADING.findall("\n" + body)), query, memo)
+
+
+def _inline_tags(note: Note, body: str, query: Query, in_body: list[int]) -> tuple[str, ...]:
+    """The note's inline tags, parsed only when a term's letters follow some '#' of it."""
+    if not any(in_body) or "#" not in body:
+        return ()
+    runs = "\n".join(_HASH_RUNS.findall(body))
+    gates = [scan.gate for term, found in zip(query.terms, in_body, strict=True) if found for scan in term.scans]
+    return parse_inline_tags(note.body) if any(gate in runs for gate in gates) else ()
+
+
+# A blank line (spaces allowed) ends a paragraph.
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+def passage_coverage(note: Note, query: Query, memo: StemMemo) -> float:
+    """The share of the query's meaningful words the note holds together: in one paragraph of
+    its body, with the names of what holds it — the note's title, aliases, tags and top
+    headings for every paragraph, a section's heading for the paragraphs under it.  Words
+    scattered over a long note ("accounting" here, "software" three sections on) do not answer
+    a question asking about both."""
+    required = query.counted
+    if not required:
+        return 1.0
+    holdable = query.holdable
+    tops = [heading.text for heading in note.headings if heading.level == 1]
+    in_names = count_in([note.title, *note.aliases, *note.all_tags, *tops], query, memo)
+    named = {i for i in holdable if in_names[i]}
+    best = len(named)
+    for heading, text in _sections(note):
+        if best == len(holdable):
+            break
+        in_heading = term_counts(fold(heading), query, memo)
+        headed = named | {i for i in holdable if in_heading[i]}
+        for paragraph in _PARAGRAPH_BREAK.split(fold(text)):
+            found = term_counts(paragraph, query, memo)
+            best = max(best, len(headed | {i for i in holdable if found[i]}))
+    return best / len(required)
+
+
+def _sections(note: Note) -> list[tuple[str, str]]:
+    """(heading, text under it) for the body before the first heading below the top level and
+    after each one."""
+    lines = note.body.split("\n")
+    starts = [heading for heading in note.headings if heading.level > 1]
+    sections = []
+    heading, first = "", 0
+    for start in starts:
+        sections.append((heading, "\n".join(lines[first : start.line - 1])))
+        heading, first = start.text, start.line
+    sections.append((heading, "\n".join(lines[first:])))
+    return sections

@@ -1,0 +1,236 @@
+"""How recall picks and orders a subject's records for a query: three orderings.
+
+- `Newest`: no query — every record, newest first ("what do we know about X").
+- `Ranked` (the default): BM25 over fields with stems (ranking.py); records holding none of
+  the query's meaningful words are left out — when none holds any, the answer is empty: a
+  model handed unrelated records would spend its context on them.
+- `Strict` (`match="all"`): only records holding every query word as written.
+
+Each sees the records of one pass one at a time (`measure` keeps numbers, never text), and
+orders what it kept once the pass is over (`rank`): ranking needs every record's counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from vault_recall.server.obsidian.note import Note, iso_utc
+from vault_recall.server.recall.packing import json_text_size
+from vault_recall.server.recall.ranking.bm25 import FRAMING_WEIGHT, Evidence, coverage, scores
+from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, respelt
+from vault_recall.server.recall.ranking.record_terms import evidence_of, passage_coverage
+from vault_recall.server.recall.ranking.strict_match import strict_match
+from vault_recall.server.recall.records import MemoryRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A record picked for an answer, as numbers and names: a large vault can have thousands,
+    and the text of each would be most of a call's memory.  The few returned are read again,
+    and only they are shaped (their time written out, what matched named)."""
+
+    path: str
+    title: str
+    text_size: int  # the text's size as a JSON string
+    revision: str
+    mtime_ns: int
+    date: str | None
+    score: float = 0.0
+    evidence: Evidence | None = None  # ranked: the record's term counts
+    query: Query | None = None  # ranked: what was asked
+    strict: dict[str, list[str]] | None = None  # match="all": query word → fields it is in
+
+    @property
+    def modified(self) -> str:
+        return iso_utc(self.mtime_ns)
+
+    @property
+    def seconds(self) -> int:
+        """The change time as `modified` shows it (whole seconds): what "newest" compares."""
+        return self.mtime_ns // 1_000_000_000
+
+    def matched(self) -> dict[str, list[str]]:
+        """Query word → the fields that hold it."""
+        if self.strict is not None:
+            return self.strict
+        if self.evidence is None or self.query is None:
+            return {}
+        held = self.evidence.fields_holding
+        return {term.word: held(i) for i, term in enumerate(self.query.terms) if self.evidence.weighted(i) > 0}
+
+    def coverage(self) -> float | None:
+        """The share of the query's meaningful words held anywhere in the record (None: no query)."""
+        if self.strict is not None:
+            return 1.0
+        if self.evidence is None or self.query is None:
+            return None
+        counted = self.query.counted
+        held = coverage(self.evidence, tuple(self.query.holdable))  # a share of the holdable ones
+        return held * len(self.query.holdable) / len(counted) if counted else 1.0
+
+
+def slim(record: MemoryRecord, **found: Any) -> Match:
+    note = record.note
+    return Match(
+        path=note.path,
+        title=note.title,
+        text_size=json_text_size(note.body),
+        revision=note.revision,
+        mtime_ns=note.mtime_ns,
+        date=record.date,
+        **found,
+    )
+
+
+def newest_first(matches: list[Match], dated: bool) -> None:
+    """Newest date first (events), then newest change, then by path: stable sorts, last key first."""
+    matches.sort(key=lambda m: m.path)
+    matches.sort(key=lambda m: m.seconds, reverse=True)
+    if dated:
+        matches.sort(key=lambda m: m.date or "", reverse=True)
+
+
+@dataclass
+class Newest:
+    """No query: every record the pass keeps, newest first."""
+
+    dated: bool
+    reports_weak: bool = False
+    kept: list[Match] = field(default_factory=list)
+
+    def fresh(self) -> Newest:
+        return replace(self, kept=[])
+
+    @property
+    def count(self) -> int:
+        """How many records it was shown."""
+        return len(self.kept)
+
+    def measure(self, record: MemoryRecord) -> None:
+        self.kept.append(slim(record))
+
+    def rank(self) -> list[Match]:
+        newest_first(self.kept, self.dated)
+        return self.kept
+
+    def coverage_of(self, found: Match, note: Note) -> float | None:
+        return None
+
+
+@dataclass
+class Strict:
+    """`match="all"`: records holding every query word as written, best field hits first."""
+
+    wanted: list[str]
+    reports_weak: bool = True
+    kept: list[Match] = field(default_factory=list)
+    count: int = 0  # how many records it was shown
+
+    def fresh(self) -> Strict:
+        return replace(self, kept=[], count=0)
+
+    def measure(self, record: MemoryRecord) -> None:
+        self.count += 1
+        found = strict_match(record, self.wanted)
+        if found is not None:
+            matched, score = found
+            self.kept.append(slim(record, strict=matched, score=float(score)))
+
+    def rank(self) -> list[Match]:
+        newest_first(self.kept, dated=False)
+        self.kept.sort(key=lambda m: m.score, reverse=True)
+        return self.kept
+
+    def coverage_of(self, found: Match, note: Note) -> float | None:
+        return 1.0  # every word, as written
+
+
+@dataclass
+class Ranked:
+    """The default: BM25 over the records' fields, words matched by their stems.
+
+    Every record's counts make the statistics (how many records hold a term, their average
+    length); only a record that can answer is kept as a Match (sized, its revision hashed):
+    most of a large vault's notes hold no word of a query."""
+
+    query: Query
+    dated: bool
+    reports_weak: bool = True
+    every: list[Evidence] = field(default_factory=list)  # each record's counts, in the order shown
+    answering: list[tuple[int, Match]] = field(default_factory=list)  # (index in `every`, record)
+    memo: StemMemo = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.memo = StemMemo(self.query.languages)
+
+    def fresh(self) -> Ranked:
+        return replace(self, every=[], answering=[], query=replace(self.query, common=frozenset()))
+
+    @property
+    def count(self) -> int:
+        """How many records it was shown."""
+        return len(self.every)
+
+    def measure(self, record: MemoryRecord) -> None:
+        evidence = evidence_of(record.note, self.query, self.memo)
+        if self.answers(evidence):
+            self.answering.append((len(self.every), slim(record, evidence=evidence, query=self.query)))
+        self.every.append(evidence)
+
+    def answers(self, evidence: Evidence) -> bool:
+        required = self.query.required
+        if required:
+            # Only records holding a meaningful word answer: one holding only a framing word
+            # ("decision") is no closer to the question than any other.
+            return any(evidence.weighted(i) > 0 for i in required)
+        # Nothing asked beyond the subject itself (or framing words): every record answers;
+        # those holding the query's words first.
+        return True
+
+    def rank(self) -> list[Match]:
+        weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
+        found = scores(self.every, weights)
+        matches = [replace(match, score=found[index]) for index, match in self.answering]
+        common = common_terms(self.every, self.query.required)
+        if common:
+            self.query = replace(self.query, common=common)
+            matches = [replace(m, query=self.query) for m in matches]
+        newest_first(matches, self.dated)
+        matches.sort(key=lambda m: m.score, reverse=True)
+        return matches
+
+    def unmatched(self) -> list[int]:
+        """The required terms no record measured holds in any form."""
+        return [i for i in self.query.required if not any(e.weighted(i) > 0 for e in self.every)]
+
+    def respelt(self, corrections: dict[int, str]) -> Ranked:
+        """A fresh ordering looking, at each index of `corrections`, for the word given instead."""
+        return Ranked(respelt(self.query, corrections, self.memo), dated=self.dated)
+
+    def coverage_of(self, found: Match, note: Note) -> float | None:
+        """For a record an answer returns: the share of the meaningful words it holds together
+        (whole-note coverage is only an upper bound of it)."""
+        if not found.coverage():
+            return found.coverage()
+        # The match's own query: the pass that ranked it knows which of its words are common.
+        return passage_coverage(note, found.query or self.query, self.memo)
+
+
+# A required word more than this share of the records ranked hold ('notes' in a vault of
+# notes, 'sync' among the Sync pages) says little about which one is meant: a record without
+# it is not a weaker answer.  Only among enough records for a share to mean something.
+COMMON_SHARE = 1 / 2
+COMMON_AMONG_AT_LEAST = 5
+
+
+def common_terms(evidence: list[Evidence], required: tuple[int, ...]) -> frozenset[int]:
+    """The required terms more than COMMON_SHARE of the records hold."""
+    if len(evidence) < COMMON_AMONG_AT_LEAST:
+        return frozenset()
+    return frozenset(
+        i for i in required if sum(1 for record in evidence if record.weighted(i) > 0) > COMMON_SHARE * len(evidence)
+    )
+
+
+Ordering = Newest | Strict | Ranked

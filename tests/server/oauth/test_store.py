@@ -1,0 +1,290 @@
+"""The OAuth store: nothing is approved by itself, codes and refresh tokens are used once (a
+replay revokes the grant), every grant acts as one client id, revocation is immediate, and the
+file holds hashes only, readable by its owner."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import stat
+
+import pytest
+
+from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import store as oauth_store
+from vault_recall.server.oauth import tokens as oauth_tokens
+from vault_recall.server.oauth.approvals import ApprovalError
+from vault_recall.server.oauth.tokens import GrantGone
+
+NOW = 1_800_000_000.0
+
+
+def _app(name: str = "Claude Code", client_id: str = "app-1", secret: str | None = None) -> oauth_approvals.App:
+    info = {"client_id": client_id, "client_name": name, "redirect_uris": ["http://127.0.0.1:5000/callback"]}
+    oauth_approvals.register_app(client_id, name, json.dumps(info), secret, now=NOW)
+    app = oauth_approvals.get_app(client_id)
+    assert app is not None
+    return app
+
+
+def _request(app: oauth_approvals.App, now: float = NOW) -> tuple[str, oauth_approvals.Request]:
+    return oauth_approvals.open_request(
+        app,
+        redirect_uri="http://127.0.0.1:5000/callback",
+        redirect_explicit=True,
+        code_challenge="challenge",
+        state="s1",
+        scopes=(),
+        resource="http://127.0.0.1:27183/mcp",
+        issuer="http://127.0.0.1:27183",
+        now=now,
+    )
+
+
+def _granted(client: str | None = None, name: str = "Claude Code", app_id: str = "app-1") -> oauth_tokens.Issued:
+    handle, request = _request(_app(name, app_id))
+    oauth_approvals.approve(request.approval_code, client, now=NOW + 1)
+    _, code = oauth_approvals.hand_out_code(handle, now=NOW + 2)
+    assert code is not None
+    return oauth_tokens.exchange_code(code, now=NOW + 3)
+
+
+def test_a_request_stays_pending_until_the_person_approves_it() -> None:
+    handle, request = _request(_app())
+    assert oauth_approvals.hand_out_code(handle, now=NOW + 5)[1] is None
+    assert [r.approval_code for r in oauth_approvals.pending_requests(now=NOW + 5)] == [request.approval_code]
+    oauth_approvals.approve(request.approval_code, now=NOW + 6)
+    answered, code = oauth_approvals.hand_out_code(handle, now=NOW + 7)
+    assert code is not None and code.startswith("vrc_")
+    assert answered.status == "approved"
+    assert oauth_approvals.hand_out_code(handle, now=NOW + 8)[1] is None  # one code per request
+    assert oauth_approvals.pending_requests(now=NOW + 8) == []
+
+
+def test_a_request_not_approved_in_time_can_no_longer_be_approved() -> None:
+    _, request = _request(_app())
+    later = NOW + oauth_store.REQUEST_SECONDS + 1
+    assert oauth_approvals.pending_requests(now=later) == []
+    with pytest.raises(ApprovalError, match="expired"):
+        oauth_approvals.approve(request.approval_code, now=later)
+
+
+def test_a_denied_request_gives_no_code_and_cannot_be_approved_after() -> None:
+    handle, request = _request(_app())
+    oauth_approvals.deny(request.approval_code.lower().replace("-", " "), now=NOW + 1)
+    assert oauth_approvals.hand_out_code(handle, now=NOW + 2)[1] is None
+    with pytest.raises(ApprovalError, match="already denied"):
+        oauth_approvals.approve(request.approval_code, now=NOW + 3)
+
+
+def test_an_approval_code_is_read_as_a_person_types_it() -> None:
+    assert oauth_approvals.normal_approval_code(" abcd efgh ") == "ABCD-EFGH"
+    assert oauth_approvals.normal_approval_code("ABCDEFGH") == "ABCD-EFGH"
+    assert oauth_approvals.normal_approval_code("ABCD-EFG") is None
+    assert oauth_approvals.normal_approval_code("ABCD-EFG1") is None  # 1 is never in a code: it reads as I or L
+    with pytest.raises(ApprovalError, match="not an approval code"):
+        oauth_approvals.approve("drop table")
+
+
+@pytest.mark.parametrize(
+    ("name", "client"),
+    [
+        ("Claude Code", "claude-code"),
+        ("Codex", "codex"),
+        ("gemini-cli-mcp-client", "gemini-cli-mcp-client"),
+        # What the real clients register as: their catalogue ids (server/oauth/known_apps.py).
+        ("Claude Code (vault-recall)", "claude-code"),
+        ("Claude Code (notes)", "claude-code"),
+        ("Gemini CLI MCP Client", "gemini"),
+        ("OpenCode", "opencode"),
+        ("Desk app", "desk-app"),
+        ("✨", "oauth-app"),
+        ("", "oauth-app"),
+        ("ChatGPT (web)", "chatgpt-web"),
+    ],
+)
+def test_an_app_is_approved_as_its_known_clients_id_or_one_made_of_its_name_unless_told(name: str, client: str) -> None:
+    assert oauth_approvals.suggested_client_id(name) == client
+
+
+def test_every_token_of_a_grant_acts_as_the_client_it_was_approved_as() -> None:
+    issued = _granted("work-laptop")
+    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 10) == ("work-laptop", "")
+    refreshed = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 20)
+    assert oauth_tokens.client_of_access_token(refreshed.access_token, now=NOW + 21) == ("work-laptop", "")
+
+
+def test_an_approval_as_an_impossible_client_id_is_refused() -> None:
+    _, request = _request(_app())
+    with pytest.raises(ApprovalError, match="cannot be a client id"):
+        oauth_approvals.approve(request.approval_code, "Not An Id!", now=NOW + 1)
+    assert [r.approval_code for r in oauth_approvals.pending_requests(now=NOW + 1)] == [request.approval_code]
+
+
+def test_a_code_is_used_once_and_its_replay_revokes_the_grant() -> None:
+    handle, request = _request(_app())
+    oauth_approvals.approve(request.approval_code, now=NOW + 1)
+    _, code = oauth_approvals.hand_out_code(handle, now=NOW + 2)
+    assert code is not None
+    issued = oauth_tokens.exchange_code(code, now=NOW + 3)
+    with pytest.raises(GrantGone, match="already used"):
+        oauth_tokens.exchange_code(code, now=NOW + 4)
+    client, why = oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 5)
+    assert client is None and "revoked" in why
+    with pytest.raises(GrantGone, match="revoked"):
+        oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 6)
+
+
+def test_a_code_expires() -> None:
+    handle, request = _request(_app())
+    oauth_approvals.approve(request.approval_code, now=NOW + 1)
+    _, code = oauth_approvals.hand_out_code(handle, now=NOW + 2)
+    assert code is not None
+    with pytest.raises(GrantGone, match="expired"):
+        oauth_tokens.exchange_code(code, now=NOW + 3 + oauth_store.CODE_SECONDS)
+
+
+def test_a_refresh_token_is_rotated_and_a_used_one_presented_again_revokes_the_grant() -> None:
+    issued = _granted()
+    second = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 10)
+    assert second.refresh_token != issued.refresh_token and second.access_token != issued.access_token
+    later = NOW + 10 + oauth_store.REFRESH_REUSE_SECONDS + 1
+    with pytest.raises(GrantGone, match="already used"):
+        oauth_tokens.exchange_refresh(issued.refresh_token, (), now=later)
+    assert oauth_tokens.client_of_access_token(second.access_token, now=later + 1)[0] is None
+    assert oauth_tokens.grants() == []
+
+
+def test_a_client_refreshing_twice_at_once_gets_two_pairs_and_keeps_its_grant() -> None:
+    issued = _granted()
+    first = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 10)
+    second = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 10.5)
+    assert first.access_token != second.access_token
+    for pair in (first, second):
+        assert oauth_tokens.client_of_access_token(pair.access_token, now=NOW + 11)[0] == "claude-code"
+    # The window runs from the first use, not the last: the token stays spent.
+    with pytest.raises(GrantGone, match="already used"):
+        oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 10 + oauth_store.REFRESH_REUSE_SECONDS + 1)
+
+
+def test_an_access_token_expires_after_an_hour_and_a_refresh_gives_a_new_one() -> None:
+    issued = _granted()
+    late = NOW + 3 + oauth_store.ACCESS_SECONDS + 1
+    client, why = oauth_tokens.client_of_access_token(issued.access_token, now=late)
+    assert client is None and "expired" in why
+    fresh = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=late)
+    assert oauth_tokens.client_of_access_token(fresh.access_token, now=late + 1)[0] == "claude-code"
+
+
+def test_revoking_a_client_stops_every_grant_of_it_and_no_other() -> None:
+    claude = _granted()
+    codex = _granted("codex", "Codex", "app-2")
+    revoked = oauth_tokens.revoke("claude-code", now=NOW + 10)
+    assert [g.client for g in revoked] == ["claude-code"]
+    assert oauth_tokens.client_of_access_token(claude.access_token, now=NOW + 11)[0] is None
+    assert oauth_tokens.client_of_access_token(codex.access_token, now=NOW + 11)[0] == "codex"
+    with pytest.raises(GrantGone, match="revoked"):
+        oauth_tokens.exchange_refresh(claude.refresh_token, (), now=NOW + 12)
+    assert [g.client for g in oauth_tokens.grants()] == ["codex"]
+
+
+def test_a_grant_is_revoked_by_its_own_id_too() -> None:
+    issued = _granted()
+    (grant,) = oauth_tokens.grants()
+    assert [g.id for g in oauth_tokens.revoke(grant.id, now=NOW + 10)] == [grant.id]
+    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 11)[0] is None
+
+
+def test_a_token_that_is_not_ours_names_no_client() -> None:
+    assert oauth_tokens.client_of_access_token("vra_" + "x" * 43, now=NOW)[0] is None
+    assert oauth_tokens.client_of_access_token("vrt_" + "x" * 43, now=NOW)[0] is None
+    assert oauth_tokens.load_token("vra_" + "x" * 1000) is None
+
+
+def test_a_flood_of_authorizations_is_refused_past_the_limit() -> None:
+    app = _app()
+    for _ in range(oauth_store.MAX_PENDING):
+        _request(app)
+    with pytest.raises(ApprovalError, match="already waiting"):
+        _request(app)
+
+
+def test_the_store_is_readable_by_its_owner_only_and_holds_no_secret() -> None:
+    issued = _granted()
+    app = _app("Confidential", "app-9", secret="s3cret-value")
+    assert oauth_approvals.secret_matches(app, "s3cret-value")
+    assert not oauth_approvals.secret_matches(app, "s3cret-valuf")
+    path = oauth_store.store_path()
+    assert path.with_name(path.name + "-wal").exists()  # written as WAL
+    files = [p for p in path.parent.iterdir() if p.name.startswith(path.name)]  # the store, its WAL and index
+    assert len(files) >= 2
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in files} == {p.name: 0o600 for p in files}
+    data = b"".join(p.read_bytes() for p in files)
+    for secret in (issued.access_token, issued.refresh_token, "s3cret-value"):
+        assert secret.encode() not in data
+    assert oauth_store.secret_hash(issued.access_token).encode() in data
+
+
+def test_a_store_removed_while_in_use_is_read_as_empty_and_made_again_by_the_next_write() -> None:
+    issued = _granted()
+    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 5)[0] == "claude-code"
+    path = oauth_store.store_path()
+    for leftover in path.parent.glob(path.name + "*"):
+        leftover.unlink()
+    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 6)[0] is None
+    assert oauth_tokens.grants() == []
+    assert not path.exists()  # reading makes no store
+    _app("Again", "app-2")
+    assert path.exists() and oauth_approvals.get_app("app-2") is not None  # the next write makes it anew
+
+
+def test_a_flood_of_registrations_keeps_the_store_bounded_and_the_granted_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registration needs no approval, so anyone who can reach the endpoint can register apps
+    without end: past MAX_REGISTRATIONS the oldest never approved go first, never an app the
+    person approved, whose tokens keep working.  (A smaller limit here: each registration is a
+    committed write, about 10 ms.)"""
+    monkeypatch.setattr(oauth_store, "MAX_REGISTRATIONS", 20)
+    issued = _granted()  # app-1, approved
+    flood = oauth_store.MAX_REGISTRATIONS + 50
+    for number in range(flood):
+        info = json.dumps({"client_id": f"flood-{number}", "redirect_uris": ["http://127.0.0.1:9/cb"]})
+        oauth_approvals.register_app(f"flood-{number}", "Flood", info, None, now=NOW + 10 + number)
+    with sqlite3.connect(oauth_store.store_path()) as raw:
+        (apps,) = raw.execute("SELECT COUNT(*) FROM apps").fetchone()
+    assert apps <= oauth_store.MAX_REGISTRATIONS
+    assert oauth_approvals.get_app("app-1") is not None
+    assert oauth_approvals.get_app("flood-0") is None  # the oldest went first
+    assert oauth_approvals.get_app(f"flood-{flood - 1}") is not None
+    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 20)[0] is not None
+    # A day later, registrations never approved are forgotten at the next registration.
+    oauth_approvals.register_app(
+        "late", "Late", "{}", None, now=NOW + 10 + flood + oauth_store.UNUSED_REGISTRATION_SECONDS
+    )
+    assert oauth_approvals.get_app(f"flood-{flood - 1}") is None
+    assert oauth_approvals.get_app("app-1") is not None
+
+
+def test_a_store_of_the_first_version_is_read_and_says_why_a_grant_goes_from_then_on() -> None:
+    path = oauth_store.store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as raw:  # as version 1 made it: grants without `revoked_why`
+        raw.executescript(oauth_store.SCHEMA.replace("    revoked REAL,\n    revoked_why TEXT\n", "    revoked REAL\n"))
+        raw.execute("INSERT INTO grants VALUES ('g1', 'laptop', 'app-1', 'Old app', 1.0, NULL, NULL)")
+        raw.execute("PRAGMA user_version = 1")
+    (grant,) = oauth_tokens.grants()
+    assert grant.client == "laptop" and grant.revoked_why is None
+    assert [g.id for g in oauth_tokens.revoke("laptop", now=NOW)] == ["g1"]
+    assert oauth_tokens.grants(include_revoked=True)[0].why_revoked() == "you revoked it"
+
+
+def test_a_replay_is_remembered_as_why_the_grant_went_for_a_week() -> None:
+    handle, request = _request(_app())
+    oauth_approvals.approve(request.approval_code, now=NOW + 1)
+    _, code = oauth_approvals.hand_out_code(handle, now=NOW + 2)
+    assert code is not None
+    oauth_tokens.exchange_code(code, now=NOW + 3)
+    with pytest.raises(GrantGone):
+        oauth_tokens.exchange_code(code, now=NOW + 4)
+    (replayed,) = oauth_tokens.replayed_grants(now=NOW + 5)
+    assert replayed.replayed and "presented a second time" in replayed.why_revoked()
+    assert oauth_tokens.replayed_grants(now=NOW + 5 + oauth_tokens.REPLAY_TOLD_SECONDS) == []

@@ -1,0 +1,95 @@
+"""Ranked recall takes shortcuts — only records that can answer are kept as matches, a note
+becomes a record once — and must answer exactly as the straightforward way does
+(tests/support/straight_recall.py): the same records in the same order, with the same
+matched words, coverage, weak mark, omitted count and names, on the synthetic and the
+realistic vaults, for queries common, rare, absent, framing-only, accented and phrased."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support import straight_recall
+from tests.support.synthetic_vault import generate, generate_realistic
+from tests.support.tricky_notes import TRICKY
+from tests.support.vaults import write_vault
+from vault_recall.server.recall.answers import context
+from vault_recall.server.recall.ranking.query_terms import parse_query
+from vault_recall.server.recall.ranking.relevance import Ranked
+from vault_recall.server.recall.records import MemoryRecord
+from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
+from vault_recall.server.vault.listing import list_notes
+
+QUERIES = (
+    "cache",  # most notes hold it
+    "cache deploy latency",
+    "what did we decide",  # framing words only: every record answers
+    "kubernetes rollback zzzqx",  # one word no note holds
+    "zzzqx",  # nothing holds it: an empty answer
+    "deploy latncy",  # a misspelling: the nearest word a record holds
+    "café straße",  # accents and a sharp s (the realistic vault's words)
+    "api k8s",  # abbreviations: a phrase they stand for, and a word
+    "build system decision",  # the subject's own words, asked in build-system
+)
+SUBJECTS = (None, "projects", "build-system")  # none, a rule's, a property's
+
+
+@pytest.fixture(scope="module", params=["synthetic", "realistic"])
+def vault(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("shortcuts") / "v"
+    if request.param == "synthetic":
+        generate(root, 300, seed=5, invalid=6)
+    else:
+        generate_realistic(root, 300, seed=8)
+    write_vault(root / "Tricky", TRICKY)
+    return root
+
+
+def scope(vault: Path, mode: str) -> Scope:
+    rules = SubjectRules((SubjectRule("projects", folder="Projects"),), vault)
+    return Scope(client="t", vault=vault, exposure=Exposure(mode=mode, rules=rules))
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_the_ranking_is_the_straightforward_one(vault: Path, query: str) -> None:
+    listing = list_notes(vault)
+    records = list(context._every_note(listing, scope(vault, "vault"), []))
+    assert len(records) > 250
+    for subject in ("", "build-system"):
+        parsed = parse_query(query, ["english"], subject)
+        if not parsed.terms:
+            continue
+        shortcut, straight = Ranked(parsed, dated=False), straight_recall.StraightRanked(parsed, dated=False)
+        for record in records:
+            shortcut.measure(record)
+            straight.measure(record)
+        assert shortcut.count == straight.count == len(records)
+        assert shortcut.rank() == straight.rank()
+
+
+@pytest.mark.parametrize("mode", ["records", "vault"])
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize(("budget", "limit"), [(4096, 3), (65536, 20), (512, 1)])
+def test_recall_answers_as_the_straightforward_way(
+    vault: Path, mode: str, query: str, budget: int, limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = scope(vault, mode)
+    answers = [context.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS]
+    monkeypatch.setattr(context, "Ranked", straight_recall.StraightRanked)
+    monkeypatch.setattr(context, "_every_note", straight_recall.every_note)
+    assert answers == [
+        context.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS
+    ]
+
+
+def test_the_whole_vault_is_every_note_as_each_note_shows_it(vault: Path) -> None:
+    listing = list_notes(vault)
+    asked = scope(vault, "vault")
+    problems: list[object] = []
+    straight_problems: list[object] = []
+    records = list(context._every_note(listing, asked, problems))  # type: ignore[arg-type]
+    straight = list(straight_recall.every_note(listing, asked, straight_problems))  # type: ignore[arg-type]
+    assert records == straight and problems == straight_problems
+    assert problems and all(isinstance(r, MemoryRecord) for r in records)

@@ -1,0 +1,66 @@
+"""A misspelt query word finds the nearest word the records hold, and says so in `matched`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.support.vaults import record, write_vault
+from vault_recall.server.recall.answers import context
+from vault_recall.server.recall.ranking.spelling import allowed_distance, edit_distance, near_words, nearest
+from vault_recall.server.recall.scope import Exposure, Scope
+
+
+def test_edit_distance_counts_letters_added_dropped_or_changed() -> None:
+    assert edit_distance("pestisides", "pesticides", 2) == 1
+    assert edit_distance("recieve", "receive", 2) == 2  # two letters swapped: two changes
+    assert edit_distance("cat", "cart", 1) == 1 and edit_distance("cart", "cat", 1) == 1
+    assert edit_distance("kitten", "sitting", 5) == 3
+    assert edit_distance("kitten", "sitting", 2) == 3  # past the limit: limit + 1
+
+
+@given(st.text("abc", max_size=7), st.text("abc", max_size=7))
+def test_edit_distance_is_symmetric_and_zero_only_for_the_same_word(a: str, b: str) -> None:
+    assert edit_distance(a, b, 14) == edit_distance(b, a, 14)
+    assert (edit_distance(a, b, 14) == 0) == (a == b)
+
+
+def test_short_words_and_words_with_digits_are_never_corrected_long_ones_by_two_edits() -> None:
+    assert [allowed_distance(w) for w in ("cat", "pest", "pesticid", "k8s2", "wi-fi")] == [0, 1, 2, 0, 0]
+
+
+def test_the_nearest_word_ties_go_to_the_word_more_records_hold_then_the_alphabet() -> None:
+    vocabulary = Counter({"pesticides": 1, "pesticide": 3, "residues": 5})
+    assert nearest("pestisides", vocabulary) == "pesticides"  # 1 edit beats 2
+    assert nearest("pestiside", vocabulary) == "pesticide"
+    assert nearest("colour", Counter({"color": 1, "colours": 2})) == "colours"
+    assert nearest("colour", Counter({"color": 2, "colors": 2})) == "color"
+    assert nearest("fungicide", vocabulary) is None  # 3 edits from 'pesticide'
+
+
+def test_only_words_as_long_as_a_correction_can_be_are_gathered() -> None:
+    gathered = near_words([["the", "pesticides", "on", "crops"], ["pesticides", "x1x1x1x1x1"]], ["pestisides"])
+    assert gathered == Counter({"pesticides": 2})
+
+
+def test_a_misspelt_word_finds_the_record_and_says_what_it_was_taken_for(tmp_path: Path) -> None:
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            "Spray.md": record("farm", "No pesticides on the east field after May."),
+            "Water.md": record("farm", "Irrigation runs at dawn."),
+        },
+    )
+    scope = Scope(client="test", vault=vault, exposure=Exposure())
+    result = context.recall_context(scope, "farm", "pestisides east field")
+    assert [r["path"] for r in result["records"]] == ["Spray.md"]
+    assert result["records"][0]["matched"] == {"pestisides → pesticides": ["body"], "east": ["body"], "field": ["body"]}
+    # Found through a guess: not the word asked, so the answer is marked.
+    assert result["records"][0]["coverage"] == 0.67 and result["weak_match"] is True
+    # A word spelt right is never replaced, and one too far from any stays as asked.
+    assert "pesticides" in context.recall_context(scope, "farm", "pesticides")["records"][0]["matched"]
+    far = context.recall_context(scope, "farm", "fungicides")
+    assert far["records"] == [] and far["current_records"] == 2
