@@ -16,11 +16,8 @@ Form = Literal["stdio", "url", "both", "neither"]
 
 # Keys that exist only in an entry the client starts as a process, in any client's format.
 STDIO_KEYS = frozenset({"command", "args", "cmd", "env", "envs", "env_keys", "environment", "cwd", "env_vars"})
-# Keys that hold the endpoint's address, and those that only a URL entry has besides.
+# Keys that hold the endpoint's address.
 URL_KEYS = ("httpUrl", "url", "serverUrl")  # in Gemini CLI's order: `httpUrl` first
-URL_ONLY_KEYS = frozenset(
-    {*URL_KEYS, "headers", "bearer_token_env_var", "http_headers", "env_http_headers", "headersHelper", "oauth"}
-)
 # A `type` naming the transport (Claude Code, VS Code, Continue, Goose, opencode).
 _STDIO_TYPES = frozenset({"stdio", "local"})
 _URL_TYPES = frozenset({"http", "streamable-http", "streamable_http", "streamableHttp", "sse", "remote"})

@@ -31,7 +31,6 @@ BACKUP_SUFFIX = ".vault-recall.bak"
 # Backups kept per file besides the oldest one (the person's original, never pruned): three in
 # all, so installing and uninstalling again and again leaves no pile of files beside it.
 KEEP_BACKUPS = 2
-BACKUPS_IN_ALL = KEEP_BACKUPS + 1
 _BACKUP_NAME = re.compile(r"\.(\d{8}-\d{6})(?:-(\d+))?" + re.escape(BACKUP_SUFFIX) + r"$")
 
 

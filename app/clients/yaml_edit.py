@@ -11,7 +11,6 @@ it unless everything but our entry is unchanged.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -21,15 +20,6 @@ from ruamel.yaml.error import YAMLError
 
 class YamlEditError(Exception):
     """The file cannot be edited safely; the message says why in one sentence."""
-
-
-@dataclass(frozen=True)
-class _Block:
-    """Where a container's children sit: their first line and column, and the line after the
-    container's last child."""
-
-    column: int
-    end: int  # index of the line just past the block (trailing blank and comment lines excluded)
 
 
 def _load(text: str, what: str) -> Any:

@@ -18,8 +18,6 @@ COLOURS = {
     "paused": (128, 134, 143),
 }
 RECALL_DOT = (47, 128, 237)
-# Sizes panels ask for: 16-24 on Windows and GNOME, 22-32 on macOS and KDE, x2 for HiDPI.
-SIZES = (16, 20, 22, 24, 32, 44, 48, 64, 128, 256)
 _DRAW_AT = 256
 
 
@@ -42,7 +40,3 @@ def render_icon(status: str, recalling: bool = False, size: int = 64) -> Image.I
         draw.ellipse((160, 0, 256, 96), fill=(255, 255, 255, 255))
         draw.ellipse((170, 10, 246, 86), fill=(*RECALL_DOT, 255))
     return image.resize((size, size), Image.Resampling.LANCZOS)
-
-
-def icon_set(status: str, recalling: bool = False) -> dict[int, Image.Image]:
-    return {size: render_icon(status, recalling, size) for size in SIZES}

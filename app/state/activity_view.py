@@ -54,8 +54,6 @@ class ClientSummary:
     client: str
     calls: int
     last_ts: float
-    last_tool: str
-    last_status: str | None
 
 
 _EVENT_COLUMNS = (
@@ -163,22 +161,11 @@ def latest_per_client(path: Path) -> list[ClientSummary]:
     """Each client's number of calls and its latest call, most recent first."""
     rows = _rows(
         path,
-        "SELECT e.client, c.calls, e.ts, e.tool, e.status FROM events e"
+        "SELECT e.client, c.calls, e.ts FROM events e"
         " JOIN (SELECT client, COUNT(*) AS calls, MAX(id) AS last_id FROM events GROUP BY client) c"
         " ON e.id = c.last_id ORDER BY e.id DESC",
     )
-    return [ClientSummary(client=r[0], calls=r[1], last_ts=r[2], last_tool=r[3], last_status=r[4]) for r in rows]
-
-
-def clients_who_recalled(path: Path, note_path: str) -> list[tuple[str, int, float]]:
-    """(client, times, last time) for every client that was given `note_path`."""
-    rows = _rows(
-        path,
-        "SELECT e.client, COUNT(*), MAX(e.ts) FROM returned r JOIN events e ON e.id = r.event_id"
-        " WHERE r.path = ? GROUP BY e.client ORDER BY MAX(e.ts) DESC",
-        (note_path,),
-    )
-    return [(r[0], r[1], r[2]) for r in rows]
+    return [ClientSummary(client=r[0], calls=r[1], last_ts=r[2]) for r in rows]
 
 
 def latest_recalls(path: Path, since: float, limit: int = 200) -> list[Recall]:

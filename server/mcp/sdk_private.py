@@ -3,11 +3,10 @@
 - `lowlevel_server`: the low-level server inside an `MCPServer`, to run it over streams of our
   own (stdio.py answers the lines the SDK's stdio transport would drop; delivery.py watches
   what is written).  `MCPServer.run_stdio_async` runs it only over the SDK's own streams.
-- `mcp_http_client`: an httpx client with the SDK transports' own timeouts, for the tests'
-  Streamable HTTP clients that send their own headers or authentication.
 
-tests/server/mcp/test_sdk_private.py fails naming the part when an SDK release moves one, and
-the same test keeps every other module off the SDK's private names.  Imports the
+(The tests' Streamable HTTP clients take the SDK's private httpx client maker in
+tests/support/http_e2e.py.)  tests/server/mcp/test_sdk_private.py fails naming the part when an
+SDK release moves one, and the same test keeps every other module off the SDK's private names.  Imports the
 SDK only.
 """
 
@@ -19,21 +18,8 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
     from mcp.server.mcpserver import MCPServer
 
-# The private names, as the test checks them: (where, name).
-PARTS = (
-    ("mcp.server.mcpserver.MCPServer instance", "_lowlevel_server"),
-    ("mcp.shared._httpx_utils", "create_mcp_http_client"),
-)
-
 
 def lowlevel_server(server: MCPServer) -> Server[Any]:
     """The low-level server an `MCPServer` answers through."""
     lowlevel: Server[Any] = server._lowlevel_server
     return lowlevel
-
-
-def mcp_http_client(headers: dict[str, str] | None = None, auth: Any = None) -> Any:
-    """An httpx client with the SDK's Streamable HTTP timeouts (30 s, 300 s to read)."""
-    from mcp.shared._httpx_utils import create_mcp_http_client
-
-    return create_mcp_http_client(headers=headers, auth=auth)

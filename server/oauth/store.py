@@ -53,7 +53,6 @@ UNUSED_REGISTRATION_SECONDS = 24 * 60 * 60
 ACCESS_PREFIX = "vra_"
 REFRESH_PREFIX = "vrr_"
 CODE_PREFIX = "vrc_"
-SECRET_PREFIX = "vrs_"
 MAX_SECRET_LENGTH = 200  # ours are 47 characters; anything much longer is not one of ours
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS apps (

@@ -80,10 +80,6 @@ _CORE_RESOLVERS: list[tuple[str, str, str]] = [
     ),
     ("tag:yaml.org,2002:null", "|".join(("~", *_NULL_WORDS, "")), "~nN"),
 ]
-# Core-schema tags a note may also write out (`!!str 5`); any other tag (`!!binary`, `!!set`,
-# `!!timestamp`, `!custom`) is kept as the text or collection it is written as, as a YAML 1.2
-# reader without those types does.
-_CORE_TAGS = ("str", "int", "float", "bool", "null", "seq", "map")
 # Anchors and aliases can make a few lines stand for billions of values ("billion laughs");
 # Obsidian's reader stops such a block too.  Past this many values, a block is refused.
 MAX_EXPANDED_VALUES = 10_000
@@ -168,6 +164,9 @@ class _Yaml12Loader(_BaseLoader):  # type: ignore[misc, valid-type]
 for _tag, _pattern, _first in _CORE_RESOLVERS:
     _starts = [*_first, ""] if _tag.endswith("null") else list(_first)  # '' resolves the empty value
     _Yaml12Loader.add_implicit_resolver(_tag, re.compile(f"^(?:{_pattern})$"), _starts)
+# Core-schema tags a note may also write out (`!!str 5`); any other tag (`!!binary`, `!!set`,
+# `!!timestamp`, `!custom`) is kept as the text or collection it is written as, as a YAML 1.2
+# reader without those types does.
 _Yaml12Loader.add_constructor("tag:yaml.org,2002:str", _Yaml12Loader.construct_yaml_str)
 _Yaml12Loader.add_constructor("tag:yaml.org,2002:null", _Yaml12Loader.construct_yaml_null)
 _Yaml12Loader.add_constructor("tag:yaml.org,2002:bool", _Yaml12Loader.construct_core_bool)

@@ -83,8 +83,8 @@ def named_among(key: str, by_path: Mapping[str, list[str]], by_name: Mapping[str
 
 class Names(Protocol):
     """The notes a `note` argument may name: those the client may see, and the broken ones it
-    is told about.  A whole-vault index (MappedNames), or one that reads only the notes a name
-    could mean (recall/naming.py)."""
+    is told about: the notes a name could mean, read for one call (recall/finding/naming.py);
+    the tests' whole-vault index (tests/support/whole_vault.py) is the reference."""
 
     def exact(self, path: str) -> bool:
         """Is this exact string the path of such a note?"""
@@ -94,27 +94,6 @@ class Names(Protocol):
 
     def aliased(self, key: str) -> list[str]:
         """Paths with an alias that folds to `key`."""
-
-
-@dataclass(frozen=True)
-class MappedNames:
-    """Names over a mapping of every reachable path to its aliases."""
-
-    reachable: Mapping[str, tuple[str, ...]]
-    index: NameIndex
-
-    @classmethod
-    def of(cls, reachable: Mapping[str, tuple[str, ...]]) -> MappedNames:
-        return cls(reachable, NameIndex.of(reachable.items()))
-
-    def exact(self, path: str) -> bool:
-        return path in self.reachable
-
-    def named(self, key: str) -> list[str]:
-        return self.index.named(key)
-
-    def aliased(self, key: str) -> list[str]:
-        return self.index.aliased(key)
 
 
 def split_note_argument(text: str) -> tuple[str, str | None]:
@@ -134,12 +113,6 @@ def not_found(text: str) -> NoteNotFound:
         f"no note {show_value(text)} that this client can read: check the name or vault path "
         "(search_notes finds notes by their text)"
     )
-
-
-def resolve_argument(root: Path, reachable: Mapping[str, tuple[str, ...]], text: str) -> tuple[str, str | None]:
-    """resolve_names over a mapping of the reachable paths (the visible and visibly broken
-    notes) to their aliases."""
-    return resolve_names(root, MappedNames.of(reachable), text)
 
 
 def resolve_names(root: Path, names: Names, text: str) -> tuple[str, str | None]:

@@ -26,7 +26,7 @@ from mcp_types import Implementation
 from pydantic import AnyUrl
 
 from tests.support.e2e import call, copy_sample_vault
-from tests.support.http_e2e import Endpoint, running_endpoint
+from tests.support.http_e2e import Endpoint, mcp_http_client, running_endpoint
 from tests.support.oauth_browser import (
     REDIRECT,
     approve,
@@ -42,7 +42,6 @@ from tests.support.oauth_browser import (
 )
 from vault_recall.app.state.config_store import update_config
 from vault_recall.server.config.config_file import VaultEntry, activity_path
-from vault_recall.server.mcp.sdk_private import mcp_http_client as create_mcp_http_client
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
@@ -112,7 +111,7 @@ async def oauth_session(
         redirect_handler=person.redirect,
         callback_handler=person.callback,
     )
-    async with create_mcp_http_client(auth=auth) as http:
+    async with mcp_http_client(auth=auth) as http:
         transport = streamable_http_client(url, http_client=http)
         async with Client(
             transport, read_timeout_seconds=60, client_info=Implementation(name=name, version="1")

@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import anyio
@@ -16,7 +17,7 @@ from tests.support.e2e import call, call_error, copy_sample_vault, paths, servin
 from tests.support.parts import as_nobody_if_root
 from tests.support.paths import REPO_ROOT
 from tests.support.vaults import record, write_vault
-from vault_recall.app.state.activity_view import clients_who_recalled, count_events, latest_per_client, recent_events
+from vault_recall.app.state.activity_view import count_events, latest_per_client, recent_events
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.activity.store import BUSY_TIMEOUT_MS
 from vault_recall.server.config.config_file import (
@@ -61,7 +62,8 @@ async def test_eight_servers_two_hundred_calls_each_every_call_recorded(shared_s
         assert event_count(f"client-{number}") == 200
     summaries = {s.client: s for s in latest_per_client(activity_path())}
     assert {name: s.calls for name, s in summaries.items()} == answered
-    recalled = dict((c, n) for c, n, _ in clients_who_recalled(activity_path(), "Projects/Build/Build decision.md"))
+    events = recent_events(activity_path(), limit=1600)
+    recalled = Counter(e.client for e in events if "Projects/Build/Build decision.md" in e.returned)
     assert recalled == {f"client-{n}": 100 for n in range(8)}
 
 

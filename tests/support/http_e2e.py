@@ -17,9 +17,17 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.support.e2e import vault_recall_command
-from vault_recall.server.mcp.sdk_private import mcp_http_client as create_mcp_http_client
 
 URL_LINE = re.compile(r"Vault Recall endpoint: (http://\S+)")
+
+
+def mcp_http_client(headers: dict[str, str] | None = None, auth: Any = None) -> Any:
+    """An httpx client with the SDK's Streamable HTTP timeouts (30 s, 300 s to read), for a
+    client that sends its own headers or authentication: the SDK makes it only in a private
+    module (tests/server/mcp/test_sdk_private.py fails when it moves)."""
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    return create_mcp_http_client(headers=headers, auth=auth)
 
 
 @dataclass
@@ -97,7 +105,7 @@ async def http_client(
     sent = dict(headers or {})
     if token is not None:
         sent["Authorization"] = f"Bearer {token}"
-    http = create_mcp_http_client(headers=sent)
+    http = mcp_http_client(headers=sent)
     async with http:
         from mcp_types import Implementation
 

@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from tests.support.whole_vault import VaultView, excluded_note_paths, view_or_unavailable
 from vault_recall.server.errors import RecallError
-from vault_recall.server.obsidian.resolve import NameIndex, resolve_argument
+from vault_recall.server.obsidian.resolve import NameIndex
 from vault_recall.server.obsidian.syntax import lines_between
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall import packing
@@ -97,8 +97,7 @@ def reference_read(scope: Scope, note: str, section: str | None, budget: int) ->
     view = _view_or_unavailable(scope, result)
     if view is None:
         return result
-    reachable = {**{p: () for p in view.broken}, **{p: n.aliases for p, n in view.visible.items()}}
-    path, subpath = resolve_argument(view.root, reachable, note)
+    path, subpath = view.resolve(note)
     wanted = section.strip() if section and section.strip() else subpath
     if path in view.broken and path not in view.visible:
         return cast("dict[str, Any]", reading._broken_note(view.name, path, problem(view.broken[path]), budget))
@@ -140,8 +139,7 @@ def reference_backlinks(scope: Scope, note: str, limit: int, budget: int, offset
     view = _view_or_unavailable(scope, envelope)
     if view is None:
         return pack(envelope, [], budget=budget, limit=limit)
-    reachable = {**{p: () for p in view.broken}, **{p: n.aliases for p, n in view.visible.items()}}
-    target, _ = resolve_argument(view.root, reachable, note)
+    target, _ = view.resolve(note)
     envelope.update(note=target, uri=obsidian_uri(view.name, target), offset=offset)
     paths = sorted(view.visible)
     if view.exposure_mode == "vault":

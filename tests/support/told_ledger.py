@@ -11,7 +11,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vault_recall.server.recall.answers.changed_since import HandedOutNotes, tell_changes
+from vault_recall.server.recall.results import Envelope
+from vault_recall.server.recall.scope import Scope
+
 FIELD = "changed_since_recalled"
+
+
+def follow_up(memory: HandedOutNotes, scope: Scope, result: Envelope, budget: int | None) -> None:
+    """`tell_changes` for an answer delivered as soon as it is built (no transport between)."""
+    pending = tell_changes(memory, scope, result, budget)
+    if pending is not None:
+        pending.commit()
 
 
 def revision_of(path: Path) -> str | None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import InvalidNote, Note
+from vault_recall.server.obsidian.resolve import NameIndex, resolve_names
 from vault_recall.server.recall.finding.scan import each_note, each_record
 from vault_recall.server.recall.finding.view import problem, unavailable
 from vault_recall.server.recall.records import MemoryRecord, as_record
@@ -64,6 +66,36 @@ class VaultView:
             if subjects is None or note.subjects is None or any(s in note.subjects for s in subjects)
         ]
         return [problem(note) for note in chosen]
+
+    def reachable(self) -> dict[str, tuple[str, ...]]:
+        """Every path a `note` argument may resolve to (the visible and the visibly broken
+        notes), with the aliases it answers to."""
+        return {**{path: () for path in self.broken}, **{p: n.aliases for p, n in self.visible.items()}}
+
+    def resolve(self, text: str) -> tuple[str, str | None]:
+        """A tool's `note` argument resolved by the server's rule over this whole-vault index."""
+        return resolve_names(self.root, MappedNames.of(self.reachable()), text)
+
+
+@dataclass(frozen=True)
+class MappedNames:
+    """`resolve.Names` over a mapping of every reachable path to its aliases."""
+
+    reachable: Mapping[str, tuple[str, ...]]
+    index: NameIndex
+
+    @classmethod
+    def of(cls, reachable: Mapping[str, tuple[str, ...]]) -> MappedNames:
+        return cls(reachable, NameIndex.of(reachable.items()))
+
+    def exact(self, path: str) -> bool:
+        return path in self.reachable
+
+    def named(self, key: str) -> list[str]:
+        return self.index.named(key)
+
+    def aliased(self, key: str) -> list[str]:
+        return self.index.aliased(key)
 
 
 def open_view(scope: Scope) -> VaultView:

@@ -368,10 +368,3 @@ def tell_changes(
         return attach(result, untold, budget)
 
     return memory.reserve(scope.client, changes, tell, handed, started, checked)
-
-
-def follow_up(memory: HandedOutNotes, scope: Scope, result: Envelope, budget: int | None) -> None:
-    """`tell_changes` for an answer delivered as soon as it is built (no transport between)."""
-    pending = tell_changes(memory, scope, result, budget)
-    if pending is not None:
-        pending.commit()

@@ -4,7 +4,7 @@ notes themselves can tell — only the notes whose bytes could hold it, and only
 name matches.
 
 Answers exactly as a whole-vault index of the notes the client may see would
-(`view.index_of`; tests/server/recall/finding/test_read_note_index.py and
+(tests/support/whole_vault.py; tests/server/recall/finding/test_read_note_index.py and
 tests/server/recall/finding/test_alias_filter.py compare the two), so an ambiguity error or a "no note"
 answer never counts a note the client may not see.
 """

@@ -77,7 +77,6 @@ class Phrase:
 # The only characters outside ASCII that `re.IGNORECASE` matches with ASCII ones: 'İ' and 'ı'
 # with 'i', the Kelvin sign with 'k', the long s with 's' (the test checks every code point).
 CASE_ESCAPES = {"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"}
-CASE_ESCAPES_ASCII = frozenset("iIkKsS")
 # The only characters outside ASCII whose `fold` (NFC, then casefold) holds ASCII characters
 # (the test checks every code point): ligatures, sharp s, the Kelvin sign, a few singletons.
 FOLD_ESCAPES = {

@@ -8,8 +8,6 @@ reference the streaming tools are checked against.)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TypeVar
 
 from vault_recall.server.errors import VaultUnavailable
@@ -21,7 +19,6 @@ from vault_recall.server.recall.finding.scan import (
     CHANGING_REASON,
     NoteChanged,
     as_seen,
-    each_note,
     each_parsed,
     each_record,
 )
@@ -92,52 +89,6 @@ def seen_from_bytes(exposure: Exposure, data: bytes, path: str = "") -> bool | N
 _OTHER_STARTS = (UTF8_BOM, *UTF16_BOMS)
 
 
-@dataclass(frozen=True)
-class VaultIndex:
-    """The notes a client may name, by path and alias, and the broken ones it may be told
-    about — without any note's text.  Made by reading every note, so only when an argument
-    names no note by path or name and its aliases must be looked up (naming.ListedNames)."""
-
-    root: Path
-    name: str
-    aliases: dict[str, tuple[str, ...]]  # visible note path → its aliases
-    broken: dict[str, InvalidNote]
-
-    def reachable(self) -> dict[str, tuple[str, ...]]:
-        """Every path a `note` argument may resolve to, with the aliases it answers to."""
-        return {**{path: () for path in self.broken}, **self.aliases}
-
-
-def index_or_unavailable(scope: Scope, result: Envelope) -> VaultIndex | None:
-    """Index the vault as this client sees it, in one pass that keeps no text, or turn
-    `result` into an `unavailable` answer and return None."""
-    listing = listing_or_unavailable(scope, result)
-    if listing is None:
-        return None
-    return index_of(scope.exposure, listing)
-
-
-def index_of(exposure: Exposure, listing: VaultListing) -> VaultIndex:
-    """The listed vault indexed as a client with `exposure` sees it, in one pass."""
-    aliases: dict[str, tuple[str, ...]] = {}
-    broken: dict[str, InvalidNote] = {}
-    if exposure.mode == "vault":
-        for note, trouble in each_note(listing.root, listing, exposure.rules):
-            if note is not None:
-                aliases[note.path] = note.aliases
-            if trouble is not None:
-                broken[trouble.path] = kept(trouble)
-    else:
-        # Only records can be visible here, and only notes naming a subject can be shown broken.
-        for item in each_record(listing.root, listing, None, rules=exposure.rules):
-            note, trouble = in_view(exposure, item)
-            if note is not None:
-                aliases[note.path] = note.aliases
-            if trouble is not None:
-                broken[trouble.path] = kept(trouble)
-    return VaultIndex(root=listing.root, name=vault_name(listing.root), aliases=aliases, broken=broken)
-
-
 def could_be_about(note: InvalidNote, subjects: Sequence[str] | None, exposure: Exposure) -> bool:
     """Could this invalid note be a record of one of `subjects` (None: of any subject this
     client may see), so that an answer about them may lack it?  Only when that cannot be ruled
@@ -170,11 +121,6 @@ def _ruled_about(note: InvalidNote, subjects: Sequence[str] | None, exposure: Ex
     asked = [s for s in (subjects if subjects is not None else rules.subjects) if exposure.allows_subject(s)]
     data = note.readable.data if note.readable is not None else b""
     return any(rules.of_subject(s).may_take(note.path, data) for s in asked)
-
-
-def kept(trouble: InvalidNote) -> InvalidNote:
-    """A problem to keep across a pass, without the note's text (a vault can have many)."""
-    return replace(trouble, readable=None) if trouble.readable is not None else trouble
 
 
 def visible_notes(exposure: Exposure, listing: VaultListing, worth: Worth | None = None) -> Iterator[Note]:

@@ -365,7 +365,8 @@ def words_found(text: str, scan: Scan) -> Counter[str]:
     starts = scan.at_word_start
     if starts is not None:
         return Counter(starts.findall(text))
-    # Inline, not is_word_character(): this runs once for every place a term's start is found.
+    # A word character is `\w`'s: alphanumeric or '_'.  Inline, not a function: this runs once for
+    # every place a term's start is found.
     return Counter(
         match.group()
         for match in scan.pattern.finditer(text)

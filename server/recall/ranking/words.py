@@ -40,8 +40,3 @@ def fold(text: str) -> str:
 def folded_words(text: str) -> list[str]:
     """The words of fold(text), in order."""
     return _WORD.findall(fold(text))
-
-
-def is_word_character(character: str) -> bool:
-    """Would `\\w` match this one character?"""
-    return character.isalnum() or character == "_"

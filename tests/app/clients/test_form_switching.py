@@ -15,13 +15,17 @@ import tomlkit
 
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, ClientSpec
-from vault_recall.app.clients.entry_form import FORM_FREE_KEYS, STDIO_KEYS, URL_ONLY_KEYS, form_of
+from vault_recall.app.clients.entry_form import FORM_FREE_KEYS, STDIO_KEYS, URL_KEYS, form_of
 from vault_recall.app.clients.install import apply, plan_install
 from vault_recall.app.clients.launch import serve_argv
 from vault_recall.server.config.config_file import load_config
 
 URL_CLIENTS = [spec for spec in CLIENTS if spec.http is not None]
 URL = "http://127.0.0.1:27183/mcp"
+# Keys that only a URL entry has, in any client's format: none may survive a switch to stdio.
+URL_ONLY_KEYS = frozenset(
+    {*URL_KEYS, "headers", "bearer_token_env_var", "http_headers", "env_http_headers", "headersHelper", "oauth"}
+)
 
 
 def read(spec: ClientSpec, path: Path) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.support.depth import depth
 from vault_recall.app.clients import guarded_write
 from vault_recall.app.clients.catalogue import SERVER_NAME, client_spec
-from vault_recall.app.clients.guarded_write import BACKUP_SUFFIX, BACKUPS_IN_ALL, backups_of
+from vault_recall.app.clients.guarded_write import BACKUP_SUFFIX, KEEP_BACKUPS, backups_of
 from vault_recall.app.clients.install import InstallError, Plan, apply, plan_install, plan_uninstall
 from vault_recall.app.state.config_store import register, save_config
 from vault_recall.server.config.config_file import Config, config_path, load_config
@@ -342,7 +342,7 @@ def test_backups_keep_the_original_and_the_newest_two_three_in_all(tmp_path: Pat
     for round_ in range(20):
         apply(plan_install(spec, [*ARGV[:-1], f"c{round_}"], path))
     backups = backups_of(path)
-    assert len(backups) == BACKUPS_IN_ALL == 3
+    assert len(backups) == KEEP_BACKUPS + 1 == 3  # the oldest, the original, is never pruned
     assert json.loads(backups[0].read_text(encoding="utf-8")) == {"original": True}
     newest = json.loads(backups[-1].read_text(encoding="utf-8"))
     assert newest["mcpServers"][SERVER_NAME]["args"][-1] == "c18"  # the file just before the last install

@@ -13,7 +13,7 @@ from PIL import Image
 
 from tests.support.parts import need
 from vault_recall.app.desktop import autostart, folder_portal
-from vault_recall.app.desktop.icon import COLOURS, SIZES, icon_set, render_icon
+from vault_recall.app.desktop.icon import COLOURS, render_icon
 
 
 def pixel(image: Image.Image, x: int, y: int) -> tuple[int, ...]:
@@ -21,6 +21,10 @@ def pixel(image: Image.Image, x: int, y: int) -> tuple[int, ...]:
     found = image.getpixel((x, y))
     assert isinstance(found, tuple), found
     return found
+
+
+# Sizes panels ask for: 16-24 on Windows and GNOME, 22-32 on macOS and KDE, x2 for HiDPI.
+SIZES = (16, 20, 22, 24, 32, 44, 48, 64, 128, 256)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -36,7 +40,6 @@ def test_each_state_has_its_own_colour_and_a_recall_adds_a_mark() -> None:
     assert centres["ok"] == pytest.approx(COLOURS["ok"], abs=8)
     plain, marked = render_icon("ok", False, 64), render_icon("ok", True, 64)
     assert plain.getpixel((54, 10)) != marked.getpixel((54, 10))
-    assert len(icon_set("degraded")) == len(SIZES)
 
 
 def test_the_icon_reads_on_light_and_dark_panels() -> None:

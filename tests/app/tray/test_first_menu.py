@@ -142,7 +142,7 @@ def test_apps_connected_with_oauth_go_by_their_names_wherever_clients_are_listed
         state(
             config=Config(vaults=WORK.vaults, active_vault="Work", clients=(ClientEntry("mcp-inspector"),)),
             recent=(recall,),
-            clients=(ClientSummary("mcp-inspector", 1, NOW - 60, "recall_context", "ok"),),
+            clients=(ClientSummary("mcp-inspector", 1, NOW - 60),),
             app_names={"mcp-inspector": "MCP Inspector"},
         )
     )

@@ -196,8 +196,8 @@ def test_each_client_has_its_notes_snippet_install_and_exposure() -> None:
     )
     recent = (event("cursor", "A.md", 300, 1), event("cursor", "B.md", 200, 2), event("zed", "C.md", 100, 3))
     clients = (
-        ClientSummary("zed", 4, NOW - 100, "recall_context", "ok"),
-        ClientSummary("cursor", 2, NOW - 200, "x", "ok"),
+        ClientSummary("zed", 4, NOW - 100),
+        ClientSummary("cursor", 2, NOW - 200),
     )
     menu = build_menu(state(config=config, recent=recent, clients=clients))
     listed = find(menu, "Clients").submenu or ()

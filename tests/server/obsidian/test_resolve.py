@@ -10,15 +10,15 @@ from hypothesis import strategies as st
 
 from tests.support.obsidian_links import obsidian_link_target
 from tests.support.vaults import record, write_vault
+from tests.support.whole_vault import VaultView, view_or_unavailable
 from vault_recall.server.errors import InvalidArgument, NoteNotFound
-from vault_recall.server.obsidian.resolve import MAX_NOTE_ARGUMENT, NameIndex, resolve_argument, resolve_link
+from vault_recall.server.obsidian.resolve import MAX_NOTE_ARGUMENT, NameIndex, resolve_link
 from vault_recall.server.obsidian.syntax import Link
-from vault_recall.server.recall.finding.view import VaultIndex, index_or_unavailable
 from vault_recall.server.recall.scope import Exposure, Scope
 
 
 @pytest.fixture
-def view(tmp_path: Path) -> VaultIndex:
+def view(tmp_path: Path) -> VaultView:
     vault = write_vault(
         tmp_path / "v",
         {
@@ -32,7 +32,7 @@ def view(tmp_path: Path) -> VaultIndex:
             "Broken.md": "---\nsubject: team\nsubject: team\n---\n",
         },
     )
-    index = index_or_unavailable(
+    index = view_or_unavailable(
         Scope(client="t", vault=vault, exposure=Exposure()), {"status": "ok", "untrusted": True, "vault": None}
     )
     assert index is not None
@@ -55,8 +55,8 @@ def view(tmp_path: Path) -> VaultIndex:
         ("Broken", "Broken.md", None),
     ],
 )
-def test_arguments_resolve_like_obsidian(view: VaultIndex, argument: str, path: str, subpath: str | None) -> None:
-    assert resolve_argument(view.root, view.reachable(), argument) == (path, subpath)
+def test_arguments_resolve_like_obsidian(view: VaultView, argument: str, path: str, subpath: str | None) -> None:
+    assert view.resolve(argument) == (path, subpath)
 
 
 @pytest.mark.parametrize(
@@ -67,9 +67,9 @@ def test_arguments_resolve_like_obsidian(view: VaultIndex, argument: str, path: 
         ("Shared alias", "'Other', 'Unique note'"),
     ],
 )
-def test_an_ambiguous_name_lists_its_candidates(view: VaultIndex, argument: str, candidates: str) -> None:
+def test_an_ambiguous_name_lists_its_candidates(view: VaultView, argument: str, candidates: str) -> None:
     with pytest.raises(InvalidArgument, match="is ambiguous") as raised:
-        resolve_argument(view.root, view.reachable(), argument)
+        view.resolve(argument)
     assert candidates in str(raised.value)
 
 
@@ -77,16 +77,16 @@ def test_an_ambiguous_name_lists_its_candidates(view: VaultIndex, argument: str,
     "argument",
     ["Missing", "Private", "Private.md", "../v/Unique note", "/etc/passwd", ".obsidian/app", "#Heading only"],
 )
-def test_absent_hidden_and_unshared_notes_give_the_same_answer(view: VaultIndex, argument: str) -> None:
+def test_absent_hidden_and_unshared_notes_give_the_same_answer(view: VaultView, argument: str) -> None:
     with pytest.raises(NoteNotFound) as raised:
-        resolve_argument(view.root, view.reachable(), argument)
+        view.resolve(argument)
     assert str(raised.value).startswith(f"no note {argument!r} that this client can read")
 
 
 @pytest.mark.parametrize("argument", ["", "   ", "x" * (MAX_NOTE_ARGUMENT + 1)])
-def test_an_empty_or_huge_argument_is_a_clear_error(view: VaultIndex, argument: str) -> None:
+def test_an_empty_or_huge_argument_is_a_clear_error(view: VaultView, argument: str) -> None:
     with pytest.raises(InvalidArgument, match="note is"):
-        resolve_argument(view.root, view.reachable(), argument)
+        view.resolve(argument)
 
 
 INDEX = NameIndex.of(

@@ -21,8 +21,9 @@ from typing import Any, ForwardRef, Literal, cast, get_args, get_origin, get_typ
 import pytest
 
 import vault_recall.server
+from tests.support.told_ledger import follow_up
 from vault_recall.server.recall.answers import backlinks, context, reading, search, subjects
-from vault_recall.server.recall.answers.changed_since import HandedOutNotes, follow_up
+from vault_recall.server.recall.answers.changed_since import HandedOutNotes
 from vault_recall.server.recall.results import Envelope
 from vault_recall.server.recall.scope import Exposure, Scope
 

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import pytest
 
+from tests.support.told_ledger import follow_up
 from tests.support.vaults import record, write_vault
 from vault_recall.server.recall.answers import context, reading, subjects
 from vault_recall.server.recall.answers.changed_since import (
@@ -24,7 +25,6 @@ from vault_recall.server.recall.answers.changed_since import (
     HandedOutNotes,
     attach,
     changed_since,
-    follow_up,
     handed_in,
 )
 from vault_recall.server.recall.packing import json_size

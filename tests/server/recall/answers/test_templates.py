@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.paths import SAMPLE_VAULT
 from tests.support.vaults import record, snapshot, write_vault
+from tests.support.whole_vault import open_view
 from vault_recall.app.state.health import check_health
 from vault_recall.server.errors import NoteNotFound
 from vault_recall.server.recall.answers.backlinks import get_backlinks
@@ -23,7 +24,6 @@ from vault_recall.server.recall.answers.context import recall_activity, recall_c
 from vault_recall.server.recall.answers.reading import read_note
 from vault_recall.server.recall.answers.search import search_notes
 from vault_recall.server.recall.answers.subjects import list_subjects
-from vault_recall.server.recall.finding.view import index_of
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.listing import list_notes
 from vault_recall.server.vault.settings import MAX_SETTINGS_BYTES
@@ -214,7 +214,7 @@ def test_a_client_that_sees_the_whole_vault_reads_and_searches_templates(tmp_pat
     linked = get_backlinks(everything, "CI cache")
     assert {hit["path"] for hit in linked["records"]} == {"Projects/Build decision.md", "Templates/Decision.md"}
     assert linked["status"] == "ok" and not linked.get("problems")
-    assert set(index_of(everything.exposure, list_notes(root)).aliases) >= set(TEMPLATES)
+    assert set(open_view(everything).visible) >= set(TEMPLATES)
 
 
 @pytest.mark.parametrize("mode", ["records", "subjects"])
