@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import logging
-
 from vault_recall.server.activity.events import event_from_result
 from vault_recall.server.activity.store import ActivityWriter, Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import ActivitySettings, ConfigError, activity_path, load_config
-
-log = logging.getLogger(__name__)
 
 
 def activity_settings() -> ActivitySettings:

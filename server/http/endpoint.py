@@ -53,8 +53,6 @@ MAX_BODY_BYTES = 64 * 1024  # a tools/call is a few hundred bytes; initialize a 
 CALLS_PER_CLIENT = 4
 WORKER_THREADS = 64
 
-log = logging.getLogger(__name__)
-
 
 def allowed_hosts(listen: Listen, extra: list[str], public: PublicUrl | None = None) -> frozenset[str]:
     """The names a request's Host (and an Origin) may carry: loopback, the listen address,

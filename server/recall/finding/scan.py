@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -31,8 +30,6 @@ from vault_recall.server.vault.note_files import (
 )
 from vault_recall.server.vault.paths import display
 from vault_recall.server.vault.templates import TemplateFolders
-
-log = logging.getLogger(__name__)
 
 # Enough of an oversized note to see whether its properties name a subject.
 _HEAD_BYTES = 64 * 1024
