@@ -24,7 +24,7 @@ from typing import Any
 from tests.support import public_vaults as pv
 from tests.support.paths import REPO_ROOT
 from tests.support.recall_eval import ANSWERABLE, VAULTS, load_queries, prepared_vault
-from vault_recall.server.recall.answers.context import recall_context
+from vault_recall.server.recall.answers.recall_records import recall_context
 from vault_recall.server.recall.scope import Exposure, Scope
 
 LARGEST = 65536

@@ -159,7 +159,7 @@ def client_list(args: argparse.Namespace) -> int:
 
 
 def client_add(args: argparse.Namespace) -> int:
-    check_client_id(args.id)
+    require_client_id(args.id)
 
     def change(config: Config) -> Config:
         if config.client(args.id):
@@ -174,7 +174,7 @@ def client_add(args: argparse.Namespace) -> int:
 
 
 def client_expose(args: argparse.Namespace) -> int:
-    check_client_id(args.id)
+    require_client_id(args.id)
     rule: str | tuple[str, ...]
     if args.rule in (["records"], ["vault"]):
         rule = args.rule[0]
@@ -206,6 +206,6 @@ def describe_exposure(exposure: str | tuple[str, ...]) -> str:
     return "records of " + ", ".join(exposure)
 
 
-def check_client_id(client_id: str) -> None:
+def require_client_id(client_id: str) -> None:
     if not CLIENT_ID_PATTERN.fullmatch(client_id):
         raise CommandError(f"client id {client_id!r} is not valid: use lowercase letters, digits, '.', '_' or '-'")

@@ -9,7 +9,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from vault_recall.app.cli.config_commands import CommandError, check_client_id
+from vault_recall.app.cli.config_commands import CommandError, require_client_id
 from vault_recall.app.state.config_store import register
 from vault_recall.app.timefmt import ago
 from vault_recall.server.oauth import approvals as oauth_approvals
@@ -20,7 +20,7 @@ from vault_recall.server.oauth.store import OAuthStoreError
 
 def approve_command(args: argparse.Namespace) -> int:
     if args.as_client is not None:
-        check_client_id(args.as_client)
+        require_client_id(args.as_client)
     try:
         request, grant = oauth_approvals.approve(args.code, args.as_client)
     except (ApprovalError, OAuthStoreError) as exc:

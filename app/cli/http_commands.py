@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from vault_recall.app.cli.config_commands import CommandError, check_client_id
+from vault_recall.app.cli.config_commands import CommandError, require_client_id
 from vault_recall.app.clients.catalogue import TOKEN_ENV, ClientSpec
 from vault_recall.app.clients.install import InstallError
 from vault_recall.app.clients.snippets import SnippetError, http_snippet, http_spec
@@ -37,7 +37,7 @@ from vault_recall.server.http.address import DEFAULT_URL
 def client_token(args: argparse.Namespace) -> int:
     """Create or rotate a client's token (stdout: the token alone, for scripts), or revoke it.
     Either way, the installed entries that send the old token are named: they are refused now."""
-    check_client_id(args.id)
+    require_client_id(args.id)
     using = _entries_sending(args.id, load_config())
     cut_off = "".join(f"\nThe entry in {u.path} sent it and is refused from now on." for u in using)
     again = f" (`vault-recall install {using[0].spec.id} --form http` gives it a new one)" if using else ""

@@ -14,7 +14,7 @@ from vault_recall.server.config.config_file import ConfigError, load_config
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.uri import obsidian_uri
-from vault_recall.server.recall.answers.context import BUDGET_RANGE
+from vault_recall.server.recall.answers.recall_records import BUDGET_RANGE
 from vault_recall.server.recall.finding.scan import each_note
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.records import MemoryRecord, as_record

@@ -25,7 +25,8 @@ from vault_recall.app.state.pause import set_paused
 from vault_recall.app.tray import pages
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.client_actions import client_action
-from vault_recall.app.tray.menu import Action, TrayState
+from vault_recall.app.tray.menu import Action
+from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.app.tray.subject_actions import subject_action
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import (

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from vault_recall.app.state.activity_view import Recall
 from vault_recall.app.state.note_revisions import NoteRef
-from vault_recall.app.tray.notices import joined, note_title, plural
+from vault_recall.app.tray.notices import joined, plural
+from vault_recall.server.obsidian.note import note_title
 
 # Recalls this recent count: a model's conversation rarely outlives a day.
 RECALL_WINDOW_SECONDS = 24 * 3600
@@ -136,10 +137,10 @@ class ChangeNotices:
         return due
 
 
-Names = Callable[[str], str]  # client id → the name a person knows it by
+ClientNames = Callable[[str], str]  # client id → the name a person knows it by
 
 
-def notice_text(note: StaleNote, now: float, name: Names) -> tuple[str, str]:
+def notice_text(note: StaleNote, now: float, name: ClientNames) -> tuple[str, str]:
     """'Cursor and Claude Code recalled the old 'Build decision' today', and what happens next:
     each is told on its next call (the server checks what it handed out on every call)."""
     names = [name(client) for client in note.clients]
@@ -162,7 +163,7 @@ def notice_text(note: StaleNote, now: float, name: Names) -> tuple[str, str]:
     )
 
 
-def vanished_text(gone: VanishedVault, folder: str, name: Names) -> tuple[str, str]:
+def vanished_text(gone: VanishedVault, folder: str, name: ClientNames) -> tuple[str, str]:
     """One notice for a vault whose folder went, with the recalled notes it took."""
     return (
         f"{gone.vault} is out of reach, with {plural(gone.notes, 'recalled note')}",

@@ -27,7 +27,7 @@ from vault_recall.app.tray.notices import NO_RECORDS, PAUSED_BANNER, SAMPLE, is_
 from vault_recall.app.tray.subject_menu import RULES_MENU, first_menu_suggestions, rules_menu
 from vault_recall.server.http.address import DEFAULT_URL
 
-__all__ = ["SEPARATOR", "Action", "Item", "TrayState", "build_menu", "client_name", "note_name", "status_of", "tooltip"]
+__all__ = ["SEPARATOR", "Action", "Item", "build_menu", "client_name", "note_name", "status_of", "tooltip"]
 
 MAX_RECENT = 10
 ADD_VAULT_HINT = "vault-recall vault add PATH"

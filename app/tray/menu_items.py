@@ -17,8 +17,8 @@ from vault_recall.app.state.health import HealthReport
 from vault_recall.app.state.note_revisions import NoteRef, change_of
 from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.app.tray.installed import Installed
-from vault_recall.app.tray.notices import note_title
 from vault_recall.server.config.config_file import Config
+from vault_recall.server.obsidian.note import note_title
 from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule
 
 MAX_LABEL = 70

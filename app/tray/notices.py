@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from vault_recall.server.obsidian.note import note_title
+
 # What a failed action was, for its notification's summary (the body says why).
 _ACTION_WORDS = {
     "use": "Switching the vault",
@@ -64,11 +66,6 @@ def joined(names: Sequence[str]) -> str:
 def is_folder_problem(path: str) -> bool:
     """A problem about a folder (one that cannot be read), not a note: its path ends in '/'."""
     return path.endswith("/")
-
-
-def note_title(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name[:-3] if name.endswith(".md") else name
 
 
 def without_path(path: str, reason: str) -> str:

@@ -59,7 +59,8 @@ from vault_recall.app.tray.endpoint_menu import with_endpoint
 from vault_recall.app.tray.health_news import health_news
 from vault_recall.app.tray.health_schedule import HealthSchedule
 from vault_recall.app.tray.installed import InstalledClients
-from vault_recall.app.tray.menu import Action, TrayState, asked, build_menu, note_name, status_of, tooltip
+from vault_recall.app.tray.menu import Action, asked, build_menu, note_name, status_of, tooltip
+from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.app.tray.panels import HostFollower, gtk_available
 from vault_recall.app.tray.tray_view import Shown, ViewFactory, menu_as_data

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCResponse, RequestId
 
-Item = TypeVar("Item", contravariant=True)
+Sent = TypeVar("Sent", contravariant=True)
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     from vault_recall.server.recall.answers.changed_since import Pending
 
 
-class WriteStream(Protocol[Item]):
+class WriteStream(Protocol[Sent]):
     """What the SDK's server writes its messages to (the SDK's own protocol is private)."""
 
-    async def send(self, item: Item, /) -> None: ...
+    async def send(self, item: Sent, /) -> None: ...
 
     async def aclose(self) -> None: ...
 

@@ -2,7 +2,7 @@
 
 A result is a plain dict (the MCP layer sends it as structured content and as the compact JSON
 the budget is measured on), so these are `TypedDict`s: mypy checks that the builders in
-context.py, reading.py, search.py and backlinks.py — and the packing, view and changed_since
+recall_records.py, reading.py, search.py and backlinks.py — and the packing, view and changed_since
 code they go through — make exactly these shapes.  A key marked `NotRequired` is present only
 when it says something (`reason` only when unavailable, `problems` only when degraded, …).
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.e2e import call, copy_sample_vault, paths, serving
 from tests.support.recall_eval import EVAL_ROOT, bm25, english_stemmer, load_queries
-from vault_recall.server.recall.answers.context import recall_context
+from vault_recall.server.recall.answers.recall_records import recall_context
 from vault_recall.server.recall.scope import Exposure, Scope
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

@@ -23,7 +23,7 @@ INITIALIZE = {
 # Needed by a call, never by `initialize`: the tools' logic, the config reader and YAML, the
 # activity recorder, the other commands and what they use.
 NOT_BEFORE_A_CALL = (
-    "vault_recall.server.recall.answers.context",
+    "vault_recall.server.recall.answers.recall_records",
     "vault_recall.server.recall.answers.search",
     "vault_recall.server.recall.answers.reading",
     "vault_recall.server.recall.answers.backlinks",

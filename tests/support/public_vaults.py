@@ -49,10 +49,10 @@ from tests.support.recall_eval import (
     words,
 )
 from vault_recall.server.obsidian.note import Note, parse_note
-from vault_recall.server.recall.answers.context import recall_context
+from vault_recall.server.recall.answers.recall_records import recall_context
 from vault_recall.server.recall.answers.search import search_notes
 from vault_recall.server.recall.ranking.languages import stop_words
-from vault_recall.server.recall.ranking.words import fold, query_words
+from vault_recall.server.recall.ranking.words import fold_for_ranking, query_words
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
 from vault_recall.server.vault.listing import list_notes
@@ -399,7 +399,7 @@ def search_over_notes(spec: PublicVault, languages: Sequence[str] = ("english",)
             scope = Scope(client="eval", vault=vault, exposure=Exposure(rules=replace(rules, root=vault)))
             subject = spec.subject_of(folder)
         found: dict[str, None] = {}
-        asked = [query.strip(), *dict.fromkeys(w for w in query_words(query) if fold(w) not in stopped)]
+        asked = [query.strip(), *dict.fromkeys(w for w in query_words(query) if fold_for_ranking(w) not in stopped)]
         try:
             for phrase in asked:
                 if len(found) >= LIMIT:

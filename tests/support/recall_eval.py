@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.paths import REPO_ROOT
-from vault_recall.server.recall.answers.context import recall_context
+from vault_recall.server.recall.answers.recall_records import recall_context
 from vault_recall.server.recall.finding.scan import each_record
 from vault_recall.server.recall.records import MemoryRecord
 from vault_recall.server.recall.scope import Exposure, Scope

@@ -1,4 +1,4 @@
-"""Each tool's answer: `recall_context` and `recall_activity` (`context.py`, shaped in
+"""Each tool's answer: `recall_context` and `recall_activity` (`recall_records.py`, shaped in
 `recall_answer.py`), `list_subjects` (`subjects.py`), `search_notes` (`search.py`),
 `get_backlinks` (`backlinks.py`), `read_note` (`reading.py`), their argument checks
 (`arguments.py`), the notes handed out and what changed since (`changed_since.py`), and the

@@ -67,7 +67,7 @@ class Handed:
 
 
 @dataclass(frozen=True)
-class Changed:
+class NoteChange:
     """A note handed out earlier that is not what the client was given any more."""
 
     vault: Path
@@ -98,7 +98,7 @@ def handed_in(vault: Path, result: Mapping[str, object]) -> list[Handed]:
     return found
 
 
-def changed_since(scope: Scope, handed: Sequence[Handed]) -> list[Changed]:
+def changed_since(scope: Scope, handed: Sequence[Handed]) -> list[NoteChange]:
     """Each handed-out note whose bytes, or whose visibility to this client, are not what they
     were, in the order given.  Nothing when the vault cannot be read right now: the call
     itself answers `unavailable`, and the notes are checked again on the next call."""
@@ -121,7 +121,7 @@ def changed_since(scope: Scope, handed: Sequence[Handed]) -> list[Changed]:
             else:
                 now[(note.vault, note.path)] = _revision_as_seen(scope, chain, note.path, templates)
     return [
-        Changed(note.vault, note.path, note.revision, now[(note.vault, note.path)])
+        NoteChange(note.vault, note.path, note.revision, now[(note.vault, note.path)])
         for note in handed
         if now[(note.vault, note.path)] != note.revision
     ]
@@ -149,7 +149,7 @@ def _revision_as_seen(scope: Scope, chain: FolderChain, path: str, templates: Te
     return hashlib.sha256(raw.data).hexdigest()
 
 
-def attach(result: Envelope, changes: Sequence[Changed], budget: int | None) -> list[Changed]:
+def attach(result: Envelope, changes: Sequence[NoteChange], budget: int | None) -> list[NoteChange]:
     """Add `changes` to the result as FIELD, as many as fit — at most MAX_TOLD, and the whole
     result's compact JSON within `budget` when the tool has one — with OMITTED_FIELD counting
     the rest.  Returns the changes told."""
@@ -198,7 +198,7 @@ class Pending:
         self,
         memory: HandedOutNotes,
         client: str,
-        told: Sequence[Changed],
+        told: Sequence[NoteChange],
         handed: Sequence[Handed],
         read_from: int,
         checked_by: int,
@@ -254,8 +254,8 @@ class HandedOutNotes:
     def reserve(
         self,
         client: str,
-        changes: Sequence[Changed],
-        tell: Callable[[list[Changed]], list[Changed]],
+        changes: Sequence[NoteChange],
+        tell: Callable[[list[NoteChange]], list[NoteChange]],
         handed: Sequence[Handed],
         read_from: int,
         checked_by: int,
@@ -278,7 +278,7 @@ class HandedOutNotes:
                     held[(change.vault, change.path)] = pending
             return pending
 
-    def settle(self, client: str, told: Sequence[Changed], handed: Sequence[Handed]) -> None:
+    def settle(self, client: str, told: Sequence[NoteChange], handed: Sequence[Handed]) -> None:
         """An answer delivered: the changes told are now known to the client (a gone note is
         forgotten), and the notes handed out are remembered at their revisions."""
         stamp = now_stamp()
@@ -302,7 +302,7 @@ class HandedOutNotes:
                 self._settle(pending.client, pending.told, pending.handed, pending.read_from, pending.checked_by)
 
     def _settle(
-        self, client: str, told: Sequence[Changed], handed: Sequence[Handed], read_from: int, checked_by: int
+        self, client: str, told: Sequence[NoteChange], handed: Sequence[Handed], read_from: int, checked_by: int
     ) -> None:
         remembered = self._clients.get(client)
         if remembered is None:
@@ -346,7 +346,7 @@ class HandedOutNotes:
             return len(self._held.get(client, {}))
 
 
-def _revision(remembered: Mapping[tuple[Path, str], _Known], change: Changed) -> str | None:
+def _revision(remembered: Mapping[tuple[Path, str], _Known], change: NoteChange) -> str | None:
     known = remembered.get((change.vault, change.path))
     return known.revision if known is not None else None
 
@@ -364,7 +364,7 @@ def tell_changes(
     checked = now_stamp()
     handed = handed_in(scope.vault, result) if scope.vault is not None else []
 
-    def tell(untold: list[Changed]) -> list[Changed]:
+    def tell(untold: list[NoteChange]) -> list[NoteChange]:
         return attach(result, untold, budget)
 
     return memory.reserve(scope.client, changes, tell, handed, started, checked)

@@ -103,17 +103,17 @@ class Tally:
     mtime_ns: int
 
 
-Record = tuple[tuple[str, ...], str, str]  # subjects, status, kind
+RecordFacts = tuple[tuple[str, ...], str, str]  # subjects, status, kind
 
 
 @dataclass(frozen=True, slots=True)
 class PlainNote:
     """A valid note whose properties block is of the plainest shape."""
 
-    record: Record | None  # the valid record it is; None: no `subject`, an ordinary note
+    record: RecordFacts | None  # the valid record it is; None: no `subject`, an ordinary note
 
 
-def plain_record(start: bytes | bytearray, length: int) -> Record | None:
+def plain_record(start: bytes | bytearray, length: int) -> RecordFacts | None:
     """(subjects, status, kind) of the valid record whose whole note is `start[:length]`, when
     its properties block is of the plainest shape; None when unsure."""
     plain = plain_note(start, length)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from vault_recall.server.recall.ranking.stopwords import FRAMING_WORDS, GENERAL_WORDS, STOP_WORDS
-from vault_recall.server.recall.ranking.words import fold
+from vault_recall.server.recall.ranking.words import fold_for_ranking
 
 DEFAULT_LANGUAGES = ("english",)
 SUPPORTED = tuple(STOP_WORDS)
@@ -60,16 +60,16 @@ def language(name: str) -> Language:
     """The language called `name` (one of SUPPORTED)."""
     stemmer = _stemmer(name)
     framing = tuple(
-        frozenset(stemmer.stemWord(fold(word)) for word in line.split())
+        frozenset(stemmer.stemWord(fold_for_ranking(word)) for word in line.split())
         for line in FRAMING_WORDS[name].strip().splitlines()
     )
-    general = frozenset(fold(word) for word in GENERAL_WORDS[name].split()) - stop_words(name)
+    general = frozenset(fold_for_ranking(word) for word in GENERAL_WORDS[name].split()) - stop_words(name)
     return Language(name=name, stop=stop_words(name), framing=framing, general=general)
 
 
 @functools.cache
 def stop_words(name: str) -> frozenset[str]:
-    return frozenset(fold(word) for word in STOP_WORDS[name].split())
+    return frozenset(fold_for_ranking(word) for word in STOP_WORDS[name].split())
 
 
 @functools.cache

@@ -26,7 +26,7 @@ from functools import cached_property
 
 from vault_recall.server.recall.ranking.abbreviations import abbreviation_pairs
 from vault_recall.server.recall.ranking.languages import Language, languages_for
-from vault_recall.server.recall.ranking.words import fold, folded_words
+from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words
 
 Stem = tuple[str, str]  # (language, stem)
 
@@ -73,7 +73,7 @@ _ONE_WORD_REST = re.compile(r"(?:\w|e\?)*\\w\*")
 
 
 @dataclass(frozen=True)
-class Phrase:
+class QueryPhrase:
     """Words written in a row ('pull request', 'pull-requests'): all but the last as given, the
     last by its stem."""
 
@@ -92,7 +92,7 @@ class Term:
     # in subject build-system: every record of the subject is about it).
     required: bool
     scans: tuple[Scan, ...]
-    phrases: tuple[Phrase, ...] = ()
+    phrases: tuple[QueryPhrase, ...] = ()
     # A general word ("keep", "machen"; stopwords.py): ranked as a topic word, not required.
     general: bool = False
     # Taken for a misspelt query word (spelling.py): found, but never held as asked.
@@ -165,7 +165,7 @@ def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Que
     asked about, whose own words every record of it answers.  Words joined by a hyphen are one
     term, found written so, apart ('wi fi') or as one word ('wifi'): a note writing 'WiFi'
     answers 'Wi-Fi', and the parts are not two words a record must each hold."""
-    runs = joined_runs(fold(query))
+    runs = joined_runs(fold_for_ranking(query))
     tokens = [word for run in runs for word in run]
     languages = languages_for(tokens, configured)
     memo = StemMemo(languages)
@@ -308,11 +308,11 @@ def _table() -> tuple[tuple[tuple[str, ...], ...], ...]:
     return tuple(tuple(forms) for forms in by_short.values())
 
 
-def _phrase(words: tuple[str, ...], memo: StemMemo) -> Phrase:
+def _phrase(words: tuple[str, ...], memo: StemMemo) -> QueryPhrase:
     last = memo.stems(words[-1])
     start = _common_start([_start(stem) for _, stem in last] + [words[-1]])
     pattern = r"\W+".join(re.escape(word) for word in words[:-1]) + r"\W+" + re.escape(start) + r"\w*"
-    return Phrase(words=words, scan=Scan(gate=words[0], pattern=re.compile(pattern)), last=last)
+    return QueryPhrase(words=words, scan=Scan(gate=words[0], pattern=re.compile(pattern)), last=last)
 
 
 def _common_start(texts: list[str]) -> str:
@@ -402,4 +402,4 @@ def _last_word(run: str) -> str:
 
 def count_in(texts: Sequence[str], query: Query, memo: StemMemo) -> list[int]:
     """term_counts over several short texts (a note's aliases, its tags), folded here."""
-    return term_counts("\n".join(fold(text) for text in texts), query, memo)
+    return term_counts("\n".join(fold_for_ranking(text) for text in texts), query, memo)

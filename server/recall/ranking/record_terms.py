@@ -15,7 +15,7 @@ from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.syntax import parse_inline_tags
 from vault_recall.server.recall.ranking.bm25 import Evidence
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, count_in, term_counts
-from vault_recall.server.recall.ranking.words import fold
+from vault_recall.server.recall.ranking.words import fold_for_ranking
 
 # An ATX heading line ('## Reasons', up to three spaces before it; led by a newline, so that
 # the search runs at C speed from one newline to the next), and '#' with what follows it up to
@@ -26,11 +26,11 @@ _HASH_RUNS = re.compile(r"#\S+")
 
 def evidence_of(note: Note, query: Query, memo: StemMemo) -> Evidence:
     """The note's term counts per field, and its length."""
-    body = fold(note.body)
+    body = fold_for_ranking(note.body)
     in_body = term_counts(body, query, memo)
     nothing = [0] * len(query.terms)
     counts = {
-        "title": term_counts(fold(note.title), query, memo),
+        "title": term_counts(fold_for_ranking(note.title), query, memo),
         "aliases": count_in(note.aliases, query, memo) if note.aliases else nothing,
         "heading": _in_headings(note, body, query, memo) if any(in_body) else nothing,
         "tags": count_in((*note.tags, *_inline_tags(note, body, query, in_body)), query, memo),
@@ -79,9 +79,9 @@ def passage_coverage(note: Note, query: Query, memo: StemMemo) -> float:
     for heading, text in _sections(note):
         if best == len(holdable):
             break
-        in_heading = term_counts(fold(heading), query, memo)
+        in_heading = term_counts(fold_for_ranking(heading), query, memo)
         headed = named | {i for i in holdable if in_heading[i]}
-        for paragraph in _PARAGRAPH_BREAK.split(fold(text)):
+        for paragraph in _PARAGRAPH_BREAK.split(fold_for_ranking(text)):
             found = term_counts(paragraph, query, memo)
             best = max(best, len(headed | {i for i in holdable if found[i]}))
     return best / len(required)

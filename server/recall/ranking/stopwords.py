@@ -1,6 +1,7 @@
 """Words that carry no meaning in a recall query, and words that only frame one, per language.
 
-Data only, written for this project (folded as words.fold folds them: lowercase, accents off).
+Data only, written for this project (folded as words.fold_for_ranking folds them: lowercase,
+accents off).
 
 - **Stop words** (articles, pronouns, auxiliaries, question words, prepositions) are dropped
   from a query: "what did we decide about the build system" asks about *build system*.
@@ -152,8 +153,8 @@ FRAMING_WORDS: dict[str, str] = {
     """,
 }
 
-# Exact folded forms (words.fold): no stemming, so that a topic word sharing a stem with one of
-# these ('settings', 'working copy') still counts.
+# Exact folded forms (words.fold_for_ranking): no stemming, so that a topic word sharing a stem
+# with one of these ('settings', 'working copy') still counts.
 GENERAL_WORDS: dict[str, str] = {
     "english": """
         keep keeps kept keeping make makes made making put puts putting get gets got getting

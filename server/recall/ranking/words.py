@@ -1,8 +1,9 @@
 """Words as recall compares them: Unicode `\\w+` runs of text folded to one form.
 
 Two foldings: `words` (NFKC and casefolding: 'Café', 'CAFÉ' and 'café' are one word), which
-the strict `match="all"` compares as it always has; and `fold`, which also takes accents off
-('cafe' finds 'café', 'uber' finds 'über'), which ranked recall compares before stemming.
+the strict `match="all"` compares as it always has; and `fold_for_ranking`, which also takes
+accents off ('cafe' finds 'café', 'uber' finds 'über'), which ranked recall compares before
+stemming.  (obsidian/resolve.py's `fold` is another: names as Obsidian compares them.)
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def query_words(query: str) -> list[str]:
     return list(dict.fromkeys(words(query)))
 
 
-def fold(text: str) -> str:
+def fold_for_ranking(text: str) -> str:
     """`text` in the form ranked recall compares: NFKC, casefolded, accents off."""
     if text.isascii():
         return text.lower()
@@ -38,5 +39,5 @@ def fold(text: str) -> str:
 
 
 def folded_words(text: str) -> list[str]:
-    """The words of fold(text), in order."""
-    return _WORD.findall(fold(text))
+    """The words of fold_for_ranking(text), in order."""
+    return _WORD.findall(fold_for_ranking(text))

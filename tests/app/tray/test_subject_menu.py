@@ -9,7 +9,8 @@ import pytest
 
 from tests.support.menu_walk import find, first_lines, texts
 from vault_recall.app.state.health import HealthReport
-from vault_recall.app.tray.menu import TrayState, build_menu
+from vault_recall.app.tray.menu import build_menu
+from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.app.tray.subject_menu import rule_action, rule_of
 from vault_recall.server.config.config_file import Config, VaultEntry
 from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule

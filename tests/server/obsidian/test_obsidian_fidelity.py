@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.vaults import record, write_vault
-from vault_recall.server.recall.answers import backlinks, context, reading, search
+from vault_recall.server.recall.answers import backlinks, reading, recall_records, search
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.scope import Exposure, Scope
 
@@ -69,7 +69,7 @@ def test_a_broken_block_does_not_hide_the_note_from_read_search_or_backlinks(vau
 
 def test_a_record_whose_subject_cannot_be_read_is_reported_to_its_subject_and_stays_hidden(vault: Path) -> None:
     records = scope(vault, "records")
-    recalled = context.recall_context(records, "build", "cache")
+    recalled = recall_records.recall_context(records, "build", "cache")
     assert [r["path"] for r in recalled["records"]] == ["Records/Build.md"]
     assert [p["path"] for p in recalled["problems"]] == ["Records/Broken build.md"]
     assert search.search_notes(records, "Cache body")["records"] == []

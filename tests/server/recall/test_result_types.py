@@ -22,7 +22,7 @@ import pytest
 
 import vault_recall.server
 from tests.support.told_ledger import follow_up
-from vault_recall.server.recall.answers import backlinks, context, reading, search, subjects
+from vault_recall.server.recall.answers import backlinks, reading, recall_records, search, subjects
 from vault_recall.server.recall.answers.changed_since import HandedOutNotes
 from vault_recall.server.recall.results import Envelope
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -56,23 +56,25 @@ class Case:
 
 
 CASES = {
-    "recall_context newest": Case(context.recall_context, ("build-system",)),
-    "recall_context ranked": Case(context.recall_context, ("build-system", "why did we choose bazel?")),
-    "recall_context weak": Case(context.recall_context, ("build-system", "zzz qqq")),
-    "recall_context every word": Case(context.recall_context, ("build-system", "bazel cache", 4096, 3, "all")),
-    "recall_context over budget": Case(context.recall_context, ("build-system", None, 512, 20)),
-    "recall_context ranked over budget": Case(context.recall_context, ("build-system", "bazel cache make", 1024, 20)),
-    "recall_context whole vault": Case(context.recall_context, (None, "cache")),
-    "recall_context whole vault seen": Case(context.recall_context, (None, "cache"), mode="vault"),
-    "recall_context degraded": Case(context.recall_context, ("build-system", "cache"), "broken"),
-    "recall_context no vault": Case(context.recall_context, ("build-system", "cache"), "none"),
-    "recall_context vault gone": Case(context.recall_context, ("build-system",), "missing"),
-    "recall_context told": Case(context.recall_context, ("build-system", "cache"), mode="vault", told=True),
-    "recall_activity events": Case(context.recall_activity, ("build-system",)),
-    "recall_activity dated query": Case(context.recall_activity, ("build-system", "2026-01-01", "cache outage")),
-    "recall_activity weak degraded": Case(context.recall_activity, ("build-system", None, "zzz"), "broken"),
-    "recall_activity no vault": Case(context.recall_activity, ("build-system",), "none"),
-    "recall_activity told": Case(context.recall_activity, ("build-system",), mode="vault", told=True),
+    "recall_context newest": Case(recall_records.recall_context, ("build-system",)),
+    "recall_context ranked": Case(recall_records.recall_context, ("build-system", "why did we choose bazel?")),
+    "recall_context weak": Case(recall_records.recall_context, ("build-system", "zzz qqq")),
+    "recall_context every word": Case(recall_records.recall_context, ("build-system", "bazel cache", 4096, 3, "all")),
+    "recall_context over budget": Case(recall_records.recall_context, ("build-system", None, 512, 20)),
+    "recall_context ranked over budget": Case(
+        recall_records.recall_context, ("build-system", "bazel cache make", 1024, 20)
+    ),
+    "recall_context whole vault": Case(recall_records.recall_context, (None, "cache")),
+    "recall_context whole vault seen": Case(recall_records.recall_context, (None, "cache"), mode="vault"),
+    "recall_context degraded": Case(recall_records.recall_context, ("build-system", "cache"), "broken"),
+    "recall_context no vault": Case(recall_records.recall_context, ("build-system", "cache"), "none"),
+    "recall_context vault gone": Case(recall_records.recall_context, ("build-system",), "missing"),
+    "recall_context told": Case(recall_records.recall_context, ("build-system", "cache"), mode="vault", told=True),
+    "recall_activity events": Case(recall_records.recall_activity, ("build-system",)),
+    "recall_activity dated query": Case(recall_records.recall_activity, ("build-system", "2026-01-01", "cache outage")),
+    "recall_activity weak degraded": Case(recall_records.recall_activity, ("build-system", None, "zzz"), "broken"),
+    "recall_activity no vault": Case(recall_records.recall_activity, ("build-system",), "none"),
+    "recall_activity told": Case(recall_records.recall_activity, ("build-system",), mode="vault", told=True),
     "read_note whole": Case(reading.read_note, ("Build decision",)),
     "read_note section": Case(reading.read_note, ("Build decision", "We build with Bazel")),
     "read_note over budget": Case(reading.read_note, ("Big", None, 1024), mode="vault"),
@@ -94,8 +96,8 @@ CASES = {
     "list_subjects degraded": Case(subjects.list_subjects, (), "broken"),
     "list_subjects no vault": Case(subjects.list_subjects, (), "none"),
     "list_subjects told": Case(subjects.list_subjects, (), mode="vault", told=True),
-    "recall_context sample vault": Case(context.recall_context, ("build-system",), notice="examples"),
-    "recall_activity sample vault": Case(context.recall_activity, ("build-system",), notice="examples"),
+    "recall_context sample vault": Case(recall_records.recall_context, ("build-system",), notice="examples"),
+    "recall_activity sample vault": Case(recall_records.recall_activity, ("build-system",), notice="examples"),
     "read_note sample vault": Case(reading.read_note, ("Build decision",), notice="examples"),
     "search_notes sample vault": Case(search.search_notes, ("cache",), notice="examples"),
     "get_backlinks sample vault": Case(backlinks.get_backlinks, ("CI cache",), notice="examples"),

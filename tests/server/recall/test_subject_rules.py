@@ -11,7 +11,7 @@ import pytest
 from tests.support.vaults import record, snapshot, write_vault
 from vault_recall.server.config.config_file import ConfigError, parse_config
 from vault_recall.server.errors import NotExposed
-from vault_recall.server.recall.answers import context, search, subjects
+from vault_recall.server.recall.answers import recall_records, search, subjects
 from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
 from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -77,49 +77,49 @@ def test_rules_make_ordinary_notes_records_and_list_subjects_counts_them(vault: 
 
 
 def test_recall_by_rule_subject_ranks_and_answers_empty_when_nothing_matches(vault: Path) -> None:
-    found = context.recall_context(scope(vault), "garden", "neem oil for pests")
+    found = recall_records.recall_context(scope(vault), "garden", "neem oil for pests")
     assert paths(found)[0] == "Garden/Tomatoes.md" and found["weak_match"] is False
-    nothing = context.recall_context(scope(vault), "garden", "kubernetes")
+    nothing = recall_records.recall_context(scope(vault), "garden", "kubernetes")
     assert (nothing["status"], nothing["records"], nothing["current_records"]) == ("ok", [], 2)
     # An archived note stays out even when it matches best.
-    assert paths(context.recall_context(scope(vault), "reading", "spice", limit=10)) == ["Reading/Dune.md"]
+    assert paths(recall_records.recall_context(scope(vault), "reading", "spice", limit=10)) == ["Reading/Dune.md"]
 
 
 def test_daily_notes_are_dated_events_for_recall_activity(vault: Path) -> None:
-    history = context.recall_activity(scope(vault), "home")
+    history = recall_records.recall_activity(scope(vault), "home")
     assert [(r["path"], r["date"]) for r in history["records"]] == [
         ("Journal/2026-03-09.md", "2026-03-09"),
         ("Journal/2026-03-02.md", "2026-03-02"),
     ]
-    later = context.recall_activity(scope(vault), "home", on_or_after="2026-03-05")
+    later = recall_records.recall_activity(scope(vault), "home", on_or_after="2026-03-05")
     assert paths(later) == ["Journal/2026-03-09.md"]
 
 
 def test_recall_without_subject_covers_what_the_client_may_see(vault: Path) -> None:
     # Default exposure: every record (own properties or rules), events and archived left out.
-    everything = context.recall_context(scope(vault), None, "spice", limit=10)
+    everything = recall_records.recall_context(scope(vault), None, "spice", limit=10)
     assert sorted(paths(everything)) == ["Owned.md", "Reading/Dune.md"]
     # A client shown only 'garden' recalls only garden across the board.
     garden_only = scope(vault, "subjects", frozenset({"garden"}))
-    assert paths(context.recall_context(garden_only, None, "spice")) == []
-    assert paths(context.recall_context(garden_only, None, "roses")) == ["Garden/Roses.md"]
+    assert paths(recall_records.recall_context(garden_only, None, "spice")) == []
+    assert paths(recall_records.recall_context(garden_only, None, "roses")) == ["Garden/Roses.md"]
     with pytest.raises(NotExposed):
-        context.recall_context(garden_only, "reading", "spice")
+        recall_records.recall_context(garden_only, "reading", "spice")
     # A client that sees the whole vault recalls every note, ruled or not.
     whole = Scope(client="t", vault=vault, exposure=Exposure(mode="vault"))
-    assert "Journal/Not a day.md" in paths(context.recall_context(whole, None, "just a note", limit=10))
+    assert "Journal/Not a day.md" in paths(recall_records.recall_context(whole, None, "just a note", limit=10))
 
 
 def test_rules_are_read_fresh_a_note_moved_out_of_the_folder_leaves_the_subject(vault: Path) -> None:
-    assert "Reading/Notes on caching.md" in paths(context.recall_context(scope(vault), "reading", "caching"))
+    assert "Reading/Notes on caching.md" in paths(recall_records.recall_context(scope(vault), "reading", "caching"))
     (vault / "Reading/Notes on caching.md").rename(vault / "Loose.md")
-    assert paths(context.recall_context(scope(vault), "reading", "caching")) == []
+    assert paths(recall_records.recall_context(scope(vault), "reading", "caching")) == []
 
 
 def test_a_note_s_own_properties_win_over_a_rule(vault: Path) -> None:
     (vault / "Reading/Own.md").write_text(record("travel", "Spice routes.", kind="event", date="2026-01-01"))
-    assert "Reading/Own.md" not in paths(context.recall_context(scope(vault), "reading", "spice routes"))
-    assert paths(context.recall_activity(scope(vault), "travel")) == ["Reading/Own.md"]
+    assert "Reading/Own.md" not in paths(recall_records.recall_context(scope(vault), "reading", "spice routes"))
+    assert paths(recall_records.recall_activity(scope(vault), "travel")) == ["Reading/Own.md"]
 
 
 def test_search_knows_rule_subjects(vault: Path) -> None:

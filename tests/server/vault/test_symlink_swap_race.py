@@ -18,7 +18,7 @@ import pytest
 
 from tests.support.depth import race_seconds
 from tests.support.vaults import record, write_vault
-from vault_recall.server.recall.answers import context, search
+from vault_recall.server.recall.answers import recall_records, search
 from vault_recall.server.recall.scope import Exposure, Scope
 
 OUTSIDE = "OUTSIDEWORD from a folder that is not the vault"
@@ -60,7 +60,7 @@ def test_no_call_reads_outside_while_a_folder_is_swapped_for_a_symlink(tmp_path:
         seconds = race_seconds(SECONDS)
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            found = context.recall_context(scope, "build-system", "caching", budget=65536, limit=20, match="any")
+            found = recall_records.recall_context(scope, "build-system", "caching", budget=65536, limit=20, match="any")
             hits = search.search_notes(scope, "OUTSIDEWORD", limit=100, budget=65536)
             calls += 2
             if "OUTSIDEWORD" in repr(found) or hits["records"]:

@@ -15,14 +15,14 @@ import pytest
 
 from tests.support.told_ledger import follow_up
 from tests.support.vaults import record, write_vault
-from vault_recall.server.recall.answers import context, reading, subjects
+from vault_recall.server.recall.answers import reading, recall_records, subjects
 from vault_recall.server.recall.answers.changed_since import (
     FIELD,
     MAX_TOLD,
     OMITTED_FIELD,
-    Changed,
     Handed,
     HandedOutNotes,
+    NoteChange,
     attach,
     changed_since,
     handed_in,
@@ -56,7 +56,7 @@ def vault(tmp_path: Path) -> Path:
 
 
 def test_the_notes_a_result_hands_out_are_its_whole_records_and_read_notes_note(vault: Path) -> None:
-    recalled = context.recall_context(scope(vault), "build-system", "bazel")
+    recalled = recall_records.recall_context(scope(vault), "build-system", "bazel")
     assert handed_in(vault, recalled) == [Handed(vault, "Build decision.md", sha(DECISION))]
     read = reading.read_note(scope(vault, Exposure(mode="vault")), "Plain")
     assert handed_in(vault, read) == [Handed(vault, "Plain.md", read["revision"])]
@@ -75,7 +75,7 @@ def test_an_edited_note_is_reported_with_both_revisions(vault: Path) -> None:
     handed = [Handed(vault, "Build decision.md", sha(DECISION))]
     (vault / "Build decision.md").write_text(CORRECTED, encoding="utf-8")
     (change,) = changed_since(scope(vault), handed)
-    assert change == Changed(vault, "Build decision.md", sha(DECISION), sha(CORRECTED))
+    assert change == NoteChange(vault, "Build decision.md", sha(DECISION), sha(CORRECTED))
     assert change.as_json() == {
         "path": "Build decision.md",
         "uri": "obsidian://open?vault=Work&file=Build%20decision",
@@ -112,7 +112,7 @@ def test_a_note_that_is_not_there_for_the_client_any_more_is_reported_gone(
         note.write_text(DECISION + "x" * (1024 * 1024), encoding="utf-8")
     else:
         current = scope(elsewhere)  # the person switched the active vault: same path, same bytes
-    assert changed_since(current, handed) == [Changed(vault, "Build decision.md", sha(DECISION), None)]
+    assert changed_since(current, handed) == [NoteChange(vault, "Build decision.md", sha(DECISION), None)]
 
 
 def test_exposure_narrowed_after_the_recall_reports_the_note_gone_and_nothing_more(vault: Path) -> None:
@@ -123,7 +123,7 @@ def test_exposure_narrowed_after_the_recall_reports_the_note_gone_and_nothing_mo
     assert changed_since(scope(vault, Exposure(mode="vault")), handed) == []
     # Back to records only: the plain note is out of sight, the record still seen.
     assert changed_since(scope(vault, Exposure(mode="records")), handed) == [
-        Changed(vault, "Plain.md", handed[1].revision, None)
+        NoteChange(vault, "Plain.md", handed[1].revision, None)
     ]
     # One subject only: the other subject's record is gone too, even edited meanwhile.
     (vault / "Build decision.md").write_text(CORRECTED, encoding="utf-8")
@@ -148,7 +148,7 @@ def test_a_vault_that_cannot_be_read_right_now_tells_nothing(vault: Path, tmp_pa
 
 def test_changes_are_attached_within_the_budget_and_the_rest_counted() -> None:
     vault = Path("/v/Work")
-    changes = [Changed(vault, f"Notes/Decision {i}.md", "a" * 64, "b" * 64) for i in range(MAX_TOLD + 5)]
+    changes = [NoteChange(vault, f"Notes/Decision {i}.md", "a" * 64, "b" * 64) for i in range(MAX_TOLD + 5)]
     result: dict[str, Any] = {"status": "ok", "untrusted": True, "records": []}
     told = attach(cast(Envelope, result), changes, None)
     assert told == changes[:MAX_TOLD] and len(result[FIELD]) == MAX_TOLD and result[OMITTED_FIELD] == 5
@@ -185,13 +185,13 @@ def test_a_change_told_is_remembered_as_told_and_a_gone_note_forgotten() -> None
     vault = Path("/v")
     memory = HandedOutNotes()
     memory.settle("a", [], [Handed(vault, "A.md", "1"), Handed(vault, "B.md", "1")])
-    memory.settle("a", [Changed(vault, "A.md", "1", "2"), Changed(vault, "B.md", "1", None)], [])
+    memory.settle("a", [NoteChange(vault, "A.md", "1", "2"), NoteChange(vault, "B.md", "1", None)], [])
     assert memory.notes("a") == [Handed(vault, "A.md", "2")]
     # A change told by one call after another call of the same client handed the note out anew.
     memory.settle("a", [], [Handed(vault, "A.md", "3")])
-    memory.settle("a", [Changed(vault, "A.md", "2", None)], [])
+    memory.settle("a", [NoteChange(vault, "A.md", "2", None)], [])
     assert memory.notes("a") == [Handed(vault, "A.md", "3")]
-    memory.settle("a", [Changed(vault, "A.md", "3", None)], [])
+    memory.settle("a", [NoteChange(vault, "A.md", "3", None)], [])
     assert memory.notes("a") == [] and memory.clients() == 0
 
 
@@ -202,9 +202,9 @@ def test_each_change_is_told_once_on_the_next_call_of_any_tool(vault: Path) -> N
     def call_as(who: Scope, tool: str) -> Envelope:
         result: Envelope
         if tool == "recall":
-            result = context.recall_context(who, "build-system", "bazel")
+            result = recall_records.recall_context(who, "build-system", "bazel")
         elif tool == "release":
-            result = context.recall_context(who, "release-process", "tuesdays")
+            result = recall_records.recall_context(who, "release-process", "tuesdays")
         else:
             result = subjects.list_subjects(who)
         follow_up(memory, who, result, 4096 if tool != "subjects" else None)
@@ -233,9 +233,9 @@ def test_each_change_is_told_once_on_the_next_call_of_any_tool(vault: Path) -> N
 def test_a_change_that_does_not_fit_the_budget_waits_for_the_next_call(vault: Path) -> None:
     memory = HandedOutNotes()
     who = scope(vault)
-    follow_up(memory, who, context.recall_context(who, "build-system", "bazel"), 4096)
+    follow_up(memory, who, recall_records.recall_context(who, "build-system", "bazel"), 4096)
     (vault / "Build decision.md").write_text(CORRECTED, encoding="utf-8")
-    result = context.recall_context(who, "release-process", "tuesdays", budget=512)
+    result = recall_records.recall_context(who, "release-process", "tuesdays", budget=512)
     budget = json_size(result) + 20  # the call's own answer nearly fills it
     follow_up(memory, who, result, budget)
     assert FIELD not in result and json_size(result) <= budget
@@ -248,7 +248,7 @@ def test_a_change_that_does_not_fit_the_budget_waits_for_the_next_call(vault: Pa
 def test_the_memory_holds_no_text(vault: Path) -> None:
     memory = HandedOutNotes()
     who = scope(vault, Exposure(mode="vault"))
-    follow_up(memory, who, context.recall_context(who, "build-system", "bazel"), 4096)
+    follow_up(memory, who, recall_records.recall_context(who, "build-system", "bazel"), 4096)
     follow_up(memory, who, reading.read_note(who, "Plain"), 16384)
     kept = repr(memory.__dict__)
     assert "Bazel" not in kept and "plain note" not in kept
@@ -263,7 +263,7 @@ def test_calls_of_many_clients_at_once_keep_each_clients_notes_apart(vault: Path
         try:
             who = scope(vault, client=f"c{number}")
             for _ in range(30):
-                follow_up(memory, who, context.recall_context(who, "build-system", "bazel"), 4096)
+                follow_up(memory, who, recall_records.recall_context(who, "build-system", "bazel"), 4096)
                 assert [h.path for h in memory.notes(who.client)] == ["Build decision.md"]
         except BaseException as exc:  # reported below, on the test's thread
             errors.append(exc)

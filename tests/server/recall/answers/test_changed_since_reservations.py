@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vault_recall.server.recall.answers.changed_since import Changed, Handed, HandedOutNotes, Pending
+from vault_recall.server.recall.answers.changed_since import Handed, HandedOutNotes, NoteChange, Pending
 
 VAULT = Path("/v")
 
 
-def tell_all(untold: list[Changed]) -> list[Changed]:
+def tell_all(untold: list[NoteChange]) -> list[NoteChange]:
     return untold
 
 
 def reserve(
     memory: HandedOutNotes,
-    changes: list[Changed],
+    changes: list[NoteChange],
     handed: list[Handed] | None = None,
     *,
     read_from: int = 0,
@@ -32,7 +32,7 @@ def given(memory: HandedOutNotes) -> dict[str, str]:
 def test_a_change_held_by_an_answer_in_flight_is_not_told_by_another_until_it_is_released() -> None:
     memory = HandedOutNotes()
     memory.settle("c", [], [Handed(VAULT, "A.md", "1")])
-    change = Changed(VAULT, "A.md", "1", "2")
+    change = NoteChange(VAULT, "A.md", "1", "2")
     first = reserve(memory, [change])
     assert first is not None and first.told == (change,)
     assert reserve(memory, [change]) is None  # the other call of the same client passes over it
@@ -55,17 +55,17 @@ def test_only_a_delivered_answer_makes_its_changes_told_and_its_notes_remembered
     delivered.commit()
     delivered.release()  # whichever comes first counts
     assert given(memory) == {"A.md": "1"}
-    told = reserve(memory, [Changed(VAULT, "A.md", "1", "2")])
+    told = reserve(memory, [NoteChange(VAULT, "A.md", "1", "2")])
     assert told is not None
     told.commit()
-    assert reserve(memory, [Changed(VAULT, "A.md", "1", "2")]) is None  # told once
+    assert reserve(memory, [NoteChange(VAULT, "A.md", "1", "2")]) is None  # told once
 
 
 def test_a_change_found_from_a_revision_no_longer_remembered_is_not_told() -> None:
     memory = HandedOutNotes()
     memory.settle("c", [], [Handed(VAULT, "A.md", "1")])
-    stale = Changed(VAULT, "A.md", "1", "3")  # found before another answer told 1 -> 2
-    memory.settle("c", [Changed(VAULT, "A.md", "1", "2")], [])
+    stale = NoteChange(VAULT, "A.md", "1", "3")  # found before another answer told 1 -> 2
+    memory.settle("c", [NoteChange(VAULT, "A.md", "1", "2")], [])
     assert reserve(memory, [stale]) is None
 
 
@@ -73,18 +73,20 @@ def test_an_answer_delivered_late_does_not_bring_back_an_older_revision() -> Non
     memory = HandedOutNotes()
     memory.settle("c", [], [Handed(VAULT, "A.md", "1")])
     slow = reserve(memory, [], [Handed(VAULT, "A.md", "1")], read_from=10)  # read 1 at 10
-    quick = reserve(memory, [Changed(VAULT, "A.md", "1", "2")], read_from=20, checked_by=30)
+    quick = reserve(memory, [NoteChange(VAULT, "A.md", "1", "2")], read_from=20, checked_by=30)
     assert slow is not None and quick is not None
     quick.commit()
     slow.commit()  # delivered after: the client was told of 2 already
     assert given(memory) == {"A.md": "2"}
-    assert reserve(memory, [Changed(VAULT, "A.md", "1", "2")]) is None  # not told twice
+    assert reserve(memory, [NoteChange(VAULT, "A.md", "1", "2")]) is None  # not told twice
 
 
 def test_an_answer_that_hands_out_a_note_and_tells_it_changed_since_remembers_the_change() -> None:
     memory = HandedOutNotes()
     memory.settle("c", [], [Handed(VAULT, "A.md", "1")])
-    both = reserve(memory, [Changed(VAULT, "A.md", "1", "2")], [Handed(VAULT, "A.md", "1")], read_from=5, checked_by=9)
+    both = reserve(
+        memory, [NoteChange(VAULT, "A.md", "1", "2")], [Handed(VAULT, "A.md", "1")], read_from=5, checked_by=9
+    )
     assert both is not None
     both.commit()
     assert given(memory) == {"A.md": "2"}
@@ -93,7 +95,7 @@ def test_an_answer_that_hands_out_a_note_and_tells_it_changed_since_remembers_th
 def test_a_gone_note_told_is_forgotten_once_delivered() -> None:
     memory = HandedOutNotes()
     memory.settle("c", [], [Handed(VAULT, "A.md", "1"), Handed(VAULT, "B.md", "1")])
-    gone = reserve(memory, [Changed(VAULT, "A.md", "1", None)])
+    gone = reserve(memory, [NoteChange(VAULT, "A.md", "1", None)])
     assert gone is not None
     assert given(memory) == {"A.md": "1", "B.md": "1"}  # still held, not yet delivered
     gone.commit()

@@ -16,7 +16,7 @@ import pytest
 
 from tests.support.vaults import record, write_vault
 from vault_recall.server.errors import NoteNotFound
-from vault_recall.server.recall.answers import context, reading, search
+from vault_recall.server.recall.answers import reading, recall_records, search
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.excluded import ExcludedFiles
 
@@ -52,7 +52,7 @@ def scope_of(vault: Path, mode: str = "records") -> Scope:
 
 def test_a_word_found_a_million_times_inside_longer_words_costs_a_few_finds(yyyy: Path) -> None:
     with counting_finds() as finds:
-        found = context.recall_context(scope_of(yyyy), "build-system", "y", budget=65536, limit=20)
+        found = recall_records.recall_context(scope_of(yyyy), "build-system", "y", budget=65536, limit=20)
     assert [r["path"] for r in found["records"]] == ["Real.md"]
     assert finds[0] < 1000  # a million before: one per place the word sat inside 'yyyy…'
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.vaults import record, write_vault
 from vault_recall.server.errors import InvalidArgument, NoteNotFound, NotExposed
-from vault_recall.server.recall.answers import backlinks, context, reading, search
+from vault_recall.server.recall.answers import backlinks, reading, recall_records, search
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.scope import Exposure, Scope
 
@@ -223,7 +223,7 @@ def test_backlinks_are_limited_and_counted(vault: Path) -> None:
 
 
 def test_events_come_newest_first_and_only_active_ones(vault: Path) -> None:
-    result = context.recall_activity(scope(vault), "build")
+    result = recall_records.recall_activity(scope(vault), "build")
     assert [(r["path"], r["date"]) for r in result["records"]] == [
         ("Journal/Later.md", "2026-05-01"),
         ("Journal/Outage.md", "2026-03-14"),
@@ -231,22 +231,22 @@ def test_events_come_newest_first_and_only_active_ones(vault: Path) -> None:
 
 
 def test_events_from_a_date_and_with_words(vault: Path) -> None:
-    assert [r["path"] for r in context.recall_activity(scope(vault), "build", on_or_after="2026-04-01")["records"]] == [
-        "Journal/Later.md"
-    ]
-    matched = context.recall_activity(scope(vault), "build", query="cache outage")
+    assert [
+        r["path"] for r in recall_records.recall_activity(scope(vault), "build", on_or_after="2026-04-01")["records"]
+    ] == ["Journal/Later.md"]
+    matched = recall_records.recall_activity(scope(vault), "build", query="cache outage")
     assert matched["records"][0]["path"] == "Journal/Outage.md"
     assert (matched["records"][0]["coverage"], matched["weak_match"]) == (1.0, False)
     assert all(r["coverage"] < 1.0 for r in matched["records"][1:])
     # A query no event holds is answered ok and empty (the recall contract), saying how many
     # events there are, never with other events in their place.
-    unmatched = context.recall_activity(scope(vault), "build", query="kubernetes")
+    unmatched = recall_records.recall_activity(scope(vault), "build", query="kubernetes")
     assert (unmatched["status"], unmatched["records"], unmatched["current_records"]) == ("ok", [], 2)
     assert unmatched["weak_match"] is True and "other words" in unmatched["hint"]
 
 
 def test_events_stay_out_of_recall_context(vault: Path) -> None:
-    result = context.recall_context(scope(vault), "build", "outage", limit=20)
+    result = recall_records.recall_context(scope(vault), "build", "outage", limit=20)
     assert not any(r["path"].startswith("Journal/") for r in result["records"])
     # Only the events hold "outage": the decisions answer empty, not with other notes.
     assert (result["status"], result["records"]) == ("ok", [])
@@ -265,7 +265,7 @@ def test_events_stay_out_of_recall_context(vault: Path) -> None:
 )
 def test_recall_activity_arguments(vault: Path, kwargs: dict[str, Any], words: str) -> None:
     with pytest.raises(InvalidArgument, match=words):
-        context.recall_activity(scope(vault), "build", **kwargs)
+        recall_records.recall_activity(scope(vault), "build", **kwargs)
 
 
 def test_the_tools_read_the_vault_fresh_on_every_call(vault: Path) -> None:
@@ -354,7 +354,7 @@ def test_search_backlinks_and_history_fit_tight_budgets(tmp_path: Path, budget: 
     notes["Target.md"] = record("s", "target")
     vault = write_vault(tmp_path / "v", notes)
     searched = search.search_notes(scope(vault), "word", limit=100, budget=budget)
-    history = context.recall_activity(scope(vault), "s", budget=budget, limit=50)
+    history = recall_records.recall_activity(scope(vault), "s", budget=budget, limit=50)
     for result, total in ((searched, 25), (history, 25)):
         assert json_size(result) <= budget
         assert len(result["records"]) + result["omitted"] == total

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.vaults import record, write_vault
 from vault_recall.server.errors import InvalidArgument, NotExposed
-from vault_recall.server.recall.answers import context, subjects
+from vault_recall.server.recall.answers import recall_records, subjects
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -22,7 +22,7 @@ def scope(vault: Path | None, exposure: Exposure | None = None) -> Scope:
 
 
 def recalled(vault: Path, subject: str, query: str, **kw: Any) -> RecallResult:
-    return context.recall_context(scope(vault), subject, query, **kw)
+    return recall_records.recall_context(scope(vault), subject, query, **kw)
 
 
 def paths(result: Mapping[str, Any]) -> list[str]:
@@ -161,7 +161,7 @@ def test_no_query_gives_the_current_records_newest_first(vault: Path) -> None:
     set_mtime(vault / "Cache.md", 1_800_000_000)
     set_mtime(vault / "Build decision.md", 1_700_000_000)
     for query in (None, "", "   ", "?!"):
-        result = context.recall_context(scope(vault), "build", query)
+        result = recall_records.recall_context(scope(vault), "build", query)
         assert paths(result) == ["Multi.md", "Cache.md", "Build decision.md"]
         assert "weak_match" not in result
         assert all(r["matched"] == {} and "coverage" not in r for r in result["records"])
@@ -247,20 +247,20 @@ def test_many_problems_are_bounded_and_counted(tmp_path: Path) -> None:
 def test_bad_arguments_raise_one_clear_sentence(vault: Path, kwargs: dict[str, Any], words: str) -> None:
     args: dict[str, Any] = {"subject": "build", "query": "bazel", **kwargs}
     with pytest.raises(InvalidArgument) as raised:
-        context.recall_context(scope(vault), **args)
+        recall_records.recall_context(scope(vault), **args)
     assert words in str(raised.value)
     assert "\n" not in str(raised.value)
 
 
 def test_bad_arguments_are_reported_before_the_vault_is_read() -> None:
     with pytest.raises(InvalidArgument):
-        context.recall_context(scope(Path("/nonexistent")), "Bad", "q")
+        recall_records.recall_context(scope(Path("/nonexistent")), "Bad", "q")
 
 
 def test_a_subject_outside_the_exposure_is_refused_by_name(vault: Path) -> None:
     limited = scope(vault, Exposure(mode="subjects", subjects=frozenset({"release"})))
     with pytest.raises(NotExposed, match="subject 'build' is not shared with client 'test'"):
-        context.recall_context(limited, "build", "bazel")
+        recall_records.recall_context(limited, "build", "bazel")
     assert [s["subject"] for s in subjects.list_subjects(limited)["subjects"]] == ["release"]
 
 
@@ -278,7 +278,7 @@ def _file(path: Path) -> Path:
     ids=["missing", "file"],
 )
 def test_an_unreadable_vault_is_unavailable_with_a_reason(tmp_path: Path, make: Any, words: str) -> None:
-    result = context.recall_context(scope(make(tmp_path)), "build", "bazel")
+    result = recall_records.recall_context(scope(make(tmp_path)), "build", "bazel")
     assert result["status"] == "unavailable"
     assert words in result["reason"]
     assert result["records"] == []
@@ -288,7 +288,7 @@ def test_an_unreadable_vault_is_unavailable_with_a_reason(tmp_path: Path, make: 
 
 
 def test_no_configured_vault_is_unavailable() -> None:
-    result = context.recall_context(scope(None), "build", "bazel")
+    result = recall_records.recall_context(scope(None), "build", "bazel")
     assert result["status"] == "unavailable"
     assert result["reason"] == "no vault is configured"
 
@@ -318,13 +318,13 @@ def test_a_subject_limited_client_sees_no_broken_note_of_unknown_subject(vault: 
     (vault / "Broken build.md").write_text("---\nsubject: build\nsubject: build\n---\n", encoding="utf-8")
     limited = scope(vault, Exposure(mode="subjects", subjects=frozenset({"build"})))
     for result in (
-        context.recall_context(limited, "build", "bazel"),
-        context.recall_activity(limited, "build"),
+        recall_records.recall_context(limited, "build", "bazel"),
+        recall_records.recall_activity(limited, "build"),
         subjects.list_subjects(limited),
     ):
         assert [p["path"] for p in result["problems"]] == ["Broken build.md"]
     # With every subject shared, the unreadable ones could be about anything: they are named.
-    everything = context.recall_context(scope(vault), "build", "bazel")
+    everything = recall_records.recall_context(scope(vault), "build", "bazel")
     assert {p["path"] for p in everything["problems"]} == {
         "Broken build.md",
         "Payroll/CEO salary 2026.md",
@@ -344,13 +344,13 @@ def test_a_vault_s_languages_decide_how_its_words_are_stemmed(tmp_path: Path) ->
     german = Scope(client="t", vault=vault, exposure=Exposure(), languages=("english", "german"))
     # 'Rechnung' and 'Rechnungen' share a German stem, not an English one: in English the word
     # is only taken for the nearest one the notes hold, and the answer says so (spelling.py).
-    taken = context.recall_context(english, "s", "Rechnung")
+    taken = recall_records.recall_context(english, "s", "Rechnung")
     assert list(taken["records"][0]["matched"]) == ["rechnung → rechnungen"]
-    found = context.recall_context(german, "s", "Rechnung")
+    found = recall_records.recall_context(german, "s", "Rechnung")
     assert (paths(found)[0], found["weak_match"]) == ("Rechnungen.md", False)
     assert list(found["records"][0]["matched"]) == ["rechnung"]
     # A question in German is recognised as German by its words, whatever the setting.
-    asked = context.recall_context(english, "s", "Wie gehen wir mit der Rechnung um?")
+    asked = recall_records.recall_context(english, "s", "Wie gehen wir mit der Rechnung um?")
     assert (paths(asked)[0], asked["weak_match"]) == ("Rechnungen.md", False)
 
 

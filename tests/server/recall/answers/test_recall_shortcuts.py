@@ -14,7 +14,7 @@ from tests.support import straight_recall
 from tests.support.synthetic_vault import generate, generate_realistic
 from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
-from vault_recall.server.recall.answers import context
+from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Ranked
 from vault_recall.server.recall.records import MemoryRecord
@@ -55,7 +55,7 @@ def scope(vault: Path, mode: str) -> Scope:
 @pytest.mark.parametrize("query", QUERIES)
 def test_the_ranking_is_the_straightforward_one(vault: Path, query: str) -> None:
     listing = list_notes(vault)
-    records = list(context._every_note(listing, scope(vault, "vault"), []))
+    records = list(recall_records._every_note(listing, scope(vault, "vault"), []))
     assert len(records) > 250
     for subject in ("", "build-system"):
         parsed = parse_query(query, ["english"], subject)
@@ -76,11 +76,11 @@ def test_recall_answers_as_the_straightforward_way(
     vault: Path, mode: str, query: str, budget: int, limit: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked = scope(vault, mode)
-    answers = [context.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS]
-    monkeypatch.setattr(context, "Ranked", straight_recall.StraightRanked)
-    monkeypatch.setattr(context, "_every_note", straight_recall.every_note)
+    answers = [recall_records.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS]
+    monkeypatch.setattr(recall_records, "Ranked", straight_recall.StraightRanked)
+    monkeypatch.setattr(recall_records, "_every_note", straight_recall.every_note)
     assert answers == [
-        context.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS
+        recall_records.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS
     ]
 
 
@@ -89,7 +89,7 @@ def test_the_whole_vault_is_every_note_as_each_note_shows_it(vault: Path) -> Non
     asked = scope(vault, "vault")
     problems: list[object] = []
     straight_problems: list[object] = []
-    records = list(context._every_note(listing, asked, problems))  # type: ignore[arg-type]
+    records = list(recall_records._every_note(listing, asked, problems))  # type: ignore[arg-type]
     straight = list(straight_recall.every_note(listing, asked, straight_problems))  # type: ignore[arg-type]
     assert records == straight and problems == straight_problems
     assert problems and all(isinstance(r, MemoryRecord) for r in records)

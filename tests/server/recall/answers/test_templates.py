@@ -20,8 +20,8 @@ from vault_recall.app.state.health import check_health
 from vault_recall.server.errors import NoteNotFound
 from vault_recall.server.recall.answers.backlinks import get_backlinks
 from vault_recall.server.recall.answers.changed_since import Handed, changed_since
-from vault_recall.server.recall.answers.context import recall_activity, recall_context
 from vault_recall.server.recall.answers.reading import read_note
+from vault_recall.server.recall.answers.recall_records import recall_activity, recall_context
 from vault_recall.server.recall.answers.search import search_notes
 from vault_recall.server.recall.answers.subjects import list_subjects
 from vault_recall.server.recall.scope import Exposure, Scope

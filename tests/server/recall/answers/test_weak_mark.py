@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.support.vaults import record, write_vault
-from vault_recall.server.recall.answers import context
+from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.ranking.bm25 import Evidence
 from vault_recall.server.recall.ranking.languages import SUPPORTED, language
 from vault_recall.server.recall.ranking.query_terms import parse_query
@@ -21,7 +21,7 @@ from vault_recall.server.recall.scope import Exposure, Scope
 
 def recalled(vault: Path, subject: str, query: str, languages: tuple[str, ...] = ("english",)) -> RecallResult:
     scope = Scope(client="test", vault=vault, exposure=Exposure(), languages=languages)
-    return context.recall_context(scope, subject, query, budget=65536)
+    return recall_records.recall_context(scope, subject, query, budget=65536)
 
 
 def first(result: RecallResult) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
 from tests.support.whole_vault import scan_subject, scan_vault
 from vault_recall.server.obsidian.note import InvalidNote
-from vault_recall.server.recall.answers import context
+from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
 from vault_recall.server.recall.records import MemoryRecord
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -51,9 +51,9 @@ def _about(note: InvalidNote, subject: str | None) -> bool:
 def test_recall_answers_as_it_did_with_the_full_scan(
     vault: Path, mode: str, query: str, match: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fast = context.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
-    monkeypatch.setattr(context, "each_record", _every_record_of_the_full_scan)
-    full = context.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
+    fast = recall_records.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
+    monkeypatch.setattr(recall_records, "each_record", _every_record_of_the_full_scan)
+    full = recall_records.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
     assert fast == full
     assert fast["status"] == "degraded"
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.vaults import write_vault
-from vault_recall.server.recall.answers import context, recall_answer
+from vault_recall.server.recall.answers import recall_answer, recall_records
 from vault_recall.server.recall.finding import scan
 from vault_recall.server.recall.scope import Exposure, Scope
 
@@ -23,7 +23,7 @@ EVENT = "---\nsubject: build-system\nkind: event\ndate: 2026-03-0{n}\n---\ncache
 def saving_after_passes(monkeypatch: pytest.MonkeyPatch, note: Path, texts: list[str]) -> list[int]:
     """Make each pass over the records save `note` anew once it is done (the person saving
     while the answer is put together); returns the list the passes are counted in."""
-    real = scan.each_record  # what context calls, by the name it imported
+    real = scan.each_record  # what recall_records calls, by the name it imported
     passes: list[int] = []
 
     def each_record_then_save(*args: Any, **kwargs: Any) -> Iterator[Any]:
@@ -32,7 +32,7 @@ def saving_after_passes(monkeypatch: pytest.MonkeyPatch, note: Path, texts: list
         if len(passes) <= len(texts):
             note.write_text(texts[len(passes) - 1], encoding="utf-8")
 
-    monkeypatch.setattr(context, "each_record", each_record_then_save)
+    monkeypatch.setattr(recall_records, "each_record", each_record_then_save)
     return passes
 
 
@@ -41,7 +41,7 @@ def test_a_note_saved_before_it_was_read_again_is_recalled_as_saved(
 ) -> None:
     vault = write_vault(tmp_path / "v", {"Decision.md": OLD})
     passes = saving_after_passes(monkeypatch, vault / "Decision.md", [NEW])
-    result = context.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
+    result = recall_records.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
     assert [r["text"] for r in result["records"]] == ["new cache decision, saved during the call\n"]
     assert result["status"] == "ok" and len(passes) == 2
 
@@ -51,7 +51,7 @@ def test_an_event_saved_before_it_was_read_again_is_recalled_as_saved(
 ) -> None:
     vault = write_vault(tmp_path / "v", {"Event.md": EVENT.format(n=1)})
     saving_after_passes(monkeypatch, vault / "Event.md", [EVENT.format(n=2)])
-    result = context.recall_activity(Scope(client="t", vault=vault, exposure=Exposure()), "build-system")
+    result = recall_records.recall_activity(Scope(client="t", vault=vault, exposure=Exposure()), "build-system")
     assert [(r["date"], r["text"]) for r in result["records"]] == [("2026-03-02", "cache event 2\n")]
 
 
@@ -59,7 +59,7 @@ def test_a_note_that_never_stops_changing_gets_a_clear_answer(tmp_path: Path, mo
     vault = write_vault(tmp_path / "v", {"Decision.md": OLD})
     texts = [OLD.replace("old", f"edit {n}") for n in range(10)]
     passes = saving_after_passes(monkeypatch, vault / "Decision.md", texts)
-    result = context.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
+    result = recall_records.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
     assert result["status"] == "unavailable" and "kept changing" in result["reason"]
     assert result["records"] == [] and len(passes) == 3
 
@@ -75,7 +75,7 @@ def test_records_that_cannot_fit_are_never_read_again(tmp_path: Path, monkeypatc
         return real(root, path, revision)
 
     monkeypatch.setattr(recall_answer, "read_again", counting)
-    result = context.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
+    result = recall_records.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
     assert [r["path"] for r in result["records"]] == ["Small.md"] and result["omitted"] == 1
     assert read == ["Small.md"]
 
@@ -90,7 +90,7 @@ def test_a_record_too_large_to_return_is_not_read_again_even_when_it_changes(
     os.utime(vault / "Big.md", (2_000_000_000, 2_000_000_000))
     passes = saving_after_passes(monkeypatch, vault / "Big.md", [big.replace("cache", "cache cache")] * 5)
     scope = Scope(client="t", vault=vault, exposure=Exposure())
-    result = context.recall_context(scope, "build-system", "cache", budget=512)
+    result = recall_records.recall_context(scope, "build-system", "cache", budget=512)
     assert result["status"] == "ok" and [r["path"] for r in result["records"]] == ["Small.md"]
     assert result["omitted"] == 1 and len(passes) == 1
 
@@ -106,7 +106,7 @@ def test_a_long_run_of_hashes_is_matched_in_one_pass(tmp_path: Path) -> None:
             "Plain.md": "---\nsubject: build-system\n---\nThe cache\n",
         },
     )
-    result = context.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
+    result = recall_records.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
     matched = {r["path"]: r["matched"] for r in result["records"]}
     assert matched["Plain.md"] == {"cache": ["body"]}
     assert "Colours.md" not in matched and result["omitted"] == 1  # too large for 4096 bytes, still counted

@@ -30,7 +30,7 @@ from vault_recall.server.recall.ranking.query_terms import (
     term_counts,
     words_found,
 )
-from vault_recall.server.recall.ranking.words import fold, folded_words
+from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words
 
 # Word families whose inflections differ at the end (and in the middle, for German), with
 # punctuation and words that merely contain others.
@@ -88,7 +88,7 @@ def test_a_term_s_words_are_found_as_stemming_every_word_would(
 ) -> None:
     text = "".join(pieces)
     query = parse_query(" ".join(query_words), languages)
-    assert term_counts(fold(text), query, StemMemo(query.languages)) == naive_counts(text, query)
+    assert term_counts(fold_for_ranking(text), query, StemMemo(query.languages)) == naive_counts(text, query)
 
 
 def scan_word_by_word(text: str, scan: Scan) -> Counter[str]:
@@ -119,7 +119,7 @@ def test_most_scans_search_for_word_starts_in_one_go() -> None:
     st.sampled_from(LANGUAGE_SETS),
 )
 def test_a_scan_finds_the_words_it_found_match_by_match(pieces: list[str], query: str, names: tuple[str, ...]) -> None:
-    text = fold("".join(pieces))
+    text = fold_for_ranking("".join(pieces))
     for scan in every_scan(parse_query(query, names)):
         assert words_found(text, scan) == scan_word_by_word(text, scan)
 
@@ -142,7 +142,9 @@ def test_every_dictionary_word_starts_as_its_stem_says(name: str, dictionary: st
     need(f"words-{dictionary}")
     path = Path("/usr/share/dict") / dictionary
     lang = language(name)
-    words = sorted({fold(w) for w in path.read_text(encoding="utf-8", errors="ignore").split() if w.isalpha()})
+    words = sorted(
+        {fold_for_ranking(w) for w in path.read_text(encoding="utf-8", errors="ignore").split() if w.isalpha()}
+    )
     misses = []
     for word in words[:: max(1, len(words) // 4000)]:
         stem = lang.stem(word)
@@ -194,7 +196,7 @@ def test_words_sharing_a_stem_are_one_term() -> None:
 )
 def test_an_abbreviation_and_what_it_stands_for_find_each_other(query: str, note: str, found: list[int]) -> None:
     parsed = parse_query(query, ("english",))
-    assert term_counts(fold(note), parsed, StemMemo(parsed.languages)) == found
+    assert term_counts(fold_for_ranking(note), parsed, StemMemo(parsed.languages)) == found
 
 
 @pytest.mark.parametrize(
@@ -216,7 +218,7 @@ def test_a_recognised_language_drops_its_stop_words_and_stems_in_it() -> None:
     query = parse_query("Welche Entscheidungen haben wir über die Datenbanken getroffen?", ("english",))
     assert "uber" in query.dropped and "welche" in query.dropped
     memo = StemMemo(query.languages)
-    counts = term_counts(fold("Die Entscheidung: eine Datenbank."), query, memo)
+    counts = term_counts(fold_for_ranking("Die Entscheidung: eine Datenbank."), query, memo)
     words = [t.word for t in query.terms]
     assert counts[words.index("entscheidungen")] == 1
     assert counts[words.index("datenbanken")] == 1
@@ -224,9 +226,9 @@ def test_a_recognised_language_drops_its_stop_words_and_stems_in_it() -> None:
 
 @given(st.sampled_from(["Café", "CAFÉ", "cafe\u0301", "ＣＡＦＥ", "café"]), st.sampled_from(FORMS))
 def test_case_accents_and_unicode_forms_fold_to_one_word(word: str, form: NormalForm) -> None:
-    assert fold(unicodedata.normalize(form, word)) == "cafe"
+    assert fold_for_ranking(unicodedata.normalize(form, word)) == "cafe"
     query = parse_query("cafe", ("english",))
-    text = fold(f"a {unicodedata.normalize(form, word)} b")
+    text = fold_for_ranking(f"a {unicodedata.normalize(form, word)} b")
     assert term_counts(text, query, StemMemo(query.languages)) == [1]
 
 

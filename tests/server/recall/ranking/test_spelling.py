@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.vaults import record, write_vault
-from vault_recall.server.recall.answers import context
+from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.ranking.spelling import allowed_distance, edit_distance, near_words, nearest
 from vault_recall.server.recall.scope import Exposure, Scope
 
@@ -55,12 +55,12 @@ def test_a_misspelt_word_finds_the_record_and_says_what_it_was_taken_for(tmp_pat
         },
     )
     scope = Scope(client="test", vault=vault, exposure=Exposure())
-    result = context.recall_context(scope, "farm", "pestisides east field")
+    result = recall_records.recall_context(scope, "farm", "pestisides east field")
     assert [r["path"] for r in result["records"]] == ["Spray.md"]
     assert result["records"][0]["matched"] == {"pestisides → pesticides": ["body"], "east": ["body"], "field": ["body"]}
     # Found through a guess: not the word asked, so the answer is marked.
     assert result["records"][0]["coverage"] == 0.67 and result["weak_match"] is True
     # A word spelt right is never replaced, and one too far from any stays as asked.
-    assert "pesticides" in context.recall_context(scope, "farm", "pesticides")["records"][0]["matched"]
-    far = context.recall_context(scope, "farm", "fungicides")
+    assert "pesticides" in recall_records.recall_context(scope, "farm", "pesticides")["records"][0]["matched"]
+    far = recall_records.recall_context(scope, "farm", "fungicides")
     assert far["records"] == [] and far["current_records"] == 2
