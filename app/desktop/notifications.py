@@ -8,6 +8,7 @@ pystray backend's own notifications instead.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from vault_recall.app.desktop import session_bus
 
@@ -17,6 +18,10 @@ SERVICE = "org.freedesktop.Notifications"
 PATH = "/org/freedesktop/Notifications"
 APP_NAME = "Vault Recall"
 SHOW_MILLISECONDS = 8000
+
+# How the tray tells a person something, a summary and a body: `notify` here, or the pystray
+# backend's own notifications where there is no session bus.
+Notify = Callable[[str, str], None]
 
 
 def notify(summary: str, body: str = "") -> bool:

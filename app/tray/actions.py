@@ -13,11 +13,12 @@ import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote
 
 from vault_recall.app.clients.launch import launcher
 from vault_recall.app.desktop import autostart, clipboard, folder_picker, opener
+from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.state.activity_view import count_events, recent_events
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.state.note_revisions import revisions_now, vault_folders
@@ -44,10 +45,6 @@ from vault_recall.server.vault.listing import vault_name
 # 100,000 and a browser would choke on a page of them all.
 ACTIVITY_PAGE_EVENTS = 10_000
 DOCTOR_SECONDS = 180.0
-
-
-class Notify(Protocol):
-    def __call__(self, summary: str, body: str = "") -> None: ...
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,9 +13,9 @@ an approval here and `vault-recall client approve CODE` are the same act.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.state.config_store import register
 from vault_recall.app.tray.menu import SEPARATOR, Item
 from vault_recall.app.tray.notices import as_sentence
@@ -113,7 +113,6 @@ def _short(name: str, limit: int = 40) -> str:
 
 
 # The tray's notify: a short summary, and a body saying the rest.
-Notify = Callable[[str, str], None]
 
 
 def approval_action(action: tuple[str, ...], notify: Notify) -> bool:

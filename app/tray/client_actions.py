@@ -17,6 +17,7 @@ from vault_recall.app.clients.launch import serve_argv
 from vault_recall.app.clients.snippets import file_snippet, http_snippet
 from vault_recall.app.clients.url_install import UrlInstallFailed, install_by_url, token_in_environment
 from vault_recall.app.desktop import clipboard
+from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.state.config_store import register
 from vault_recall.app.tray import url_snippet
 from vault_recall.app.tray.menu_items import TrayState
@@ -26,7 +27,6 @@ from vault_recall.server.http.address import DEFAULT_URL
 ACTIONS = frozenset(
     {"connect", "install", "install_http", "uninstall", "copy_snippet", "copy_http_snippet", "add_client"}
 )
-Notify = Callable[[str, str], None]
 Copy = Callable[[str], bool]
 
 

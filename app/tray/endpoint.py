@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from vault_recall.app.clients.launch import launcher
 from vault_recall.app.desktop import clipboard, opener
+from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.tray.endpoint_log import EndpointLog
 from vault_recall.app.tray.endpoint_menu import EndpointShown
@@ -53,9 +54,6 @@ class Crash:
 
     why: str  # in the process's own words, or how it ended
     retry_at: float  # time.monotonic() of the next start
-
-
-Notify = Callable[[str, str], None]
 
 
 class EndpointProcess:

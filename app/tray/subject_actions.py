@@ -9,9 +9,9 @@ a sentence for the worker's notification.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
+from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.state.rule_store import add_rules, remove_rules
 from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.app.tray.subject_menu import RULES_MENU, rule_of, taken_words
@@ -20,7 +20,6 @@ from vault_recall.server.recall.answers.rule_suggestions import notes_taken
 from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
 
 ACTIONS = frozenset({"add_rule", "remove_rule"})
-Notify = Callable[[str, str], None]
 CHANGE_IT = f"To change it: Vault ▸ {RULES_MENU} in this menu, or vault-recall subject list / remove"
 
 

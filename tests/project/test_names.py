@@ -1,10 +1,15 @@
-"""Every module-level name of server/ and app/ — function, class, constant — is used by the code
-that ships or measures it (server/, app/, bench/, packaging/).  A name that only the tests use is
-code the tests keep alive: it goes, or moves into the tests (tests/support/ holds such helpers).
+"""Names in server/ and app/: each used, each for one thing.
 
-A use is the name read in its own module outside its definition, or in a file that imports its
+Every module-level name — function, class, constant — is used by the code that ships or
+measures it (server/, app/, bench/, packaging/).  A name that only the tests use is code the
+tests keep alive: it goes, or moves into the tests (tests/support/ holds such helpers).  A use
+is the name read in its own module outside its definition, or in a file that imports its
 module or the name from it: as a name, an attribute (`module.name`), an imported name, or a
-string that is exactly the name (`getattr`).  Prose (docstrings) is no use."""
+string that is exactly the name (`getattr`).  Prose (docstrings) is no use.
+
+And no two modules define a type (a class, a type alias, a type variable) of the same name: a
+reader who meets `Record` should not have to ask which one.  Functions may share a name, as
+`store.connect` and `session_bus.connect` do: the module names them apart where they are called."""
 
 from __future__ import annotations
 
@@ -136,6 +141,29 @@ def test_every_module_level_name_of_server_and_app_is_used_outside_the_tests() -
     assert unused == [], "used by nothing, or only by tests (remove it, or move it into the tests):\n" + "\n".join(
         unused
     )
+
+
+def types_named_twice(root: Path, defining: tuple[str, ...] = DEFINING) -> dict[str, list[str]]:
+    """Each capitalised module-level name (not a CONSTANT) defined in more than one module."""
+    where: dict[str, list[str]] = {}
+    for path in python_files(root, defining):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for name, _ in defined(tree):
+            if name.lstrip("_")[:1].isupper() and not name.isupper():
+                where.setdefault(name, []).append(path.relative_to(root).as_posix())
+    return {name: paths for name, paths in where.items() if len(paths) > 1}
+
+
+def test_no_two_modules_of_server_and_app_define_a_type_of_the_same_name() -> None:
+    assert types_named_twice(REPO_ROOT) == {}
+
+
+def test_a_type_defined_twice_is_found(tmp_path: Path) -> None:
+    (tmp_path / "server").mkdir()
+    (tmp_path / "app").mkdir()
+    (tmp_path / "server/results.py").write_text("class Record:\n    pass\n\n\nLIMIT = 1\n", encoding="utf-8")
+    (tmp_path / "app/tally.py").write_text("Record = tuple[str, int]\nLIMIT = 2\n", encoding="utf-8")
+    assert types_named_twice(tmp_path) == {"Record": ["server/results.py", "app/tally.py"]}
 
 
 def test_a_name_only_a_test_uses_is_found(tmp_path: Path) -> None:
