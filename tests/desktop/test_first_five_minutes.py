@@ -41,6 +41,7 @@ from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.parts import need
 from tests.support.real_clients import Run, claude_code_env, run_client, tool_result_json
 from tests.support.sni_host import Panel
+from tests.support.tray_clicks import MENU_AREA, find_icon, keys_to, menu_drawn
 from tests.support.vaults import snapshot, write_vault
 from vault_recall.app.desktop.icon import COLOURS
 from vault_recall.app.state.activity_view import recent_events
@@ -50,7 +51,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 MOST_CLICKS = 3
 WAIT = 120.0  # generous: the machine may be slow; nothing here is timed
-SCREEN_WIDTH = 1024
 
 
 async def until(check: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
@@ -94,7 +94,7 @@ class Person:
     async def choose(self, step: str, *labels: str) -> None:
         menu = await until(lambda: self.settled_with(*labels), " ▸ ".join(labels))
         keys = keys_to(menu, *labels)
-        x, y = find_icon(await asyncio.to_thread(self.desktop.screenshot, f"{step}-before"))
+        x, y = find_icon(await asyncio.to_thread(self.desktop.screenshot, f"{step}-before"), COLOURS.values())
         await asyncio.to_thread(self.desktop.run, "xdotool", "mousemove", str(x), str(y), "click", "1")
         await until(lambda: menu_open(self.desktop), "the menu to open")
         for key in keys[:-1]:
@@ -115,50 +115,10 @@ def _path_in(menu: list[dict[str, Any]], labels: tuple[str, ...]) -> bool:
     return True
 
 
-def keys_to(menu: list[dict[str, Any]], *labels: str) -> list[str]:
-    """Keys that walk a GTK menu to the item at `labels`: Down moves over enabled items only,
-    Right opens a submenu on its first enabled item, Return activates."""
-    keys: list[str] = []
-    level = menu
-    for depth, label in enumerate(labels):
-        selectable = [i for i in level if i["text"] != "-" and i["enabled"]]
-        index = next(n for n, i in enumerate(selectable) if i["text"] == label)
-        keys += ["Down"] * (index + (0 if depth else 1))
-        item = selectable[index]
-        if item["submenu"] is not None and depth < len(labels) - 1:
-            keys.append("Right")
-            level = item["submenu"]
-    return [*keys, "Return"]
-
-
-def find_icon(screenshot: Path) -> tuple[int, int]:
-    """Where our icon is in the panel at the top right, whatever its colour says."""
-    from PIL import Image
-
-    image = Image.open(screenshot).convert("RGB")
-    colours = set(COLOURS.values())
-    hits = [
-        (x, y)
-        for y in range(0, 40)
-        for x in range(image.width - 300, image.width)
-        if any(all(abs(a - b) < 30 for a, b in zip(image.getpixel((x, y)), c, strict=True)) for c in colours)  # type: ignore[arg-type]
-    ]
-    assert hits, f"the tray icon is not on screen ({screenshot})"
-    xs, ys = [x for x, _ in hits], [y for _, y in hits]
-    return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
-
-
 def menu_open(desktop: Desktop) -> bool:
-    """The menu is drawn: the (black) screen below the panel is no longer black."""
-    from PIL import Image
-
     shot = desktop.root / "probe.png"
-    done = desktop.run("import", "-window", "root", "-crop", f"300x60+{SCREEN_WIDTH - 300}+40", str(shot))
-    if done.returncode != 0:
-        return False
-    image = Image.open(shot).convert("L")
-    pixels = [image.getpixel((x, y)) for x in range(0, image.width, 3) for y in range(0, image.height, 3)]
-    return sum(1 for p in pixels if isinstance(p, int) and p > 100) > 60
+    done = desktop.run("import", "-window", "root", "-crop", MENU_AREA, str(shot))
+    return done.returncode == 0 and menu_drawn(shot)
 
 
 def obsidian_knows(desktop: Desktop, vault: Path) -> None:

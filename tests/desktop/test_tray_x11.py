@@ -29,6 +29,7 @@ import pytest
 from tests.support.e2e import call, copy_sample_vault, serving, vault_recall_command
 from tests.support.headless import TRAYER
 from tests.support.parts import need, need_linux
+from tests.support.tray_clicks import MENU_AREA, find_icon, keys_to, menu_drawn
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, load_config
@@ -156,49 +157,10 @@ def watcher_running(session: Desktop) -> bool:
     return "boolean true" in done.stdout
 
 
-def pixel(image: Any, x: int, y: int) -> tuple[int, ...]:
-    """The colour at (x, y) of an RGB(A) image."""
-    found = image.getpixel((x, y))
-    assert isinstance(found, tuple), found
-    return found
-
-
-def find_icon(screenshot: Path) -> tuple[int, int]:
-    """Where our (green) icon is in the tray area at the top of the screen."""
-    from PIL import Image
-
-    image = Image.open(screenshot).convert("RGB")
-    hits = [
-        (x, y)
-        for y in range(0, 40)
-        for x in range(image.width - 300, image.width)
-        if all(abs(a - b) < 30 for a, b in zip(pixel(image, x, y), ICON_GREEN, strict=True))
-    ]
-    assert hits, "the tray icon is not on screen"
-    xs, ys = [x for x, _ in hits], [y for _, y in hits]
-    return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
-
-
-def keys_to(menu: list[dict[str, Any]], *labels: str) -> list[str]:
-    """Keys that walk a GTK menu to the item at `labels`: Down moves over enabled items only,
-    Right opens a submenu on its first enabled item, Return activates."""
-    keys: list[str] = []
-    level = menu
-    for depth, label in enumerate(labels):
-        selectable = [i for i in level if i["text"] != "-" and i["enabled"]]
-        index = next(n for n, i in enumerate(selectable) if i["text"] == label)
-        keys += ["Down"] * (index + (0 if depth else 1))
-        item = selectable[index]
-        if item["submenu"] is not None and depth < len(labels) - 1:
-            keys.append("Right")
-            level = item["submenu"]
-    return [*keys, "Return"]
-
-
 def choose(desktop: Desktop, dump: Path, *labels: str) -> None:
     """Open the tray menu with a right click and activate the item at `labels`."""
     menu = json.loads(dump.read_text(encoding="utf-8"))
-    x, y = find_icon(desktop.screenshot("before-" + slug(labels[-1])))
+    x, y = find_icon(desktop.screenshot("before-" + slug(labels[-1])), [ICON_GREEN])
     desktop.run("xdotool", "mousemove", str(x), str(y), "click", "3")
     wait_until(lambda: menu_open(desktop), "the menu to open")
     keys = keys_to(menu, *labels)
@@ -213,14 +175,9 @@ def slug(text: str) -> str:
 
 
 def menu_open(desktop: Desktop) -> bool:
-    """The menu is drawn: the (black) screen below the tray is no longer black."""
-    from PIL import Image
-
     shot = desktop.root / "probe.png"
-    desktop.run("import", "-window", "root", "-crop", "300x60+724+40", str(shot))
-    image = Image.open(shot).convert("L")
-    pixels = [image.getpixel((x, y)) for x in range(0, image.width, 3) for y in range(0, image.height, 3)]
-    return sum(1 for p in pixels if isinstance(p, int) and p > 100) > 60
+    desktop.run("import", "-window", "root", "-crop", MENU_AREA, str(shot))
+    return menu_drawn(shot)
 
 
 def stable(path: Path, quiet: float = 1.5) -> bool:
@@ -352,7 +309,7 @@ def test_a_left_click_shows_the_same_menu_as_a_right_click_under_either_panel(de
         lambda: stable(dump) and json.loads(dump.read_text(encoding="utf-8"))[0]["text"].startswith("Work — 10 notes"),
         "the tray's menu on the vault",
     )
-    x, y = find_icon(desktop.screenshot("before-left-click"))
+    x, y = find_icon(desktop.screenshot("before-left-click"), [ICON_GREEN])
     desktop.run("xdotool", "mousemove", str(x), str(y), "click", "1")
     wait_until(lambda: menu_open(desktop), "the menu to open on a left click")
     desktop.screenshot("menu-on-left-click")

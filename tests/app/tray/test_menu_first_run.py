@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.menu_walk import find, texts
 from vault_recall.app.state.activity_view import EventRow
 from vault_recall.app.state.health import HealthReport
 from vault_recall.app.state.obsidian_vaults import KnownVault
@@ -27,17 +28,6 @@ def report(records: int = 87, status: str = "ok") -> HealthReport:
 def state(**kw: object) -> TrayState:
     fields: dict[str, object] = {"config": WORK, "health": report(), "now": NOW, "version": "9.9.9"} | kw
     return TrayState(**fields)  # type: ignore[arg-type]
-
-
-def texts(items: tuple[Item, ...]) -> list[str]:
-    return [i.text for i in items]
-
-
-def find(items: tuple[Item, ...], *path: str) -> Item:
-    for item in items:
-        if item.text == path[0]:
-            return item if len(path) == 1 else find(item.submenu or (), *path[1:])
-    raise AssertionError(f"{path[0]!r} not in {texts(items)}")
 
 
 def test_pause_is_a_check_item_and_a_paused_tray_says_so_in_its_menu_icon_and_tooltip() -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.menu_walk import find, texts
 from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.state.activity_view import ClientSummary, EventRow
 from vault_recall.app.state.health import HealthReport
@@ -47,17 +48,6 @@ def event(client: str, path: str, seconds_ago: float, n: int = 1, revision: str 
         returned=(path,),
         revisions=(revision,),
     )
-
-
-def texts(items: tuple[Item, ...]) -> list[str]:
-    return [i.text for i in items]
-
-
-def find(items: tuple[Item, ...], *path: str) -> Item:
-    for item in items:
-        if item.text == path[0]:
-            return item if len(path) == 1 else find(item.submenu or (), *path[1:])
-    raise AssertionError(f"{path[0]!r} not in {texts(items)}")
 
 
 def state(**kw: object) -> TrayState:

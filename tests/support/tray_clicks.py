@@ -1,0 +1,54 @@
+"""Clicking through the tray's GTK menu as a person does, with xdotool on Xvfb: where the icon
+is on a screenshot, whether a menu is drawn, and the keys that walk the menu to an item."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+# The strip below the panel's right end, where the tray's menu opens, on the tests' screens
+# (1024 pixels wide): `import -crop` takes it.
+MENU_AREA = "300x60+724+40"
+
+
+def find_icon(screenshot: Path, colours: Iterable[tuple[int, int, int]]) -> tuple[int, int]:
+    """The centre of our icon, drawn in one of `colours`, in the panel at the top right."""
+    from PIL import Image
+
+    image = Image.open(screenshot).convert("RGB")
+    wanted = set(colours)
+    hits = [
+        (x, y)
+        for y in range(0, 40)
+        for x in range(image.width - 300, image.width)
+        if any(all(abs(a - b) < 30 for a, b in zip(image.getpixel((x, y)), c, strict=True)) for c in wanted)  # type: ignore[arg-type]
+    ]
+    assert hits, f"the tray icon is not on screen ({screenshot})"
+    xs, ys = [x for x, _ in hits], [y for _, y in hits]
+    return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
+
+
+def menu_drawn(crop: Path) -> bool:
+    """Is a menu drawn in this crop of MENU_AREA: is the (black) screen there no longer black?"""
+    from PIL import Image
+
+    image = Image.open(crop).convert("L")
+    pixels = [image.getpixel((x, y)) for x in range(0, image.width, 3) for y in range(0, image.height, 3)]
+    return sum(1 for p in pixels if isinstance(p, int) and p > 100) > 60
+
+
+def keys_to(menu: list[dict[str, Any]], *labels: str) -> list[str]:
+    """Keys that walk a GTK menu to the item at `labels`: Down moves over enabled items only,
+    Right opens a submenu on its first enabled item, Return activates."""
+    keys: list[str] = []
+    level = menu
+    for depth, label in enumerate(labels):
+        selectable = [i for i in level if i["text"] != "-" and i["enabled"]]
+        index = next(n for n, i in enumerate(selectable) if i["text"] == label)
+        keys += ["Down"] * (index + (0 if depth else 1))
+        item = selectable[index]
+        if item["submenu"] is not None and depth < len(labels) - 1:
+            keys.append("Right")
+            level = item["submenu"]
+    return [*keys, "Return"]
