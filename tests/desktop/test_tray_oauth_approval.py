@@ -16,8 +16,7 @@ from tests.support.e2e import copy_sample_vault
 from tests.support.headless import tray_running, x_and_session_bus
 from tests.support.http_e2e import running_endpoint
 from tests.support.oauth_browser import (
-    REDIRECT,
-    approve,
+    approved_app,
     authorization_url,
     authorize_params,
     open_authorization,
@@ -114,17 +113,7 @@ async def test_the_tray_tells_when_a_replayed_code_revoked_a_grant(
         async with panel(session.address) as host:
             with tray_running(env, tmp_path / "tray.log"):
                 _, service = await host.until(lambda: host.registrations and host.registrations[-1], "registration")
-                client_id = register(base, "Desk app")
-                verifier, challenge = pkce()
-                waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge)))
-                approve(waiting)
-                form = {
-                    "grant_type": "authorization_code",
-                    "code": query_of(redirect_after_answer(waiting))["code"],
-                    "redirect_uri": REDIRECT,
-                    "client_id": client_id,
-                    "code_verifier": verifier,
-                }
+                _, form = approved_app(base, "Desk app")
                 assert httpx2.post(f"{base}/token", data=form, timeout=30).status_code == 200
                 await host.eventually(
                     lambda: host.layout(service),

@@ -25,13 +25,15 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from mcp_types import Implementation
 from pydantic import AnyUrl
 
-from tests.support.e2e import call, copy_sample_vault
+from tests.support.e2e import call, use_sample_vault
 from tests.support.http_e2e import Endpoint, mcp_http_client, running_endpoint
 from tests.support.oauth_browser import (
     REDIRECT,
     approve,
+    approved_code,
     authorization_url,
     authorize_params,
+    code_form,
     open_authorization,
     pkce,
     query_of,
@@ -40,19 +42,12 @@ from tests.support.oauth_browser import (
     reload,
     vault_recall,
 )
-from vault_recall.app.state.config_store import update_config
-from vault_recall.server.config.config_file import VaultEntry, activity_path
+from vault_recall.server.config.config_file import activity_path
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
 
 pytestmark = [pytest.mark.e2e]
-
-
-def sample_vault(tmp_path: Path) -> Path:
-    vault = copy_sample_vault(tmp_path / "Sample vault")
-    update_config(lambda c: dataclasses.replace(c, vaults=(VaultEntry("Sample", str(vault)),), active_vault="Sample"))
-    return vault
 
 
 # ---- the SDK's OAuth client, with the person approving ----
@@ -151,7 +146,7 @@ def mcp_post(endpoint: Endpoint, token: str, host: str | None = None) -> httpx2.
 
 @pytest.mark.anyio
 async def test_an_app_authorizes_after_the_person_approves_it_and_recalls_as_that_client(tmp_path: Path) -> None:
-    sample_vault(tmp_path)
+    use_sample_vault(tmp_path)
     person, storage = Person(as_client="work-laptop"), MemoryStorage()
     with running_endpoint() as endpoint:
         async with oauth_session(endpoint.url, person, storage) as session:
@@ -173,7 +168,7 @@ async def test_an_app_authorizes_after_the_person_approves_it_and_recalls_as_tha
 
 @pytest.mark.anyio
 async def test_a_grant_sees_what_its_client_may_see_whatever_the_app_calls_itself(tmp_path: Path) -> None:
-    sample_vault(tmp_path)
+    use_sample_vault(tmp_path)
     assert vault_recall("client", "expose", "phone", "release-process").returncode == 0
     person, storage = Person(as_client="phone"), MemoryStorage()
     with running_endpoint() as endpoint:
@@ -187,7 +182,7 @@ async def test_a_grant_sees_what_its_client_may_see_whatever_the_app_calls_itsel
 
 @pytest.mark.anyio
 async def test_a_revoked_grant_is_refused_on_its_next_request_with_the_reason(tmp_path: Path) -> None:
-    sample_vault(tmp_path)
+    use_sample_vault(tmp_path)
     person, storage = Person(), MemoryStorage()
     with running_endpoint() as endpoint:
         async with oauth_session(endpoint.url, person, storage) as session:
@@ -224,7 +219,7 @@ def _client_id(storage: MemoryStorage) -> str:
 
 @pytest.mark.anyio
 async def test_an_expired_access_token_is_refused_and_the_app_refreshes_it(tmp_path: Path) -> None:
-    sample_vault(tmp_path)
+    use_sample_vault(tmp_path)
     person, storage = Person(), MemoryStorage()
     with running_endpoint("--access-token-seconds", "2") as endpoint:
         async with oauth_session(endpoint.url, person, storage) as session:
@@ -253,7 +248,7 @@ async def test_an_expired_access_token_is_refused_and_the_app_refreshes_it(tmp_p
 
 
 def test_each_address_gets_metadata_naming_the_url_the_client_used(tmp_path: Path) -> None:
-    sample_vault(tmp_path)
+    use_sample_vault(tmp_path)
     with running_endpoint() as endpoint:
         for host in (f"127.0.0.1:{endpoint.port}", f"localhost:{endpoint.port}"):
             base = f"http://{host}"
@@ -274,7 +269,7 @@ def test_each_address_gets_metadata_naming_the_url_the_client_used(tmp_path: Pat
 
 
 def test_with_a_public_url_metadata_carries_it_and_its_host_is_accepted(tmp_path: Path) -> None:
-    sample_vault(tmp_path)
+    use_sample_vault(tmp_path)
     public = "https://desktop.tail1234.ts.net"
     with running_endpoint("--public-url", public) as endpoint:
         assert endpoint.url.startswith("http://127.0.0.1:")  # still listens on loopback only
@@ -322,7 +317,7 @@ def test_a_public_url_must_be_https_and_end_at_the_host_or_the_endpoint(tmp_path
 
 
 def test_without_oauth_nothing_of_it_is_offered(tmp_path: Path) -> None:
-    sample_vault(tmp_path)
+    use_sample_vault(tmp_path)
     with running_endpoint("--no-oauth") as endpoint:
         base = f"http://127.0.0.1:{endpoint.port}"
         for answer in (
@@ -337,7 +332,7 @@ def test_without_oauth_nothing_of_it_is_offered(tmp_path: Path) -> None:
 
 
 def test_oauth_is_not_offered_over_plain_http_to_another_name(tmp_path: Path) -> None:
-    sample_vault(tmp_path)
+    use_sample_vault(tmp_path)
     with running_endpoint("--allow-host", "desktop.lan") as endpoint:
         base = f"http://127.0.0.1:{endpoint.port}"
         answer = httpx2.get(
@@ -367,17 +362,13 @@ def exchange(
 
 @contextmanager
 def oauth_endpoint(tmp_path: Path) -> Iterator[tuple[Endpoint, str]]:
-    sample_vault(tmp_path)
+    use_sample_vault(tmp_path)
     with running_endpoint() as endpoint:
         yield endpoint, f"http://127.0.0.1:{endpoint.port}"
 
 
-def approved_code(base: str, client_id: str, challenge: str, as_client: str | None = None) -> dict[str, str]:
-    waiting = open_authorization(
-        authorization_url(base, authorize_params(client_id, challenge, resource=f"{base}/mcp"))
-    )
-    approve(waiting, as_client)
-    return query_of(redirect_after_answer(waiting))
+def approved_for_mcp(base: str, client_id: str, challenge: str, as_client: str | None = None) -> dict[str, str]:
+    return approved_code(base, client_id, challenge, as_client, resource=f"{base}/mcp")
 
 
 def test_an_unapproved_registration_gets_nothing(tmp_path: Path) -> None:
@@ -406,7 +397,7 @@ def test_a_replayed_code_is_refused_and_revokes_what_it_gave(tmp_path: Path) -> 
     with oauth_endpoint(tmp_path) as (endpoint, base):
         client_id = register(base, "Replayed app")
         verifier, challenge = pkce()
-        landed = approved_code(base, client_id, challenge)
+        landed = approved_for_mcp(base, client_id, challenge)
         assert landed["state"] == "st-1" and landed["iss"] == base
         form = dict(
             grant_type="authorization_code",
@@ -437,7 +428,7 @@ def test_a_swapped_redirect_uri_gets_no_code(tmp_path: Path) -> None:
         )
         assert elsewhere.status_code == 400 and "location" not in elsewhere.headers  # never sent anywhere
         assert "not registered" in elsewhere.json()["error_description"]
-        landed = approved_code(base, client_id, challenge)
+        landed = approved_for_mcp(base, client_id, challenge)
         swapped = exchange(endpoint, landed["code"], client_id, verifier, redirect_uri="http://127.0.0.1:9/attacker")
         assert swapped.status_code == 400 and swapped.json()["error"] == "invalid_request"
         for uri in ("http://evil.example/callback", "javascript:alert(1)", "file:///etc/passwd"):
@@ -458,7 +449,7 @@ def test_pkce_missing_or_wrong_gets_no_token(tmp_path: Path) -> None:
         )
         assert oauth_approvals.pending_requests() == []  # nothing reached the person
         verifier, challenge = pkce()
-        landed = approved_code(base, client_id, challenge)
+        landed = approved_for_mcp(base, client_id, challenge)
         wrong = exchange(endpoint, landed["code"], client_id, pkce()[0])
         assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_grant"
         absent = exchange(endpoint, landed["code"], client_id, None)
@@ -471,7 +462,7 @@ def test_a_grant_of_one_app_cannot_be_used_by_another(tmp_path: Path) -> None:
     with oauth_endpoint(tmp_path) as (endpoint, base):
         owner, thief = register(base, "Owner app"), register(base, "Thief app")
         verifier, challenge = pkce()
-        landed = approved_code(base, owner, challenge, as_client="owner")
+        landed = approved_for_mcp(base, owner, challenge, as_client="owner")
         stolen = exchange(endpoint, landed["code"], thief, verifier)
         assert stolen.status_code == 400 and stolen.json()["error"] == "invalid_grant"
         tokens = exchange(endpoint, landed["code"], owner, verifier).json()
@@ -530,13 +521,7 @@ def test_a_confidential_app_must_present_its_secret_which_is_kept_as_a_hash(tmp_
         waiting = open_authorization(authorization_url(base, params))  # a scope it did not register: no matter
         approve(waiting, "web")
         landed = query_of(redirect_after_answer(waiting))
-        form = {
-            "grant_type": "authorization_code",
-            "code": landed["code"],
-            "redirect_uri": REDIRECT,
-            "client_id": client_id,
-            "code_verifier": verifier,
-        }
+        form = code_form(client_id, landed["code"], verifier)
 
         def exchange(presented: str | None) -> httpx2.Response:
             if method == "client_secret_post":
@@ -560,7 +545,7 @@ def test_a_session_opened_with_one_clients_grant_is_not_continued_with_another_c
     with oauth_endpoint(tmp_path) as (endpoint, base):
         client_id = register(base, "Phone app")
         verifier, challenge = pkce()
-        landed = approved_code(base, client_id, challenge, as_client="phone")
+        landed = approved_for_mcp(base, client_id, challenge, as_client="phone")
         tokens = exchange(endpoint, landed["code"], client_id, verifier).json()
         opened = mcp_post(endpoint, tokens["access_token"])
         assert opened.status_code == 200

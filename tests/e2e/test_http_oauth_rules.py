@@ -7,7 +7,6 @@ waiting requests count toward the limit only while they can be answered; every r
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import stat
 import time
@@ -16,13 +15,15 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.support.e2e import copy_sample_vault
+from tests.support.e2e import use_sample_vault
 from tests.support.http_e2e import Endpoint, running_endpoint
 from tests.support.oauth_browser import (
     REDIRECT,
     approve,
+    approved_code,
     authorization_url,
     authorize_params,
+    code_form,
     open_authorization,
     pkce,
     query_of,
@@ -30,8 +31,6 @@ from tests.support.oauth_browser import (
     register,
     vault_recall,
 )
-from vault_recall.app.state.config_store import update_config
-from vault_recall.server.config.config_file import VaultEntry
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 
@@ -40,31 +39,28 @@ pytestmark = [pytest.mark.e2e]
 FOREIGN = "https://mail.example.com/mcp"
 
 
-def _sample(tmp_path: Path) -> None:
-    vault = copy_sample_vault(tmp_path / "Sample vault")
-    update_config(lambda c: dataclasses.replace(c, vaults=(VaultEntry("Sample", str(vault)),), active_vault="Sample"))
-
-
 def _base(endpoint: Endpoint) -> str:
     return f"http://127.0.0.1:{endpoint.port}"
 
 
-def _code_for(base: str, client_id: str, challenge: str) -> str:
-    waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge)))
-    approve(waiting)
-    return query_of(redirect_after_answer(waiting))["code"]
-
-
 def _exchange(base: str, client_id: str, code: str, verifier: str, **extra: str) -> httpx2.Response:
-    form = {
-        "grant_type": "authorization_code",
-        "code": code,
-        "redirect_uri": REDIRECT,
-        "client_id": client_id,
-        "code_verifier": verifier,
-        **extra,
-    }
-    return httpx2.post(f"{base}/token", data=form, timeout=30)
+    return httpx2.post(f"{base}/token", data=code_form(client_id, code, verifier, **extra), timeout=30)
+
+
+def _fill_waiting_requests(app: oauth_approvals.App, base: str, now: float | None = None) -> None:
+    """As many requests waiting for the person's answer as the endpoint keeps, opened at `now`."""
+    for _ in range(oauth_store.MAX_PENDING):
+        oauth_approvals.open_request(
+            app,
+            redirect_uri=REDIRECT,
+            redirect_explicit=True,
+            code_challenge="c" * 43,
+            state=None,
+            scopes=(),
+            resource=f"{base}/mcp",
+            issuer=base,
+            now=now,
+        )
 
 
 def _refused_in_one_sentence(answer: httpx2.Response) -> str:
@@ -77,7 +73,7 @@ def _refused_in_one_sentence(answer: httpx2.Response) -> str:
 
 
 def test_a_form_of_too_many_fields_is_refused_in_one_sentence_and_logs_nothing(tmp_path: Path) -> None:
-    _sample(tmp_path)
+    use_sample_vault(tmp_path)
     with running_endpoint() as endpoint:
         base = _base(endpoint)
         client_id = register(base, "Flooding app")
@@ -98,7 +94,7 @@ def test_a_form_of_too_many_fields_is_refused_in_one_sentence_and_logs_nothing(t
 
 
 def test_an_app_waiting_for_approval_survives_a_flood_of_registrations(tmp_path: Path) -> None:
-    _sample(tmp_path)
+    use_sample_vault(tmp_path)
     with running_endpoint() as endpoint:
         base = _base(endpoint)
         client_id = register(base, "Patient app")
@@ -118,7 +114,7 @@ def test_an_app_waiting_for_approval_survives_a_flood_of_registrations(tmp_path:
 
 
 def test_an_app_evicted_while_waiting_is_not_approved_into_a_grant_nobody_can_use(tmp_path: Path) -> None:
-    _sample(tmp_path)
+    use_sample_vault(tmp_path)
     with running_endpoint() as endpoint:
         base = _base(endpoint)
         client_id = register(base, "Evicted app")
@@ -133,32 +129,21 @@ def test_an_app_evicted_while_waiting_is_not_approved_into_a_grant_nobody_can_us
 
 
 def test_expired_waiting_requests_do_not_count_toward_the_limit(tmp_path: Path) -> None:
-    _sample(tmp_path)
+    use_sample_vault(tmp_path)
     with running_endpoint() as endpoint:
         base = _base(endpoint)
         client_id = register(base, "Late app")
         app = oauth_approvals.get_app(client_id)
         assert app is not None
         long_ago = time.time() - oauth_store.REQUEST_SECONDS - 60  # past the documented 15 minutes
-        for _ in range(oauth_store.MAX_PENDING):
-            oauth_approvals.open_request(
-                app,
-                redirect_uri=REDIRECT,
-                redirect_explicit=True,
-                code_challenge="c" * 43,
-                state=None,
-                scopes=(),
-                resource=f"{base}/mcp",
-                issuer=base,
-                now=long_ago,
-            )
+        _fill_waiting_requests(app, base, now=long_ago)
         _, challenge = pkce()
         waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge)))
         assert waiting.approval_code in vault_recall("client", "grants").stdout
 
 
 def test_every_redirect_from_authorize_names_the_issuer_errors_too(tmp_path: Path) -> None:
-    _sample(tmp_path)
+    use_sample_vault(tmp_path)
     with running_endpoint() as endpoint:
         base = _base(endpoint)
         client_id = register(base, "Strict app")
@@ -175,29 +160,19 @@ def test_every_redirect_from_authorize_names_the_issuer_errors_too(tmp_path: Pat
             assert sent["error"] == error and sent["iss"] == base and sent["state"] == "st-1", (error, sent)
         app = oauth_approvals.get_app(client_id)
         assert app is not None
-        for _ in range(oauth_store.MAX_PENDING):  # the person has not answered any of these
-            oauth_approvals.open_request(
-                app,
-                redirect_uri=REDIRECT,
-                redirect_explicit=True,
-                code_challenge="c" * 43,
-                state=None,
-                scopes=(),
-                resource=f"{base}/mcp",
-                issuer=base,
-            )
+        _fill_waiting_requests(app, base)  # the person has not answered any of these
         busy = httpx2.get(f"{base}/authorize", params=authorize_params(client_id, challenge), timeout=30)
         sent = query_of(busy.headers["location"])
         assert sent["error"] == "temporarily_unavailable" and sent["iss"] == base, sent
 
 
 def test_a_token_for_another_server_is_refused_at_the_token_endpoint(tmp_path: Path) -> None:
-    _sample(tmp_path)
+    use_sample_vault(tmp_path)
     with running_endpoint() as endpoint:
         base = _base(endpoint)
         client_id = register(base, "Confused app")
         verifier, challenge = pkce()
-        code = _code_for(base, client_id, challenge)
+        code = approved_code(base, client_id, challenge)["code"]
         foreign = _exchange(base, client_id, code, verifier, resource=FOREIGN)
         assert foreign.status_code == 400 and foreign.json()["error"] == "invalid_target", foreign.text
         own = _exchange(base, client_id, code, verifier, resource=f"{base}/mcp")  # the refusal used nothing up
@@ -215,7 +190,7 @@ def _mode(path: Path) -> int:
 
 
 def test_listing_grants_makes_nothing_and_the_state_folder_oauth_makes_is_private(tmp_path: Path) -> None:
-    _sample(tmp_path)
+    use_sample_vault(tmp_path)
     state = tmp_path / "state"  # the platform's state folder, not made yet
     env = {key: value for key, value in os.environ.items() if key != "VAULT_RECALL_HOME"}
     env |= {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(state)}

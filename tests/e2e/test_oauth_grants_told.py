@@ -5,7 +5,6 @@ length of names and ids."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -13,52 +12,17 @@ import httpx2
 import pytest
 
 from tests.support.doctor import doctor_line
-from tests.support.e2e import copy_sample_vault
+from tests.support.e2e import use_sample_vault
 from tests.support.http_e2e import running_endpoint
-from tests.support.oauth_browser import (
-    REDIRECT,
-    approve,
-    authorization_url,
-    authorize_params,
-    open_authorization,
-    pkce,
-    query_of,
-    redirect_after_answer,
-    register,
-    vault_recall,
-)
-from vault_recall.app.state.config_store import update_config
-from vault_recall.server.config.config_file import VaultEntry
+from tests.support.oauth_browser import approved_app, vault_recall
 
 pytestmark = [pytest.mark.e2e]
-
-
-def _sample(tmp_path: Path) -> None:
-    vault = copy_sample_vault(tmp_path / "Sample vault")
-    update_config(lambda c: dataclasses.replace(c, vaults=(VaultEntry("Sample", str(vault)),), active_vault="Sample"))
-
-
-def _tokens(base: str, name: str, as_client: str | None = None) -> tuple[str, dict[str, str]]:
-    """An app registered, approved and given its code: (its client id, the code exchange's form)."""
-    client_id = register(base, name)
-    verifier, challenge = pkce()
-    waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge)))
-    approve(waiting, as_client)
-    code = query_of(redirect_after_answer(waiting))["code"]
-    form = {
-        "grant_type": "authorization_code",
-        "code": code,
-        "redirect_uri": REDIRECT,
-        "client_id": client_id,
-        "code_verifier": verifier,
-    }
-    return client_id, form
 
 
 def test_a_grant_revoked_by_a_replayed_code_is_told_in_client_grants_and_doctor(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _sample(tmp_path)
+    use_sample_vault(tmp_path)
     home = tmp_path / "me"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
@@ -67,7 +31,7 @@ def test_a_grant_revoked_by_a_replayed_code_is_told_in_client_grants_and_doctor(
         (home / ".claude.json").write_text(
             json.dumps({"mcpServers": {"vault-recall": {"type": "http", "url": endpoint.url}}}), encoding="utf-8"
         )
-        _, form = _tokens(base, "Claude Code (vault-recall)", "claude-laptop")
+        _, form = approved_app(base, "Claude Code (vault-recall)", "claude-laptop")
         assert httpx2.post(f"{base}/token", data=form, timeout=30).status_code == 200
         assert doctor_line("claude-code")[0] == "ok"
         replayed = httpx2.post(f"{base}/token", data=form, timeout=30)
@@ -81,20 +45,20 @@ def test_a_grant_revoked_by_a_replayed_code_is_told_in_client_grants_and_doctor(
         assert verdict == "FAIL" and "its grant ('claude-laptop') was revoked because its authorization code" in line
         assert fix.startswith("fix: claude mcp login vault-recall"), fix
         # A revocation by the person is no news of that kind.
-        _, other = _tokens(base, "Desk app")
+        _, other = approved_app(base, "Desk app")
         assert httpx2.post(f"{base}/token", data=other, timeout=30).status_code == 200
         assert vault_recall("client", "revoke", "desk-app").returncode == 0
         assert "Desk app" not in vault_recall("client", "grants").stdout
 
 
 def test_client_grants_keeps_long_names_whole_and_columns_straight(tmp_path: Path) -> None:
-    _sample(tmp_path)
+    use_sample_vault(tmp_path)
     long_name = "A connector with a rather long name — " + "x" * 40  # 78 characters, under the 80 kept
     long_id = "a-client-id-that-is-as-long-as-they-may-be-" + "y" * 21  # 64 characters
     with running_endpoint() as endpoint:
         base = f"http://127.0.0.1:{endpoint.port}"
         for name, as_client in ((long_name, long_id), ("Short", None)):
-            _, form = _tokens(base, name, as_client)
+            _, form = approved_app(base, name, as_client)
             assert httpx2.post(f"{base}/token", data=form, timeout=30).status_code == 200
     listed = vault_recall("client", "grants").stdout.splitlines()
     header = next(i for i, line in enumerate(listed) if line.split()[:2] == ["grant", "client"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -64,6 +65,16 @@ async def call_error(session: Client, tool: str, args: dict[str, Any]) -> str:
 def copy_sample_vault(dest: Path) -> Path:
     shutil.copytree(SAMPLE_VAULT, dest, symlinks=True)
     return dest
+
+
+def use_sample_vault(tmp_path: Path) -> Path:
+    """A copy of the sample vault, made the configured and active vault 'Sample'."""
+    from vault_recall.app.state.config_store import update_config
+    from vault_recall.server.config.config_file import VaultEntry
+
+    vault = copy_sample_vault(tmp_path / "Sample vault")
+    update_config(lambda c: dataclasses.replace(c, vaults=(VaultEntry("Sample", str(vault)),), active_vault="Sample"))
+    return vault
 
 
 def paths(payload: Mapping[str, Any]) -> list[str]:

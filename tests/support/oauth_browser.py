@@ -108,3 +108,32 @@ def authorize_params(
 
 def authorization_url(base: str, params: dict[str, str]) -> str:
     return str(httpx2.URL(f"{base}/authorize", params=params))
+
+
+def approved_code(
+    base: str, client_id: str, challenge: str, as_client: str | None = None, resource: str | None = None
+) -> dict[str, str]:
+    """The person approves the app's authorization (as `as_client`): the query its redirect URI
+    is sent, with the code."""
+    waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge, resource=resource)))
+    approve(waiting, as_client)
+    return query_of(redirect_after_answer(waiting))
+
+
+def code_form(client_id: str, code: str, verifier: str, **extra: str) -> dict[str, str]:
+    """The token request's form that exchanges an authorization code, with its PKCE verifier."""
+    return {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": REDIRECT,
+        "client_id": client_id,
+        "code_verifier": verifier,
+        **extra,
+    }
+
+
+def approved_app(base: str, name: str, as_client: str | None = None) -> tuple[str, dict[str, str]]:
+    """An app registered, approved and given its code: (its client id, the code exchange's form)."""
+    client_id = register(base, name)
+    verifier, challenge = pkce()
+    return client_id, code_form(client_id, approved_code(base, client_id, challenge, as_client)["code"], verifier)
