@@ -92,7 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--keep", action="store_true", help="keep the temporary vault copy and print where it is")
 
     _vault_commands(commands)
-    _subject_commands(commands)
+    from vault_recall.app.cli.subject_commands import add_subject_commands
+
+    add_subject_commands(commands)
     _client_commands(commands)
 
     activity = commands.add_parser(
@@ -192,54 +194,6 @@ def _vault_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser
     languages.add_argument("name", metavar="NAME", help="the vault (see: vault-recall vault list)")
     languages.add_argument("languages", metavar="LANGUAGE", nargs="*", help="one or more; none: show them")
     languages.set_defaults(handler=config_commands.vault_languages)
-
-
-def _subject_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from vault_recall.app.cli import subject_commands
-
-    subject = commands.add_parser(
-        "subject",
-        help="which notes of a vault are records of a subject: rules by folder, tag or property",
-        description="Subject rules make the notes a vault already has recallable without editing one: every "
-        "note a rule takes is an active decision record of its subject unless its own properties say otherwise. "
-        "Rules live in Vault Recall's config, never in the vault, and every client's next call reads them.",
-    )
-    actions = subject.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def which_notes(parser: argparse.ArgumentParser, what: str) -> None:
-        parser.add_argument("--folder", action="append", metavar="PATH", help=f"{what} under this vault folder")
-        parser.add_argument(
-            "--tag", action="append", metavar="TAG", help=f"{what} tagged TAG or TAG/… (properties or #TAG)"
-        )
-        parser.add_argument(
-            "--property",
-            action="append",
-            metavar="NAME=VALUE",
-            help=f"{what} whose property NAME is VALUE or lists it (a [[link]] by its note's name)",
-        )
-        parser.add_argument("--daily-notes", action="store_true", help=f"{what} that are daily notes, as dated events")
-
-    def vault_option(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--vault", metavar="NAME", help="the vault (default: the active one)")
-
-    add = actions.add_parser("add", help="add rules: the notes they take become records of SUBJECT")
-    add.add_argument("subject", metavar="SUBJECT", help="a slug: lowercase letters, digits, '-'")
-    which_notes(add, "notes")
-    vault_option(add)
-    add.set_defaults(handler=subject_commands.subject_add)
-    listed = actions.add_parser("list", help="a vault's rules and how many notes each subject takes")
-    vault_option(listed)
-    listed.set_defaults(handler=subject_commands.subject_list)
-    remove = actions.add_parser("remove", help="remove a subject's rules (or one of them); no note is touched")
-    remove.add_argument("subject", metavar="SUBJECT")
-    which_notes(remove, "only the rule for notes")
-    vault_option(remove)
-    remove.set_defaults(handler=subject_commands.subject_remove)
-    suggest = actions.add_parser(
-        "suggest", help="rules proposed from the vault's folders, tags and list properties, with note counts"
-    )
-    vault_option(suggest)
-    suggest.set_defaults(handler=subject_commands.subject_suggest)
 
 
 def _client_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

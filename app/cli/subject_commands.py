@@ -1,6 +1,6 @@
-"""`vault-recall subject …`: the subject rules of a vault — which of its notes are records of a
-subject without naming one — added, listed, removed and proposed.  Kept in the config, never
-in the vault; every client's next call reads them."""
+"""`vault-recall subject …`, its arguments and its handlers: the subject rules of a vault —
+which of its notes are records of a subject without naming one — added, listed, removed and
+proposed.  Kept in the config, never in the vault; every client's next call reads them."""
 
 from __future__ import annotations
 
@@ -142,3 +142,50 @@ def _counts(root: Path, rules: SubjectRules) -> dict[str, int]:
 
 def _notes(count: int) -> str:
     return "1 note" if count == 1 else f"{count} notes"
+
+
+def add_subject_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`vault-recall subject` and its actions, as argparse reads them (parser.py builds the rest)."""
+    subject = commands.add_parser(
+        "subject",
+        help="which notes of a vault are records of a subject: rules by folder, tag or property",
+        description="Subject rules make the notes a vault already has recallable without editing one: every "
+        "note a rule takes is an active decision record of its subject unless its own properties say otherwise. "
+        "Rules live in Vault Recall's config, never in the vault, and every client's next call reads them.",
+    )
+    actions = subject.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def which_notes(parser: argparse.ArgumentParser, what: str) -> None:
+        parser.add_argument("--folder", action="append", metavar="PATH", help=f"{what} under this vault folder")
+        parser.add_argument(
+            "--tag", action="append", metavar="TAG", help=f"{what} tagged TAG or TAG/… (properties or #TAG)"
+        )
+        parser.add_argument(
+            "--property",
+            action="append",
+            metavar="NAME=VALUE",
+            help=f"{what} whose property NAME is VALUE or lists it (a [[link]] by its note's name)",
+        )
+        parser.add_argument("--daily-notes", action="store_true", help=f"{what} that are daily notes, as dated events")
+
+    def vault_option(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--vault", metavar="NAME", help="the vault (default: the active one)")
+
+    add = actions.add_parser("add", help="add rules: the notes they take become records of SUBJECT")
+    add.add_argument("subject", metavar="SUBJECT", help="a slug: lowercase letters, digits, '-'")
+    which_notes(add, "notes")
+    vault_option(add)
+    add.set_defaults(handler=subject_add)
+    listed = actions.add_parser("list", help="a vault's rules and how many notes each subject takes")
+    vault_option(listed)
+    listed.set_defaults(handler=subject_list)
+    remove = actions.add_parser("remove", help="remove a subject's rules (or one of them); no note is touched")
+    remove.add_argument("subject", metavar="SUBJECT")
+    which_notes(remove, "only the rule for notes")
+    vault_option(remove)
+    remove.set_defaults(handler=subject_remove)
+    suggest = actions.add_parser(
+        "suggest", help="rules proposed from the vault's folders, tags and list properties, with note counts"
+    )
+    vault_option(suggest)
+    suggest.set_defaults(handler=subject_suggest)

@@ -30,14 +30,9 @@ from vault_recall.app.desktop import notifications
 from vault_recall.app.desktop.store_watch import StoreWatch
 from vault_recall.app.desktop.tray_hosts import Hosts, HostWatch
 from vault_recall.app.desktop.tree_watch import TreeWatch
-from vault_recall.app.state.activity_view import EventRow, Recall, latest_recalls, newest_event_id, news_after
+from vault_recall.app.state.activity_view import EventRow, newest_event_id, news_after
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import (
-    FileMark,
-    NoteRef,
-    file_mark,
-    revisions_now,
-    vault_folders,
     within_reach,
 )
 from vault_recall.app.state.rule_store import RuleChangeError
@@ -45,15 +40,6 @@ from vault_recall.app.tray import instance
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
 from vault_recall.app.tray.approvals import ApprovalNotices, approval_action, read_approvals, with_approvals
-from vault_recall.app.tray.changed_notes import (
-    RECALL_WINDOW_SECONDS,
-    ChangeNotices,
-    StaleNote,
-    notice_text,
-    stale_notes,
-    vanished_text,
-    watched_notes,
-)
 from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
 from vault_recall.app.tray.endpoint_menu import with_endpoint
 from vault_recall.app.tray.health_news import health_news
@@ -63,18 +49,16 @@ from vault_recall.app.tray.menu import Action, asked, build_menu, note_name, sta
 from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.app.tray.panels import HostFollower, gtk_available
+from vault_recall.app.tray.recalled_watch import RecalledNotesWatch
 from vault_recall.app.tray.tray_view import Shown, ViewFactory, menu_as_data
 from vault_recall.server.config.config_file import ConfigError, activity_path, config_path
 from vault_recall.server.vault.listing import vault_name
-from vault_recall.server.vault.paths import display
 
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 1.0
 NEWS_LIMIT = 50  # the events one look reads at most (notifications name the latest)
 RECALL_MARK_SECONDS = 3.0
-# The recalls of the last day are read again at least this often (and after every new event).
-RECALLS_SECONDS = 60.0
 # Set to a file path, the tray writes its current menu model there as JSON (tests, debugging).
 MENU_DUMP_ENV = "VAULT_RECALL_TRAY_MENU_DUMP"
 
@@ -111,12 +95,7 @@ class TrayApp:
         self._tree_root: Path | None = None
         self._config_mtime: int | None = None
         self._installed = InstalledClients()
-        # Notes recalled in the last day, watched for the person's edits (changed_notes.py).
-        self._recalls: list[Recall] | None = None
-        self._recalls_due = 0.0
-        self._marks: dict[NoteRef, FileMark] = {}
-        self._stale: list[StaleNote] = []
-        self._notices = ChangeNotices()
+        self._recalled = RecalledNotesWatch()  # the notes recalled in the last day
         # The HTTP endpoint, when the person starts it here; told and started again if it ends.
         self.endpoint = EndpointProcess(notify=self._notify, on_change=self.refresh)
         self._approvals = read_approvals()  # apps waiting for approval (OAuth), and grants
@@ -243,7 +222,7 @@ class TrayApp:
             events = [e for e in events if e.ts >= self._since]
         self._last_event = news.newest
         self._on_recalls(events)
-        self._watch_recalled_notes(True)
+        self._recalled.look(self.state, True, self._notify, self._health_tells)
         self.refresh()
 
     def _work(self) -> None:
@@ -273,7 +252,7 @@ class TrayApp:
             return
         if request == "show":  # a second `vault-recall` started: say where this one is
             self._notify("Vault Recall is already running", "Its icon is in the panel; click it for the menu.")
-        changed = self._watch_recalled_notes(False)
+        changed = self._recalled.look(self.state, False, self._notify, self._health_tells)
         try:
             mtime: int | None = config_path().stat().st_mtime_ns
         except OSError:
@@ -317,46 +296,10 @@ class TrayApp:
             summary = f"{self.state.name_of(latest.client)} recalled {note_name(latest.returned[0])}"
             self._notify(summary, f"{asked(latest)}{more}")
 
-    def _watch_recalled_notes(self, recalled: bool) -> bool:
-        """Look at the notes recalled in the last day (their files' times, sizes; read only when
-        those change) and tell the person when one changed that clients were given before.
-        True when the menu's marks may have changed."""
-        now = time.time()
-        first = self._recalls is None
-        fresh = False
-        if recalled or self._recalls is None or time.monotonic() >= self._recalls_due:
-            recalls = latest_recalls(activity_path(), since=now - RECALL_WINDOW_SECONDS)
-            fresh = recalls != self._recalls
-            self._recalls = recalls
-            self._recalls_due = time.monotonic() + RECALLS_SECONDS
-        folders = vault_folders(self.state.config, self.state.known_vaults)
-        refs = [ref for ref in watched_notes(self._recalls or []) if ref[0] in folders]
-        marks = {ref: file_mark(folders[ref[0]], ref[1]) for ref in refs}
-        touched = marks != self._marks
-        if touched or fresh:
-            self._marks = marks
-            self._stale = stale_notes(self._recalls or [], revisions_now(refs, folders))
-            if first:
-                self._notices.prime(self._stale)  # changed before the tray watched: not news
-        # A vault whose folder went takes its recalled notes with it: one notice for the vault
-        # (the health check's, with the count, when it is the active vault), none per note.
-        missing = {vault for vault in {ref[0] for ref in refs} if not within_reach(folders[vault])}
-        for gone in self._notices.vanished(self._stale, missing, now):
-            if self.state.notify_changed and not self._health_tells(gone.vault):
-                self._notify(*vanished_text(gone, display(folders[gone.vault]), self.state.name_of))
-        for note in self._notices.due(self._stale, now):
-            if self.state.notify_changed:
-                self._notify(*notice_text(note, now, self.state.name_of))
-        return touched
-
     def _health_tells(self, vault: str) -> bool:
         """Whether the health check tells the person that `vault` cannot be read."""
         active = tray_state.active_vault_path(self.state.config)
         return self.state.notify_health and active is not None and vault_name(active) == vault
-
-    def _recalled_from(self, vault: Path) -> int:
-        """How many notes clients recalled from `vault` in the last day."""
-        return sum(1 for ref in watched_notes(self._recalls or []) if ref[0] == vault_name(vault))
 
     def _start_health_check(self, vault: Path | None) -> None:
         """On a thread of its own; `self._health.begin` said it may start."""
@@ -374,7 +317,7 @@ class TrayApp:
                 if report is None:
                     return
                 if before is not None and before.path == report.path and self.state.notify_health:
-                    gone = self._recalled_from(vault) if vault is not None and not within_reach(vault) else 0
+                    gone = self._recalled.recalled_from(vault) if vault is not None and not within_reach(vault) else 0
                     name = self.state.config.active_vault or report.vault or "The vault"
                     news = health_news(before, report, name, gone)
                     if news is not None:

@@ -1,4 +1,5 @@
-"""Finding the notes a call needs: one pass over a listed vault (`scan.py`), notes skipped on
+"""Finding the notes a call needs: one pass over a listed vault (`scan.py`; one note read as it
+reads it, and what it cannot read, in `one_note.py`), notes skipped on
 their bytes before any parse (`subject_prefilter.py`, `text_prefilter.py`), the plainest
 records counted from their bytes (`record_tally.py`), a phrase's lines counted in bulk
 (`hit_lines.py`), what a client sees and the pass started over when a note changed (`view.py`),

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.obsidian.resolve import MAX_NOTE_ARGUMENT, fold, named_among
-from vault_recall.server.recall.finding.scan import as_listed, read_one, undecodable_note, unreadable_folder
+from vault_recall.server.recall.finding.one_note import read_one, undecodable_note, unreadable_folder
+from vault_recall.server.recall.finding.scan import as_listed
 from vault_recall.server.recall.finding.text_prefilter import alias_filter
 from vault_recall.server.recall.finding.view import in_view, visible_notes
 from vault_recall.server.recall.scope import Exposure

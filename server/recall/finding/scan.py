@@ -10,7 +10,8 @@ from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
-from vault_recall.server.obsidian.note import InvalidNote, Note, invalid_from_head, parse_note
+from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
+from vault_recall.server.recall.finding.one_note import read_one, undecodable_note, unreadable_folder
 from vault_recall.server.recall.finding.record_tally import Tally, plain_record
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
 from vault_recall.server.recall.records import MemoryRecord, as_record
@@ -22,17 +23,12 @@ from vault_recall.server.vault.note_files import (
     NoteBytes,
     NoteTooLarge,
     read_note_bytes,
-    read_note_head,
     read_note_if,
     read_rest,
     read_start,
     start_buffer,
 )
-from vault_recall.server.vault.paths import display
 from vault_recall.server.vault.templates import TemplateFolders
-
-# Enough of an oversized note to see whether its properties name a subject.
-_HEAD_BYTES = 64 * 1024
 
 
 def each_note(
@@ -363,50 +359,3 @@ def read_again(root: Path, path: str, revision: str) -> Note:
     if note is None or note.revision != revision:
         raise NoteChanged(path)
     return note
-
-
-def unreadable_folder(folder: str) -> InvalidNote:
-    """The problem a pass reports for a folder it cannot read."""
-    return InvalidNote(
-        path=display(folder) + "/",
-        reason=f"folder {display(folder)}/ cannot be read (permission denied), so its notes are missing",
-        mentions_subject=True,
-        subjects=None,
-        unread=True,
-    )
-
-
-def undecodable_note(root: Path, name: str) -> InvalidNote:
-    """The problem a pass reports for a note whose file name is not UTF-8 (as listed)."""
-    shown = display(name)
-    return invalid_from_head(
-        shown,
-        _read_head(root, name),
-        f"{shown}: the file name is not valid UTF-8 text; rename the note in Obsidian or your file manager",
-    )
-
-
-def read_one(vault: Path | FolderChain, path: str) -> Note | InvalidNote | None:
-    """One note of the listing read and parsed as a pass reads it (None: gone since listing)."""
-    try:
-        raw = read_note_bytes(vault, path)
-    except FileNotFoundError:
-        return None  # deleted or replaced since listing: it is simply not there now
-    except NoteTooLarge as exc:
-        head = _read_head(vault, path)
-        return invalid_from_head(
-            path, head, f"{path}: {exc.size:,} bytes is too large to read (the limit is 1 MiB per note)"
-        )
-    except OSError as exc:
-        why = "permission denied" if isinstance(exc, PermissionError) else exc.strerror
-        return InvalidNote(
-            path=path, reason=f"{path}: cannot be read: {why}", mentions_subject=True, subjects=None, unread=True
-        )
-    return parse_note(path, raw.data, raw.mtime_ns)
-
-
-def _read_head(vault: Path | FolderChain, path: str) -> bytes:
-    try:
-        return read_note_head(vault, path, _HEAD_BYTES)
-    except OSError:
-        return b""

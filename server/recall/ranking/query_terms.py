@@ -1,18 +1,9 @@
-"""A recall query as the terms it looks for, and how each term's words are found in a text.
+"""A recall query as the terms it looks for, and how many of a text's words each term matches.
 
 A term is one meaningful query word, matched by its stem: 'caching' finds 'cache', 'cached'
 and 'caches', in every language of the call.  Stop words are dropped; framing words
-("decide", "use") are kept but not required (stopwords.py says why).
-
-Finding a term's words without splitting every note into words: every word whose stem is a
-term's stem starts with the stem less its last two letters (at least two kept).  Checked
-against the whole of Debian's word lists for English, French, Spanish, Italian, Portuguese and
-German (there after reading 'ae', 'oe', 'ue' as 'a', 'o', 'u', as the German stemmer does), with
-one family of exceptions, English 'die'/'dying' and the like, found by a second start.  So a
-text is searched for those starts (a C-speed substring search), and only the words found there
-are stemmed: the same matches as stemming every word (tests/server/recall/ranking/test_query_terms.py).  Dutch
-stemming also takes 'ge-' off the middle of words (uit*ge*doofd), so for Dutch every word is
-looked at.
+("decide", "use") are kept but not required (stopwords.py says why).  How a term's words are
+found in a text without splitting it into words: word_scans.py.
 """
 
 from __future__ import annotations
@@ -26,50 +17,16 @@ from functools import cached_property
 
 from vault_recall.server.recall.ranking.abbreviations import abbreviation_pairs
 from vault_recall.server.recall.ranking.languages import Language, languages_for
+from vault_recall.server.recall.ranking.word_scans import (
+    EVERY_WORD,
+    Scan,
+    Stem,
+    common_start,
+    scans_for,
+    stem_start,
+    words_found,
+)
 from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words
-
-Stem = tuple[str, str]  # (language, stem)
-
-# Languages whose stems may not start a word's letters (see the module docstring).
-_EVERY_WORD_LANGUAGES = frozenset({"dutch"})
-_EVERY_WORD = re.compile(r"\w+")
-_GERMAN_E = re.compile(r"(?<=[aou])e")
-_ENGLISH_YING = frozenset({"die", "lie", "tie", "vie", "hie"})  # 'dying' → 'die'
-
-
-@dataclass(frozen=True)
-class Scan:
-    """One way of finding candidate words: `gate` must occur in a text for `pattern` to find
-    anything, and `pattern` finds words (and tails of words: callers keep those at a word start)."""
-
-    gate: str
-    pattern: re.Pattern[str]
-
-    @cached_property
-    def at_word_start(self) -> re.Pattern[str] | None:
-        """`pattern` finding only what starts a word, when it finds within one word — else None.
-
-        Such a pattern is its gate written out, then letters, 'e?' and '\\w*': all it matches
-        is word characters.  Then `pattern` finds a word's first match and goes on after the
-        word, and a match not at its word's start has a word character before it.  A look back
-        after the gate ('ca(?<!\\wca)\\w*') rules out just those: the same matches at word
-        starts, with the search still skipping to each place the gate is (a look back first
-        would have it try every place), and no check in Python per match.  A phrase's pattern
-        spans words, where that need not hold: it is searched as written.
-        """
-        gate = re.escape(self.gate)
-        pattern = self.pattern.pattern
-        if not _WORD_LETTERS.fullmatch(self.gate) or not pattern.startswith(gate):
-            return None
-        rest = pattern[len(gate) :]
-        if not _ONE_WORD_REST.fullmatch(rest):
-            return None
-        return re.compile(f"{gate}(?<!\\w{gate}){rest}")
-
-
-# A gate of word characters, and what may follow it in a pattern that finds within one word.
-_WORD_LETTERS = re.compile(r"\w+")
-_ONE_WORD_REST = re.compile(r"(?:\w|e\?)*\\w\*")
 
 
 @dataclass(frozen=True)
@@ -157,7 +114,7 @@ _PART_AT_LEAST = 3  # letters of a hyphenated word's part that ranks on its own 
 
 def joined_runs(folded: str) -> list[tuple[str, ...]]:
     """The words of a folded text, each run of words joined by hyphens kept together."""
-    return [tuple(_EVERY_WORD.findall(run)) for run in _JOINED.findall(folded)]
+    return [tuple(EVERY_WORD.findall(run)) for run in _JOINED.findall(folded)]
 
 
 def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Query:
@@ -229,7 +186,7 @@ def _term(shown: str, forms: list[tuple[str, ...]], memo: StemMemo, implied: fro
         framing = {(lang.name, s) for lang in memo.languages for s in lang.framing_meaning(lang.stem(own[0]))}
     stems |= framing
     scans: dict[str, Scan] = {}
-    for scan in _scans(frozenset(stems)):
+    for scan in scans_for(frozenset(stems)):
         scans.setdefault(scan.pattern.pattern, scan)
     phrases = tuple(_phrase(form, memo) for form in forms if len(form) > 1)
     about_subject = all(not memo.stems(word).isdisjoint(implied) for word in own)
@@ -295,7 +252,7 @@ class Equivalents:
         last, said = form[-1], words[-1]
         if last in (said, said.removesuffix("s")):
             return True
-        # Words sharing a stem start alike (query_terms' scans rely on it): stem only those.
+        # Words sharing a stem start alike (word_scans.py relies on it): stem only those.
         return last[:2] == said[:2] and not self.memo.stems(last).isdisjoint(self.memo.stems(said))
 
 
@@ -310,68 +267,9 @@ def _table() -> tuple[tuple[tuple[str, ...], ...], ...]:
 
 def _phrase(words: tuple[str, ...], memo: StemMemo) -> QueryPhrase:
     last = memo.stems(words[-1])
-    start = _common_start([_start(stem) for _, stem in last] + [words[-1]])
+    start = common_start([stem_start(stem) for _, stem in last] + [words[-1]])
     pattern = r"\W+".join(re.escape(word) for word in words[:-1]) + r"\W+" + re.escape(start) + r"\w*"
     return QueryPhrase(words=words, scan=Scan(gate=words[0], pattern=re.compile(pattern)), last=last)
-
-
-def _common_start(texts: list[str]) -> str:
-    shortest = min(texts, key=len)
-    for at, character in enumerate(shortest):
-        if any(text[at] != character for text in texts):
-            return shortest[:at]
-    return shortest
-
-
-def _scans(stems: frozenset[Stem]) -> tuple[Scan, ...]:
-    scans: dict[str, Scan] = {}
-    for language, stem in sorted(stems):
-        for scan in _language_scans(language, stem):
-            scans.setdefault(scan.pattern.pattern, scan)
-    return tuple(scans.values())
-
-
-def _language_scans(language: str, stem: str) -> list[Scan]:
-    if language in _EVERY_WORD_LANGUAGES:
-        return [Scan(gate="", pattern=_EVERY_WORD)]
-    if language == "german":
-        start = _start(_GERMAN_E.sub("", stem))
-        # Each a, o, u of the start may be written ae, oe, ue in the note.
-        pattern = "".join(re.escape(c) + ("e?" if c in "aou" else "") for c in start)
-        literal = re.split("[aou]", start, maxsplit=1)[0]
-        gate = start[: len(literal) + 1]
-        return [Scan(gate=gate, pattern=re.compile(pattern + r"\w*"))]
-    scans = [_literal_scan(_start(stem))]
-    if language == "english" and stem in _ENGLISH_YING:
-        scans.append(_literal_scan(stem[0] + "y"))
-    return scans
-
-
-def _start(stem: str) -> str:
-    """The letters every word with this stem starts with: the stem less two, at least two."""
-    return stem[: max(min(2, len(stem)), len(stem) - 2)]
-
-
-def _literal_scan(start: str) -> Scan:
-    if not start:  # no stem at all: look at every word
-        return Scan(gate="", pattern=_EVERY_WORD)
-    return Scan(gate=start, pattern=re.compile(re.escape(start) + r"\w*"))
-
-
-def words_found(text: str, scan: Scan) -> Counter[str]:
-    """The words of `text` (folded) that `scan` finds, with how often each occurs."""
-    if scan.gate not in text:
-        return Counter()
-    starts = scan.at_word_start
-    if starts is not None:
-        return Counter(starts.findall(text))
-    # A word character is `\w`'s: alphanumeric or '_'.  Inline, not a function: this runs once for
-    # every place a term's start is found.
-    return Counter(
-        match.group()
-        for match in scan.pattern.finditer(text)
-        if not ((start := match.start()) and ((before := text[start - 1]).isalnum() or before == "_"))
-    )
 
 
 def term_counts(text: str, query: Query, memo: StemMemo) -> list[int]:
@@ -396,7 +294,7 @@ def term_counts(text: str, query: Query, memo: StemMemo) -> list[int]:
 
 
 def _last_word(run: str) -> str:
-    words: list[str] = _EVERY_WORD.findall(run)
+    words: list[str] = EVERY_WORD.findall(run)
     return words[-1]
 
 

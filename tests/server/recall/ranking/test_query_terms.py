@@ -21,15 +21,8 @@ from vault_recall.server.recall.ranking.languages import (
     language,
     languages_for,
 )
-from vault_recall.server.recall.ranking.query_terms import (
-    Query,
-    Scan,
-    StemMemo,
-    _start,
-    parse_query,
-    term_counts,
-    words_found,
-)
+from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, parse_query, term_counts
+from vault_recall.server.recall.ranking.word_scans import Scan, stem_start, words_found
 from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words
 
 # Word families whose inflections differ at the end (and in the middle, for German), with
@@ -149,7 +142,7 @@ def test_every_dictionary_word_starts_as_its_stem_says(name: str, dictionary: st
     for word in words[:: max(1, len(words) // 4000)]:
         stem = lang.stem(word)
         seen = _without_e(word) if e_after_vowel else word
-        start = _start(_without_e(stem) if e_after_vowel else stem)
+        start = stem_start(_without_e(stem) if e_after_vowel else stem)
         if not seen.startswith(start) and not (name == "english" and seen.startswith(stem[0] + "y")):
             misses.append((word, stem))
     assert len(words) > 10_000
