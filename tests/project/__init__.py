@@ -1,1 +1,1 @@
-"""Repo-wide checks: layers, imports, lint, types."""
+"""Repo-wide checks: layers and imports, names, the house rules, lint and types, the docs, the pins."""

@@ -54,3 +54,12 @@ def test_pyproject_s_ranges_stay_ranges() -> None:
     # A library user installs beside other packages: a pin there would fight theirs.
     pinned_in_pyproject = [str(r) for r in declared() if any(s.operator in ("==", "===") for s in r.specifier)]
     assert pinned_in_pyproject == []
+
+
+def test_every_runtime_dependency_is_a_compatible_range() -> None:
+    """A lower bound that was tested and an upper one before the next release that may break us
+    (`>=tested,<next major`, or tighter): an install months later gets what we tested against."""
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    runtime = [Requirement(r) for r in [*project["dependencies"], *project["optional-dependencies"]["gtk"]]]
+    open_ended = [str(r) for r in runtime if {s.operator for s in r.specifier} != {">=", "<"}]
+    assert open_ended == []

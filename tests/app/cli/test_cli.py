@@ -149,7 +149,9 @@ def test_discover_lists_obsidians_vaults(
     assert f"sample-vault\t{SAMPLE_VAULT}" in out
 
 
-def test_health_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_health_exits_0_when_healthy_1_when_degraded_2_when_unavailable(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     assert run(capsys, "health", "--vault", str(SAMPLE_VAULT))[0] == 0
     broken = write_vault(tmp_path / "b", {"X.md": "---\nsubject: s\nsubject: s\n---\n"})
     code, out, _ = run(capsys, "health", "--vault", str(broken))

@@ -55,7 +55,7 @@ def state(**kw: object) -> TrayState:
     return TrayState(**fields)  # type: ignore[arg-type]
 
 
-def test_a_healthy_vault() -> None:
+def test_a_healthy_vault_shows_its_counts_and_every_menu() -> None:
     menu = build_menu(state())
     assert menu[0].text == "Work — 1,204 notes, 87 records, no problems" and menu[0].default
     assert texts(menu)[1:] == [
@@ -97,7 +97,7 @@ def test_a_degraded_vault_lists_its_problems_opening_each_note() -> None:
     assert tooltip(state(health=report)) == "Vault Recall — Work: some notes are broken"
 
 
-def test_an_unavailable_vault() -> None:
+def test_an_unavailable_vault_says_why_and_lists_no_problems() -> None:
     report = HealthReport(
         status="unavailable", vault="work", path="/v/work", reason="vault folder /v/work does not exist"
     )

@@ -50,7 +50,9 @@ def one_link(text: str) -> tuple[str, str | None, str | None, bool, str]:
         ("[café](Caf%C3%A9.md)", ("Café.md", None, "café", False, "markdown")),
     ],
 )
-def test_link_syntax(text: str, expected: tuple[str, str | None, str | None, bool, str]) -> None:
+def test_each_link_syntax_reads_as_obsidian_reads_it(
+    text: str, expected: tuple[str, str | None, str | None, bool, str]
+) -> None:
     assert one_link(text) == expected
 
 
@@ -67,7 +69,7 @@ def test_link_syntax(text: str, expected: tuple[str, str | None, str | None, boo
         "[[]]",
     ],
 )
-def test_not_links(text: str) -> None:
+def test_text_that_only_looks_like_a_link_is_no_link(text: str) -> None:
     assert parse_links(text) == ()
 
 
@@ -87,7 +89,7 @@ def test_links_report_their_body_line() -> None:
         ("#dup #dup", ("dup",)),
     ],
 )
-def test_inline_tags(text: str, tags: tuple[str, ...]) -> None:
+def test_inline_tags_are_read_as_obsidian_reads_them(text: str, tags: tuple[str, ...]) -> None:
     assert parse_inline_tags(text) == tags
 
 
@@ -162,7 +164,9 @@ def test_obsidian_uris_encode_every_component(vault: str, path: str, uri: str) -
     ],
     ids=["parentheses", "encoded-hash", "wiki-hash-is-a-heading"],
 )
-def test_link_corner_cases(text: str, expected: tuple[str, str | None, str | None, bool, str]) -> None:
+def test_link_corner_cases_read_as_obsidian_reads_them(
+    text: str, expected: tuple[str, str | None, str | None, bool, str]
+) -> None:
     target, subpath, display, embed, style = one_link(text)
     assert (target.strip(), subpath.strip() if subpath else None, display, embed, style) == (
         expected[0].strip(),
@@ -222,7 +226,7 @@ def test_links_know_where_they_are_written() -> None:
         ("#", None),
     ],
 )
-def test_atx_headings(line: str, heading: tuple[int, str] | None) -> None:
+def test_atx_headings_are_read_with_their_level_and_text(line: str, heading: tuple[int, str] | None) -> None:
     assert atx_heading(line) == heading
 
 

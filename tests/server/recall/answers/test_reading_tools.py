@@ -185,7 +185,7 @@ def test_search_sees_only_exposed_notes_and_one_subject_on_request(vault: Path) 
         ({"query": "x", "subject": "Bad Subject"}, "is not a subject slug"),
     ],
 )
-def test_search_arguments(vault: Path, kwargs: dict[str, Any], words: str) -> None:
+def test_search_refuses_bad_arguments_saying_why(vault: Path, kwargs: dict[str, Any], words: str) -> None:
     with pytest.raises(InvalidArgument, match=words):
         search.search_notes(scope(vault), **kwargs)
 
@@ -263,7 +263,7 @@ def test_events_stay_out_of_recall_context(vault: Path) -> None:
         ({"budget": 70000}, "budget must be a whole number from 512 to 65536"),
     ],
 )
-def test_recall_activity_arguments(vault: Path, kwargs: dict[str, Any], words: str) -> None:
+def test_recall_activity_refuses_bad_arguments_saying_why(vault: Path, kwargs: dict[str, Any], words: str) -> None:
     with pytest.raises(InvalidArgument, match=words):
         recall_records.recall_activity(scope(vault), "build", **kwargs)
 
