@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 from vault_recall.app.desktop.tree_watch import (
-    EVENT,
     IN_CLOEXEC,
     IN_CREATE,
     IN_DELETE,
@@ -33,6 +32,7 @@ from vault_recall.app.desktop.tree_watch import (
     IN_NONBLOCK,
     IN_ONLYDIR,
     IN_Q_OVERFLOW,
+    inotify_events,
     kernel,
 )
 
@@ -106,28 +106,19 @@ class StoreWatch:
         the store or its log."""
         assert self._fd is not None
         written = False
-        while True:
-            try:
-                data = os.read(self._fd, 65536)
-            except BlockingIOError:
-                return written
-            except OSError:
+        for event in inotify_events(self._fd):
+            if event is None:
                 return True
-            offset = 0
-            while offset + EVENT.size <= len(data):
-                _wd, mask, _cookie, length = EVENT.unpack_from(data, offset)
-                name = os.fsdecode(data[offset + EVENT.size : offset + EVENT.size + length].rstrip(b"\0"))
-                offset += EVENT.size + length
-                if mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF):
-                    self._close_fd()  # the folder went: polled until it is back
-                    return True
-                # The log only counts written: a reader that finds no log (the last writer
-                # folded it in) makes an empty one, and must not wake the tray it is part of.
-                written |= (
-                    bool(mask & IN_Q_OVERFLOW)
-                    or name == self.store.name
-                    or (name == self._log and bool(mask & IN_MODIFY))
-                )
+            _wd, mask, name = event
+            if mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF):
+                self._close_fd()  # the folder went: polled until it is back
+                return True
+            # The log only counts written: a reader that finds no log (the last writer folded it
+            # in) makes an empty one, and must not wake the tray it is part of.
+            written |= (
+                bool(mask & IN_Q_OVERFLOW) or name == self.store.name or (name == self._log and bool(mask & IN_MODIFY))
+            )
+        return written
 
     def stop(self) -> None:
         """End the current wait and every later one at once (from any thread)."""

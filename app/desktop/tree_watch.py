@@ -21,6 +21,7 @@ import os
 import struct
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x2, 0x4, 0x8
@@ -117,19 +118,11 @@ class TreeWatch:
     def _drain(self) -> bool:
         assert self._fd is not None
         changed = False
-        while True:
-            try:
-                data = os.read(self._fd, 65536)
-            except BlockingIOError:
-                return changed
-            except OSError:
+        for event in inotify_events(self._fd):
+            if event is None:
                 return True
-            offset = 0
-            while offset + EVENT.size <= len(data):
-                wd, mask, _cookie, length = EVENT.unpack_from(data, offset)
-                name = data[offset + EVENT.size : offset + EVENT.size + length].rstrip(b"\0")
-                offset += EVENT.size + length
-                changed |= self._event(wd, mask, os.fsdecode(name))
+            changed |= self._event(*event)
+        return changed
 
     def _event(self, wd: int, mask: int, name: str) -> bool:
         if mask & IN_Q_OVERFLOW:
@@ -211,3 +204,22 @@ class TreeWatch:
 
     def close(self) -> None:
         self._close_fd()
+
+
+def inotify_events(fd: int) -> Iterator[tuple[int, int, str] | None]:
+    """(watch, mask, name) of every event waiting on the non-blocking inotify `fd`, read until
+    none is left; None, last, when `fd` cannot be read (the caller takes it for a change)."""
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            yield None
+            return
+        offset = 0
+        while offset + EVENT.size <= len(data):
+            wd, mask, _cookie, length = EVENT.unpack_from(data, offset)
+            name = data[offset + EVENT.size : offset + EVENT.size + length].rstrip(b"\0")
+            offset += EVENT.size + length
+            yield wd, mask, os.fsdecode(name)
