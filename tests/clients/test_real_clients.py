@@ -13,25 +13,22 @@ from npm); skipped where they are not.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.support.e2e import vault_recall_command
 from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.parts import need
-from tests.support.paths import SAMPLE_VAULT
 from tests.support.real_clients import (
     NOTE,
+    a_person,
     claude_code_env,
     client_env,
     recall_edited_between,
     revision_of,
     run_client,
     tool_result_json,
+    vault_recall_as,
 )
 from vault_recall.app.state.activity_view import recent_events
 from vault_recall.server.config.config_file import activity_path
@@ -39,26 +36,6 @@ from vault_recall.server.config.config_file import activity_path
 pytestmark = pytest.mark.e2e
 
 QUESTION = f"{MARKER}: how do we build the monorepo?"
-
-
-def _setup(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """A temporary HOME, a copy of the sample vault made the active vault, a working folder."""
-    home = tmp_path / "home"
-    home.mkdir()
-    vault = tmp_path / "Notes"
-    shutil.copytree(SAMPLE_VAULT, vault)
-    work = tmp_path / "work"
-    work.mkdir()
-    _vault_recall(["vault", "add", str(vault)], home)
-    return home, vault, work
-
-
-def _vault_recall(args: list[str], home: Path) -> str:
-    """The real command, as a person types it (this run's VAULT_RECALL_HOME, the temporary HOME)."""
-    env = {**os.environ, "HOME": str(home)}
-    done = subprocess.run([*vault_recall_command(), *args], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def _check(script: Script, vault: Path, client_id: str, client_name: str, before: str) -> None:
@@ -81,8 +58,8 @@ def _check(script: Script, vault: Path, client_id: str, client_name: str, before
 
 def test_claude_code_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
     need("claude")
-    home, vault, work = _setup(tmp_path)
-    out = _vault_recall(["install", "claude-code", "--allow-tools"], home)
+    home, vault, work = a_person(tmp_path)
+    out = vault_recall_as(home, "install", "claude-code", "--allow-tools").stdout
     assert "Allowed Claude Code to run" in out
     before = revision_of(vault / NOTE)
     script = recall_edited_between(vault)
@@ -97,7 +74,7 @@ def test_claude_code_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> 
 
 def test_codex_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
     need("codex")
-    home, vault, work = _setup(tmp_path)
+    home, vault, work = a_person(tmp_path)
     before = revision_of(vault / NOTE)
     script = recall_edited_between(vault)
     with model_standin(script) as url:
@@ -108,7 +85,7 @@ def test_codex_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
             f'base_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_API_KEY"\n',
             encoding="utf-8",
         )
-        _vault_recall(["install", "codex"], home)
+        vault_recall_as(home, "install", "codex")
         env = client_env(home, STANDIN_API_KEY="stand-in")
         run = run_client(["codex", "exec", "--skip-git-repo-check", QUESTION], env, work)
     assert run.returncode == 0, run.stderr
@@ -119,7 +96,7 @@ def test_codex_recalls_a_note_and_sees_an_edit_at_once(tmp_path: Path) -> None:
 def test_gemini_recalls_a_note_with_its_own_wait_for_previous_argument(tmp_path: Path) -> None:
     """Gemini CLI adds `wait_for_previous` to every tool and passes what the model sets on."""
     need("gemini")
-    home, vault, work = _setup(tmp_path)
+    home, vault, work = a_person(tmp_path)
     settings = home / ".gemini/settings.json"
     settings.parent.mkdir()
     settings.write_text(
@@ -127,7 +104,7 @@ def test_gemini_recalls_a_note_with_its_own_wait_for_previous_argument(tmp_path:
         ' "general": {"disableAutoUpdate": true}, "privacy": {"usageStatisticsEnabled": false}}',
         encoding="utf-8",
     )
-    assert "Registered client 'gemini'" in _vault_recall(["install", "gemini", "--allow-tools"], home)
+    assert "Registered client 'gemini'" in vault_recall_as(home, "install", "gemini", "--allow-tools").stdout
     before = revision_of(vault / NOTE)
     script = recall_edited_between(vault)
     script.arguments["wait_for_previous"] = True  # as the model sets it on a dependent call

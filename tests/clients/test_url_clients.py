@@ -7,28 +7,25 @@ token is revoked, and the client shows it is refused instead of going on without
 
 from __future__ import annotations
 
-import os
-import shutil
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.support.e2e import vault_recall_command
 from tests.support.http_e2e import Endpoint, running_endpoint
 from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.parts import need
-from tests.support.paths import SAMPLE_VAULT
 from tests.support.real_clients import (
     NOTE,
     Run,
+    a_person,
     claude_code_env,
     client_env,
     recall_edited_between,
     revision_of,
     run_client,
     tool_result_json,
+    vault_recall_as,
 )
 from vault_recall.app.clients.catalogue import TOKEN_ENV
 from vault_recall.server.config.config_file import activity_path
@@ -37,25 +34,6 @@ pytestmark = pytest.mark.e2e
 
 QUESTION = f"{MARKER}: how do we build the monorepo?"
 REFUSED = "this token is not valid: it was revoked, replaced by a newer one, or mistyped"
-
-
-def setup(tmp_path: Path) -> tuple[Path, Path, Path]:
-    home = tmp_path / "home"
-    home.mkdir()
-    work = tmp_path / "work"
-    work.mkdir()
-    vault = tmp_path / "Notes"
-    shutil.copytree(SAMPLE_VAULT, vault)
-    vault_recall(home, "vault", "add", str(vault))
-    return home, vault, work
-
-
-def vault_recall(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HOME": str(home)}
-    env.pop(TOKEN_ENV, None)
-    done = subprocess.run([*vault_recall_command(), *args], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done
 
 
 def check(script: Script, vault: Path, client: str, before: str, endpoint: Endpoint) -> None:
@@ -75,16 +53,16 @@ def check(script: Script, vault: Path, client: str, before: str, endpoint: Endpo
 
 def test_claude_code_by_url_recalls_sees_an_edit_and_shows_a_revoked_token(tmp_path: Path) -> None:
     need("claude")
-    home, vault, work = setup(tmp_path)
+    home, vault, work = a_person(tmp_path)
     before = revision_of(vault / NOTE)
     script = recall_edited_between(vault)
     with running_endpoint() as endpoint, model_standin(script) as model:
-        vault_recall(home, "install", "claude-code", "--form", "http", "--url", endpoint.url, "--allow-tools")
+        vault_recall_as(home, "install", "claude-code", "--form", "http", "--url", endpoint.url, "--allow-tools")
         env = claude_code_env(home, model)
         run = run_client(["claude", "-p", QUESTION], env, work)
         assert run.returncode == 0 and "Recalled it." in run.stdout, run.stderr
         check(script, vault, "claude-code", before, endpoint)
-        vault_recall(home, "client", "token", "claude-code", "--revoke")
+        vault_recall_as(home, "client", "token", "claude-code", "--revoke")
         listed = run_client(["claude", "mcp", "list"], env, work, timeout=120)
     assert "Failed to connect" in listed.stdout and REFUSED in listed.stdout, listed.stdout
 
@@ -106,24 +84,24 @@ def codex(home: Path, work: Path, token: str) -> Run:
 
 def test_codex_by_url_recalls_sees_an_edit_and_refuses_to_start_with_a_revoked_token(tmp_path: Path) -> None:
     need("codex")
-    home, vault, work = setup(tmp_path)
+    home, vault, work = a_person(tmp_path)
     before = revision_of(vault / NOTE)
     script = recall_edited_between(vault)
     with running_endpoint() as endpoint, model_standin(script) as model:
         codex_config(home, model)
-        done = vault_recall(home, "install", "codex", "--form", "http", "--url", endpoint.url)
+        done = vault_recall_as(home, "install", "codex", "--form", "http", "--url", endpoint.url)
         token = done.stderr.split(f"export {TOKEN_ENV}=", 1)[1].split()[0]
         run = codex(home, work, token)
         assert run.returncode == 0, run.stderr
         check(script, vault, "codex", before, endpoint)
-        vault_recall(home, "client", "token", "codex", "--revoke")
+        vault_recall_as(home, "client", "token", "codex", "--revoke")
         run = codex(home, work, token)
     assert run.returncode != 0 and "invalid_token" in run.stderr, run.stderr
 
 
 def test_gemini_by_url_recalls_sees_an_edit_and_lists_a_revoked_token_as_disconnected(tmp_path: Path) -> None:
     need("gemini")
-    home, vault, work = setup(tmp_path)
+    home, vault, work = a_person(tmp_path)
     settings = home / ".gemini/settings.json"
     settings.parent.mkdir()
     settings.write_text(
@@ -134,12 +112,12 @@ def test_gemini_by_url_recalls_sees_an_edit_and_lists_a_revoked_token_as_disconn
     before = revision_of(vault / NOTE)
     script = recall_edited_between(vault)
     with running_endpoint() as endpoint, model_standin(script) as model:
-        vault_recall(home, "install", "gemini", "--form", "http", "--url", endpoint.url, "--allow-tools")
+        vault_recall_as(home, "install", "gemini", "--form", "http", "--url", endpoint.url, "--allow-tools")
         env = client_env(home, GEMINI_API_KEY="stand-in", GOOGLE_GEMINI_BASE_URL=model)
         run = run_client(["gemini", "--model", "gemini-2.5-flash", "-p", QUESTION], env, work)
         assert run.returncode == 0, run.stderr
         check(script, vault, "gemini", before, endpoint)
-        vault_recall(home, "client", "token", "gemini", "--revoke")
+        vault_recall_as(home, "client", "token", "gemini", "--revoke")
         listed = run_client(["gemini", "mcp", "list"], env, work, timeout=180)
     said = listed.stdout + listed.stderr
     assert f"{endpoint.url} (http) - Disconnected" in said, said

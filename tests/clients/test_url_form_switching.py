@@ -7,21 +7,16 @@ temporary HOME; installed by `.ci/run`, skipped where they are not."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import sqlite3
-import subprocess
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from tests.support.e2e import vault_recall_command
 from tests.support.http_e2e import Endpoint, running_endpoint
 from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.parts import need
-from tests.support.paths import SAMPLE_VAULT
-from tests.support.real_clients import client_env, run_client, tool_result_json
+from tests.support.real_clients import a_person, client_env, run_client, tool_result_json, vault_recall_as
 from vault_recall.app.clients.catalogue import SERVER_NAME, TOKEN_ENV
 from vault_recall.server.config.config_file import activity_path
 
@@ -29,26 +24,6 @@ pytestmark = pytest.mark.e2e
 
 QUESTION = f"{MARKER}: how do we build the monorepo?"
 NOTE = "Projects/Build/Build decision.md"
-
-
-def setup(tmp_path: Path) -> tuple[Path, Path]:
-    home = tmp_path / "home"
-    home.mkdir()
-    work = tmp_path / "work"
-    work.mkdir()
-    vault = tmp_path / "Notes"
-    shutil.copytree(SAMPLE_VAULT, vault)
-    vault_recall(home, "vault", "add", str(vault))
-    return home, work
-
-
-def vault_recall(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real command, as a person types it in their shell."""
-    env = {**os.environ, "HOME": str(home)}
-    env.pop(TOKEN_ENV, None)
-    done = subprocess.run([*vault_recall_command(), *args], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done
 
 
 def recall_pids(client: str) -> list[int]:
@@ -83,17 +58,17 @@ def codex(home: Path, work: Path, **env: str) -> tuple[int, str]:
 
 
 def installed_token(home: Path, endpoint: Endpoint, client: str) -> str:
-    done = vault_recall(home, "install", client, "--form", "http", "--url", endpoint.url)
+    done = vault_recall_as(home, "install", client, "--form", "http", "--url", endpoint.url)
     return done.stderr.split(f"export {TOKEN_ENV}=", 1)[1].split()[0]
 
 
 def test_codex_switched_to_the_url_and_back_recalls_each_way(tmp_path: Path) -> None:
     need("codex")
-    home, work = setup(tmp_path)
+    home, _, work = a_person(tmp_path)
     script = Script(arguments={"subject": "build-system", "query": "bazel"}, rounds=1)
     with running_endpoint() as endpoint, model_standin(script) as model:
         config = codex_config(home, model)
-        vault_recall(home, "install", "codex")
+        vault_recall_as(home, "install", "codex")
         code, err = codex(home, work)
         assert code == 0, err
 
@@ -103,7 +78,7 @@ def test_codex_switched_to_the_url_and_back_recalls_each_way(tmp_path: Path) -> 
         code, err = codex(home, work, **{TOKEN_ENV: token})
         assert code == 0, err
 
-        vault_recall(home, "install", "codex")  # URL → stdio, from the shell without the token
+        vault_recall_as(home, "install", "codex")  # URL → stdio, from the shell without the token
         entry = tomllib.loads(config.read_text(encoding="utf-8"))["mcp_servers"][SERVER_NAME]
         assert "url" not in entry and "bearer_token_env_var" not in entry and entry["command"]
         code, err = codex(home, work)
@@ -115,14 +90,14 @@ def test_codex_switched_to_the_url_and_back_recalls_each_way(tmp_path: Path) -> 
 
 def test_codex_by_url_refuses_to_start_without_its_token_and_says_why(tmp_path: Path) -> None:
     need("codex")
-    home, work = setup(tmp_path)
+    home, _, work = a_person(tmp_path)
     script = Script(arguments={"subject": "build-system", "query": "bazel"})
     with running_endpoint() as endpoint, model_standin(script) as model:
         codex_config(home, model)
         token = installed_token(home, endpoint, "codex")
         code, err = codex(home, work)  # VAULT_RECALL_TOKEN not exported
         assert code != 0 and f"Environment variable {TOKEN_ENV}" in err and "not set" in err, err
-        vault_recall(home, "client", "token", "codex", "--revoke")
+        vault_recall_as(home, "client", "token", "codex", "--revoke")
         code, err = codex(home, work, **{TOKEN_ENV: token})
         assert code != 0 and "required MCP servers failed to initialize" in err and "invalid_token" in err, err
     assert script.results == []
@@ -152,15 +127,15 @@ def gemini_lists(home: Path, work: Path) -> str:
 
 def test_gemini_switched_to_the_url_and_back_lists_each_form_and_recalls(tmp_path: Path) -> None:
     need("gemini")
-    home, work = setup(tmp_path)
+    home, _, work = a_person(tmp_path)
     gemini_settings(home)
     with running_endpoint() as endpoint:
-        vault_recall(home, "install", "gemini", "--allow-tools")
+        vault_recall_as(home, "install", "gemini", "--allow-tools")
         assert "serve --client gemini (stdio) - Connected" in gemini_lists(home, work)
-        vault_recall(home, "install", "gemini", "--form", "http", "--url", endpoint.url, "--allow-tools")
+        vault_recall_as(home, "install", "gemini", "--form", "http", "--url", endpoint.url, "--allow-tools")
         line = gemini_lists(home, work)
         assert f"{endpoint.url} (http) - Connected" in line, line
-        vault_recall(home, "install", "gemini", "--allow-tools")
+        vault_recall_as(home, "install", "gemini", "--allow-tools")
         line = gemini_lists(home, work)
         assert "serve --client gemini (stdio) - Connected" in line, line  # before: still "(http)"
         script = Script(arguments={"subject": "build-system", "query": "bazel"})

@@ -46,10 +46,9 @@ def answers(port: int) -> int | None:
         return None
 
 
-async def test_the_tray_starts_the_endpoint_left_running_and_stops_it_when_it_ends(
-    session: tuple[SessionBus, dict[str, str]], tmp_path: Path
-) -> None:
-    bus, env = session
+def endpoint_left_running(tmp_path: Path) -> tuple[int, str]:
+    """A vault, and the config as Start in the tray's menu leaves it: the endpoint to start with
+    the tray, on a free port; (that port, the address)."""
     vault = copy_sample_vault(tmp_path / "Notes")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -59,9 +58,17 @@ async def test_the_tray_starts_the_endpoint_left_running_and_stops_it_when_it_en
         Config(
             vaults=(VaultEntry("Notes", str(vault)),),
             active_vault="Notes",
-            extra=(("tray", {"start_endpoint": listen}),),  # as Start in the menu left it
+            extra=(("tray", {"start_endpoint": listen}),),
         )
     )
+    return port, listen
+
+
+async def test_the_tray_starts_the_endpoint_left_running_and_stops_it_when_it_ends(
+    session: tuple[SessionBus, dict[str, str]], tmp_path: Path
+) -> None:
+    bus, env = session
+    port, listen = endpoint_left_running(tmp_path)
     assert answers(port) is None  # nothing there before the tray
 
     async with panel(bus.address) as host:
@@ -87,18 +94,7 @@ async def test_the_trays_endpoint_killed_is_told_with_how_it_ended_and_started_a
     session: tuple[SessionBus, dict[str, str]], tmp_path: Path
 ) -> None:
     bus, env = session
-    vault = copy_sample_vault(tmp_path / "Notes")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    listen = f"127.0.0.1:{port}"
-    save_config(
-        Config(
-            vaults=(VaultEntry("Notes", str(vault)),),
-            active_vault="Notes",
-            extra=(("tray", {"start_endpoint": listen}),),
-        )
-    )
+    port, listen = endpoint_left_running(tmp_path)
     log = log_path()
     async with panel(bus.address) as host:
         with tray_running(env, tmp_path / "tray.log"):

