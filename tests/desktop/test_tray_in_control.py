@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.e2e import call, copy_sample_vault, serving
-from tests.support.headless import Desktop, tray
+from tests.support.headless import Desktop, opener_recorder, tray
 from tests.support.parts import need
 from tests.support.sni_host import Panel, find_node, panel
 from vault_recall.app.state.config_store import save_config
@@ -28,10 +28,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 def recorder(desktop: Desktop) -> Path:
     """An opener that writes down what it was asked to open."""
-    opened = desktop.root / "opened.txt"
-    script = desktop.root / "record-open.py"
-    script.write_text(f"import sys\nopen({str(opened)!r}, 'a').write(sys.argv[-1] + '\\n')\n", encoding="utf-8")
-    desktop.env["VAULT_RECALL_OPEN_COMMAND"] = f"{sys.executable} {script}"
+    opener, opened = opener_recorder(desktop.root)
+    desktop.env.update(opener)
     return opened
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.support.e2e import call, copy_sample_vault, serving
-from tests.support.headless import tray_running, x_and_session_bus
+from tests.support.headless import opener_recorder, tray_running, x_and_session_bus
 from tests.support.sni_host import CallError, SessionBus, as_model, find_node, panel
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
@@ -77,11 +76,9 @@ async def test_the_tray_is_a_statusnotifieritem_whose_dbusmenu_is_the_menu_model
             clients=(ClientEntry("cursor"),),
         )
     )
-    opened = tmp_path / "opened.txt"
-    recorder = tmp_path / "record-open.py"
-    recorder.write_text(f"import sys\nopen({str(opened)!r}, 'a').write(sys.argv[-1] + '\\n')\n", encoding="utf-8")
+    opener, opened = opener_recorder(tmp_path)
     dump = tmp_path / "menu.json"
-    env.update(VAULT_RECALL_TRAY_MENU_DUMP=str(dump), VAULT_RECALL_OPEN_COMMAND=f"{sys.executable} {recorder}")
+    env.update(VAULT_RECALL_TRAY_MENU_DUMP=str(dump), **opener)
 
     def opened_lines() -> list[str]:
         return opened.read_text(encoding="utf-8").splitlines() if opened.exists() else []

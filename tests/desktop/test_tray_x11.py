@@ -17,7 +17,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,7 +26,7 @@ import anyio
 import pytest
 
 from tests.support.e2e import call, copy_sample_vault, serving, vault_recall_command
-from tests.support.headless import TRAYER
+from tests.support.headless import TRAYER, opener_recorder
 from tests.support.parts import need, need_linux
 from tests.support.tray_clicks import MENU_AREA, find_icon, keys_to, menu_drawn
 from tests.support.vaults import record, write_vault
@@ -201,15 +200,13 @@ def test_the_tray_shows_recalls_copies_snippets_switches_vaults_and_quits(deskto
             clients=(ClientEntry("cursor"),),
         )
     )
-    opened = tmp_path / "opened.txt"
-    recorder = tmp_path / "record-open.py"
-    recorder.write_text(f"import sys\nopen({str(opened)!r}, 'a').write(sys.argv[-1] + '\\n')\n", encoding="utf-8")
+    opener, opened = opener_recorder(tmp_path)
     dump = tmp_path / "menu.json"
     # No backend is named: the tray must choose the StatusNotifierItem where the panel hosts
     # one, and GTK's XEmbed icon under trayer (which runs no StatusNotifierWatcher).
     desktop.env.update(
         VAULT_RECALL_TRAY_MENU_DUMP=str(dump),
-        VAULT_RECALL_OPEN_COMMAND=f"{sys.executable} {recorder}",
+        **opener,
         XDG_CONFIG_HOME=str(tmp_path / "xdg"),
     )
     tray = desktop.start([*vault_recall_command(), "tray"])
@@ -295,13 +292,11 @@ def test_a_left_click_shows_the_same_menu_as_a_right_click_under_either_panel(de
     os.environ["VAULT_RECALL_HOME"] = str(home)
     work = copy_sample_vault(tmp_path / "Work")
     save_config(Config(vaults=(VaultEntry("Work", str(work)),), active_vault="Work"))
-    opened = tmp_path / "opened.txt"
-    recorder = tmp_path / "record-open.py"
-    recorder.write_text(f"import sys\nopen({str(opened)!r}, 'a').write(sys.argv[-1] + '\\n')\n", encoding="utf-8")
+    opener, opened = opener_recorder(tmp_path)
     dump = tmp_path / "menu.json"
     desktop.env.update(
         VAULT_RECALL_TRAY_MENU_DUMP=str(dump),
-        VAULT_RECALL_OPEN_COMMAND=f"{sys.executable} {recorder}",
+        **opener,
         XDG_CONFIG_HOME=str(tmp_path / "xdg"),
     )
     tray = desktop.start([*vault_recall_command(), "tray"])

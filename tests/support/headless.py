@@ -13,6 +13,7 @@ import asyncio
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,6 +29,15 @@ from tests.support.parts import need, need_linux
 from tests.support.sni_host import PROPERTIES, WATCHER, CallError, SessionBus, call, start_session_bus
 
 WAIT = 30.0
+
+
+def opener_recorder(folder: Path) -> tuple[dict[str, str], Path]:
+    """An opener that writes down what the tray asks it to open, one target a line, instead of
+    opening it: (the environment that makes the tray use it, the file it writes to)."""
+    opened = folder / "opened.txt"
+    script = folder / "record-open.py"
+    script.write_text(f"import sys\nopen({str(opened)!r}, 'a').write(sys.argv[-1] + '\\n')\n", encoding="utf-8")
+    return {"VAULT_RECALL_OPEN_COMMAND": f"{sys.executable} {script}"}, opened
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
