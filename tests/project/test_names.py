@@ -54,13 +54,16 @@ def defined(tree: ast.Module) -> Iterator[tuple[str, int]]:
 
 
 def _docstrings(tree: ast.Module) -> set[int]:
-    """The ids of the docstring nodes in `tree`: prose that may name a name without using it."""
+    """The ids of the docstring nodes in `tree`: prose that may name a name without using it;
+    and of the strings of `__all__`, which name what a module offers, not what it uses."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 found.add(id(first.value))
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            found |= {id(item) for item in ast.walk(node.value) if isinstance(item, ast.Constant)}
     return found
 
 
@@ -193,3 +196,4 @@ def test_a_name_under_a_module_level_if_or_try_counts_and_a_string_annotation_us
     assert [name for name, _ in defined(tree)] == ["a", "B", "C"]
     assert {"Scope", "dict", "Any"} <= set(used(ast.parse("cast('Scope', x)\ny: 'dict[str, Any]'\n")))
     assert "hidden" not in set(used(ast.parse('def f() -> None:\n    """hidden"""\n')))
+    assert "offered" not in set(used(ast.parse("__all__ = ['offered']\n")))
