@@ -30,11 +30,13 @@ from vault_recall.app.tray.subject_actions import subject_action
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import (
     ClientEntry,
+    ClientExposure,
     Config,
     ConfigError,
     VaultEntry,
     activity_path,
     config_path,
+    named_exposure,
 )
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.vault.listing import vault_name
@@ -212,7 +214,10 @@ def _with_client(config: Config, entry: ClientEntry) -> Config:
     return _replace(config, clients=tuple(entry if c.id == entry.id else c for c in config.clients))
 
 
-def _expose(config: Config, client_id: str, rule: str) -> Config:
+def _expose(config: Config, client_id: str, word: str) -> Config:
+    rule = named_exposure(word)
+    if rule is None:
+        raise ConfigError(config_path(), None, f"{word!r} is not an exposure: use 'records' or 'vault'")
     return _with_client(config, dataclasses.replace(_client(config, client_id), exposure=rule))
 
 
@@ -220,7 +225,7 @@ def _expose_toggle(config: Config, client_id: str, subject: str) -> Config:
     entry = _client(config, client_id)
     chosen = list(entry.exposure) if isinstance(entry.exposure, tuple) else []
     chosen = [s for s in chosen if s != subject] if subject in chosen else [*chosen, subject]
-    rule: str | tuple[str, ...] = tuple(chosen) if chosen else "records"
+    rule: ClientExposure = tuple(chosen) if chosen else "records"
     return _with_client(config, dataclasses.replace(entry, exposure=rule))
 
 

@@ -13,7 +13,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, assert_never
 
 import platformdirs
 
@@ -29,7 +29,10 @@ CONFIG_VERSION = 1
 CONFIG_FILE = "config.json"
 ACTIVITY_FILE = "activity.sqlite3"
 ACTIVE = "active"
-EXPOSURE_MODES = ("records", "vault")
+# A client's exposure as the file says it: a word, or the list of subjects it may see.
+NamedExposure = Literal["records", "vault"]
+ClientExposure = NamedExposure | tuple[str, ...]
+NAMED_EXPOSURES: tuple[NamedExposure, ...] = ("records", "vault")
 TOKEN_KEY = "token_sha256"
 TOKEN_HASH_PATTERN = re.compile(r"[0-9a-f]{64}")  # always used with fullmatch
 _MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -77,7 +80,7 @@ class VaultEntry:
 class ClientEntry:
     id: str
     vault: str = ACTIVE  # a vault name, or "active"
-    exposure: str | tuple[str, ...] = "records"  # records | vault | subjects (a tuple)
+    exposure: ClientExposure = "records"  # a tuple: records of those subjects only
     extra: Extra = field(default=(), compare=False)
     # SHA-256 (hex) of the client's bearer token for `vault-recall http`; never the token itself.
     token_sha256: str | None = None
@@ -143,8 +146,19 @@ class Config:
         }
 
 
-def _exposure_json(exposure: str | tuple[str, ...]) -> str | list[str]:
-    return exposure if isinstance(exposure, str) else list(exposure)
+def _exposure_json(exposure: ClientExposure) -> str | list[str]:
+    match exposure:
+        case tuple():
+            return list(exposure)
+        case "records" | "vault":
+            return exposure
+        case _:
+            assert_never(exposure)
+
+
+def named_exposure(value: object) -> NamedExposure | None:
+    """`value` as one of the exposure words, or None when it is not one."""
+    return next((name for name in NAMED_EXPOSURES if value == name), None)
 
 
 class ConfigError(Exception):
@@ -317,9 +331,9 @@ def _extra(item: dict[str, Any], known: tuple[str, ...]) -> Extra:
     return tuple((key, value) for key, value in item.items() if key not in known)
 
 
-def _exposure(value: Any, client_id: str, fail: Any) -> str | tuple[str, ...]:
-    if isinstance(value, str) and value in EXPOSURE_MODES:
-        return value
+def _exposure(value: Any, client_id: str, fail: Any) -> ClientExposure:
+    if (named := named_exposure(value)) is not None:
+        return named
     if isinstance(value, list) and value and all(isinstance(s, str) and SUBJECT_PATTERN.fullmatch(s) for s in value):
         return tuple(dict.fromkeys(value))
     raise fail(
