@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vault_recall.server import defaults
 from vault_recall.server.activity.events import ActivityEvent
 
 if TYPE_CHECKING:  # the store is told who called; it needs no part of the config to be
@@ -180,7 +181,13 @@ class ActivityWriter:
         self._lock = threading.Lock()
         self._last_warning: str | None = None
 
-    def submit(self, path: Path, event: ActivityEvent, retention_days: int = 30, max_events: int = 100_000) -> None:
+    def submit(
+        self,
+        path: Path,
+        event: ActivityEvent,
+        retention_days: int = defaults.RETENTION_DAYS,
+        max_events: int = defaults.MAX_EVENTS,
+    ) -> None:
         """Queue one event for the writer thread (started on first use)."""
         with self._lock:
             if self._thread is None:
@@ -222,7 +229,13 @@ class ActivityWriter:
                 log.exception("activity not recorded: unexpected error")
         self._disconnect()  # SQLite connections belong to the thread that opened them
 
-    def append(self, path: Path, event: ActivityEvent, retention_days: int = 30, max_events: int = 100_000) -> bool:
+    def append(
+        self,
+        path: Path,
+        event: ActivityEvent,
+        retention_days: int = defaults.RETENTION_DAYS,
+        max_events: int = defaults.MAX_EVENTS,
+    ) -> bool:
         """Store one event now; False (and a line on stderr) when the store cannot take it."""
         try:
             connection = self._open(path)

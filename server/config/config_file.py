@@ -17,6 +17,7 @@ from typing import Any, Literal, assert_never
 
 import platformdirs
 
+from vault_recall.server import defaults
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN as CLIENT_ID_PATTERN
 from vault_recall.server.config.rule_entries import is_text, read_rule, rule_json
 from vault_recall.server.recall.ranking.languages import DEFAULT_LANGUAGES, SUPPORTED
@@ -28,7 +29,7 @@ HOME_ENV = "VAULT_RECALL_HOME"
 CONFIG_VERSION = 1
 CONFIG_FILE = "config.json"
 ACTIVITY_FILE = "activity.sqlite3"
-ACTIVE = "active"
+ACTIVE = defaults.CLIENT_VAULT
 # A client's exposure as the file says it: a word, or the list of subjects it may see.
 NamedExposure = Literal["records", "vault"]
 ClientExposure = NamedExposure | tuple[str, ...]
@@ -80,7 +81,7 @@ class VaultEntry:
 class ClientEntry:
     id: str
     vault: str = ACTIVE  # a vault name, or "active"
-    exposure: ClientExposure = "records"  # a tuple: records of those subjects only
+    exposure: ClientExposure = defaults.CLIENT_EXPOSURE  # a tuple: records of those subjects only
     extra: Extra = field(default=(), compare=False)
     # SHA-256 (hex) of the client's bearer token for `vault-recall http`; never the token itself.
     token_sha256: str | None = None
@@ -88,9 +89,9 @@ class ClientEntry:
 
 @dataclass(frozen=True)
 class ActivitySettings:
-    keep_query_text: bool = True
-    retention_days: int = 30
-    max_events: int = 100_000
+    keep_query_text: bool = defaults.KEEP_QUERY_TEXT
+    retention_days: int = defaults.RETENTION_DAYS
+    max_events: int = defaults.MAX_EVENTS
 
 
 @dataclass(frozen=True)
@@ -289,7 +290,7 @@ def _validate(data: Any, text: str, path: Path) -> Config:
         vault = item.get("vault", ACTIVE)
         if not isinstance(vault, str) or (vault != ACTIVE and not any(v.name == vault for v in vaults)):
             raise fail(client_id, f"client {client_id!r} uses vault {vault!r}, which is not one of the vaults")
-        exposure = _exposure(item.get("exposure", "records"), client_id, fail)
+        exposure = _exposure(item.get("exposure", defaults.CLIENT_EXPOSURE), client_id, fail)
         token = item.get(TOKEN_KEY)
         if token is not None and not (isinstance(token, str) and TOKEN_HASH_PATTERN.fullmatch(token)):
             raise fail(
@@ -304,15 +305,18 @@ def _validate(data: Any, text: str, path: Path) -> Config:
     activity = data.get("activity", {})
     if not isinstance(activity, dict):
         raise fail("activity", "'activity' must be an object")
-    keep = activity.get("keep_query_text", True)
-    retention = activity.get("retention_days", 30)
-    max_events = activity.get("max_events", 100_000)
+    keep = activity.get("keep_query_text", defaults.KEEP_QUERY_TEXT)
+    retention = activity.get("retention_days", defaults.RETENTION_DAYS)
+    max_events = activity.get("max_events", defaults.MAX_EVENTS)
+    (fewest_days, most_days), (fewest_events, most_events) = defaults.RETENTION_DAYS_RANGE, defaults.MAX_EVENTS_RANGE
     if not isinstance(keep, bool):
         raise fail("keep_query_text", "'keep_query_text' must be true or false")
-    if not _whole(retention) or not 1 <= retention <= 3650:
-        raise fail("retention_days", "'retention_days' must be a whole number of days from 1 to 3650")
-    if not _whole(max_events) or not 100 <= max_events <= 10_000_000:
-        raise fail("max_events", "'max_events' must be a whole number from 100 to 10000000")
+    if not _whole(retention) or not fewest_days <= retention <= most_days:
+        raise fail(
+            "retention_days", f"'retention_days' must be a whole number of days from {fewest_days} to {most_days}"
+        )
+    if not _whole(max_events) or not fewest_events <= max_events <= most_events:
+        raise fail("max_events", f"'max_events' must be a whole number from {fewest_events} to {most_events}")
     paused = data.get("paused", False)
     if not isinstance(paused, bool):
         raise fail("paused", "'paused' must be true or false")
