@@ -13,7 +13,7 @@ import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 from urllib.parse import quote
 
 from vault_recall.app.clients.launch import launcher
@@ -26,6 +26,7 @@ from vault_recall.app.tray import pages
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.client_actions import client_action
 from vault_recall.app.tray.menu import Action, TrayState
+from vault_recall.app.tray.menu_items import is_vault_action
 from vault_recall.app.tray.subject_actions import subject_action
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import (
@@ -68,37 +69,45 @@ def perform(action: Action, context: ActionContext) -> None:
     folder_name = vault_name(vault) if vault else ""  # how Obsidian knows the vault
     if client_action(action, state, notify) or subject_action(action, state, notify):
         return
-    if name == "use":
-        update_config(lambda c: _use(c, args[0]))
-    elif name == "use_path":
-        update_config(lambda c: _use_path(c, Path(args[0]), args[1]))
-    elif name == "choose_folder":
-        if not folder_picker.choose_folder(lambda folder: _chosen(folder, context.dispatch)):
-            _copy_add_vault(notify)  # the dialog went away since the menu was built
-    elif name == "copy_add_vault":
-        _copy_add_vault(notify)
-    elif name == "open_vault" and vault is not None:
-        _open(f"obsidian://open?vault={quote(folder_name, safe='')}", notify, "Obsidian links", vault)
-    elif name == "show_folder" and vault is not None:
-        _open(str(vault), notify, "folders", vault)
-    elif name == "open_note":
-        where = args[1] if len(args) > 1 and args[1] else folder_name
-        folder = vault_folders(config, state.known_vaults).get(where)
-        _open(obsidian_uri(where, args[0]), notify, "Obsidian links", folder / args[0] if folder else Path(args[0]))
-    elif name == "show_config":
-        _open(str(config_path().parent), notify, "folders", config_path().parent)
-    elif name == "toggle":
-        _toggle(args[0], state, notify)
-    elif name == "expose":
-        update_config(lambda c: _expose(c, args[0], args[1]))
-    elif name == "expose_toggle":
-        update_config(lambda c: _expose_toggle(c, args[0], args[1]))
-    elif name == "help":
-        _open_page("help", _help(), notify, args[0] if args else "")
-    elif name == "show_activity":
-        _open_page("activity", _activity(config), notify)
-    elif name == "doctor":
-        threading.Thread(target=_doctor, args=(notify,), name="tray-doctor", daemon=True).start()
+    if not is_vault_action(name):
+        # The endpoint's, the approvals' and quit are the tray's to run before it calls here.
+        raise ValueError(f"{name!r} is not an action perform runs")
+    match name:
+        case "use":
+            update_config(lambda c: _use(c, args[0]))
+        case "use_path":
+            update_config(lambda c: _use_path(c, Path(args[0]), args[1]))
+        case "choose_folder":
+            if not folder_picker.choose_folder(lambda folder: _chosen(folder, context.dispatch)):
+                _copy_add_vault(notify)  # the dialog went away since the menu was built
+        case "copy_add_vault":
+            _copy_add_vault(notify)
+        case "open_vault":
+            if vault is not None:
+                _open(f"obsidian://open?vault={quote(folder_name, safe='')}", notify, "Obsidian links", vault)
+        case "show_folder":
+            if vault is not None:
+                _open(str(vault), notify, "folders", vault)
+        case "open_note":
+            where = args[1] if len(args) > 1 and args[1] else folder_name
+            folder = vault_folders(config, state.known_vaults).get(where)
+            _open(obsidian_uri(where, args[0]), notify, "Obsidian links", folder / args[0] if folder else Path(args[0]))
+        case "show_config":
+            _open(str(config_path().parent), notify, "folders", config_path().parent)
+        case "toggle":
+            _toggle(args[0], state, notify)
+        case "expose":
+            update_config(lambda c: _expose(c, args[0], args[1]))
+        case "expose_toggle":
+            update_config(lambda c: _expose_toggle(c, args[0], args[1]))
+        case "help":
+            _open_page("help", _help(), notify, args[0] if args else "")
+        case "show_activity":
+            _open_page("activity", _activity(config), notify)
+        case "doctor":
+            threading.Thread(target=_doctor, args=(notify,), name="tray-doctor", daemon=True).start()
+        case _:
+            assert_never(name)
 
 
 def _open(target: str, notify: Notify, what: str, shown: Path) -> None:
