@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import assert_never
 
+from vault_recall.app.errors import CommandError as CommandError
 from vault_recall.app.state.activity_view import latest_per_client, store_problem
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.state.obsidian_vaults import discover_vaults
@@ -25,10 +26,6 @@ from vault_recall.server.config.config_file import (
 )
 from vault_recall.server.recall.records import SUBJECT_PATTERN
 from vault_recall.server.vault.paths import display, is_displayable
-
-
-class CommandError(Exception):
-    """One sentence for the person; the command exits 1 and changes nothing."""
 
 
 def vault_list(args: argparse.Namespace) -> int:

@@ -29,6 +29,7 @@ from typing import assert_never
 
 from vault_recall.app.clients.launch import launcher
 from vault_recall.app.desktop import clipboard, opener
+from vault_recall.app.errors import EndpointError as EndpointError
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.tray.endpoint_log import EndpointLog
 from vault_recall.app.tray.endpoint_menu import EndpointShown
@@ -43,10 +44,6 @@ from vault_recall.server.http.address import DEFAULT_LISTEN, ListenError, parse_
 START_SECONDS = 20.0
 # Where the tray's endpoint listens, if not at the default address (tests: any free port).
 LISTEN_ENV = "VAULT_RECALL_TRAY_HTTP_LISTEN"
-
-
-class EndpointError(Exception):
-    """The endpoint could not start; the message is its own one sentence (port in use, …)."""
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from vault_recall.server import defaults
 from vault_recall.server.activity.events import ActivityEvent
+from vault_recall.server.errors import ActivityStoreError as ActivityStoreError
 
 if TYPE_CHECKING:  # the store is told who called; it needs no part of the config to be
     from vault_recall.server.config.call_scope import ServeOptions
@@ -78,10 +79,6 @@ class Call:
     client_info: tuple[str | None, str | None]  # name and version the client reported
     # How the event is kept, from the config the call itself read (None: read it now).
     settings: ActivitySettings | None = None
-
-
-class ActivityStoreError(Exception):
-    """The store cannot be used: not a regular file, or written by a newer Vault Recall."""
 
 
 def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:

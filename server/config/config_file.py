@@ -20,6 +20,8 @@ import platformdirs
 from vault_recall.server import defaults
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN as CLIENT_ID_PATTERN
 from vault_recall.server.config.rule_entries import is_text, read_rule, rule_json
+from vault_recall.server.errors import ConfigError as ConfigError
+from vault_recall.server.errors import DuplicateKey as DuplicateKey
 from vault_recall.server.recall.ranking.languages import DEFAULT_LANGUAGES, SUPPORTED
 from vault_recall.server.recall.records import SUBJECT_PATTERN
 from vault_recall.server.recall.subject_rules import SubjectRule
@@ -162,17 +164,6 @@ def named_exposure(value: object) -> NamedExposure | None:
     return next((name for name in NAMED_EXPOSURES if value == name), None)
 
 
-class ConfigError(Exception):
-    """The config file cannot be used: `str()` names the file, the line and the problem."""
-
-    def __init__(self, path: Path, line: int | None, problem: str) -> None:
-        where = f"{path}, line {line}" if line else str(path)
-        super().__init__(f"{where}: {problem}")
-        self.path = path
-        self.line = line
-        self.problem = problem
-
-
 def load_config(path: Path | None = None) -> Config:
     """Read and validate the config; a missing file is the empty default config."""
     path = path or config_path()
@@ -213,14 +204,6 @@ def parse_config(raw: bytes, path: Path) -> Config:
         # Python's own limits: a number of thousands of digits, nesting thousands deep.
         raise ConfigError(path, None, f"cannot be read as a config ({type(exc).__name__})") from None
     return _validate(data, text, path)
-
-
-class DuplicateKey(ValueError):
-    """A JSON object names the same key twice (json.loads would silently keep the last)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
 
 
 def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
