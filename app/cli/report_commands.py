@@ -185,7 +185,7 @@ def status(args: argparse.Namespace) -> int:
     active = config.vault(config.active_vault) if config.active_vault else None
     report = check_health(Path(active.path).expanduser()) if active is not None else None
     if report is not None:
-        print(f"  health: {report.summary()}")
+        print(f"  health: {report.summary(config.active_vault)}")  # the name the tray shows
     notices = status_notices(config, report, time.time())
     if notices:
         print("Notices:")

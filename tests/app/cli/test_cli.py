@@ -206,6 +206,7 @@ def test_status_on_the_sample_vault_names_the_vault_obsidian_has_open(
     ensure_a_vault()  # the tray's first run: the sample vault
     _, out, _ = run(capsys, "status")
     assert f"  This is the sample vault: example notes, not yours; use yours: vault-recall vault add '{mine}'" in out
+    assert "  health: Sample vault — 10 notes, 7 records, no problems" in out  # as the tray's first line
 
 
 def test_status_tells_a_vanished_vault_as_the_tray_does_once_with_its_recalled_notes(
