@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.menu_walk import find
 from tests.support.tray_standin import RecordingView
+from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray import tray_app
 from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.app.tray.tray_app import TrayApp
@@ -46,13 +47,13 @@ def test_two_refreshes_at_once_show_the_state_gathered_last_last(
     monkeypatch.setenv(tray_app.MENU_DUMP_ENV, str(dump))
     view = RecordingView()
     app = TrayApp(lambda backend, dispatch: view, "sni")
-    real = tray_app.tray_state.gather
+    real = tray_state.gather
     events = threading.Condition()
     seen: list[str] = []
     first_may_go = threading.Event()
 
     def gather(health: Any, **kwargs: Any) -> TrayState:
-        state = real(health, **kwargs)
+        state: TrayState = real(health, **kwargs)
         with events:
             number = sum(1 for s in seen if s.startswith("gathered"))
             seen.append(f"gathered {number}")
@@ -61,7 +62,7 @@ def test_two_refreshes_at_once_show_the_state_gathered_last_last(
             assert first_may_go.wait(WAIT)
         return dataclasses.replace(state, version=f"gathered {number}")
 
-    monkeypatch.setattr(tray_app.tray_state, "gather", gather)
+    monkeypatch.setattr(tray_state, "gather", gather)
     app._refreshing = Watched(events, seen)  # type: ignore[assignment]
     first = threading.Thread(target=app.refresh)
     first.start()
