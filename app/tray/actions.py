@@ -83,8 +83,11 @@ def perform(action: Action, context: ActionContext) -> None:
         case "copy_add_vault":
             _copy_add_vault(notify)
         case "open_vault":
+            # Also a left click on panels that send Activate though the icon is a menu (LXQt's):
+            # a person who meant the menu is told where it is.
             if vault is not None:
-                _open(f"obsidian://open?vault={quote(folder_name, safe='')}", notify, "Obsidian links", vault)
+                uri = f"obsidian://open?vault={quote(folder_name, safe='')}"
+                _open(uri, notify, "Obsidian links", vault, MENU_HINT)
         case "show_folder":
             if vault is not None:
                 _open(str(vault), notify, "folders", vault)
@@ -110,12 +113,15 @@ def perform(action: Action, context: ActionContext) -> None:
             assert_never(name)
 
 
-def _open(target: str, notify: Notify, what: str, shown: Path) -> None:
+MENU_HINT = "For Vault Recall's menu, right-click the icon."
+
+
+def _open(target: str, notify: Notify, what: str, shown: Path, more: str = "") -> None:
     """Open `target`; when nothing here opens it, say so and where the thing is."""
 
     def failed() -> None:
         hint = " (is Obsidian installed?)" if what == "Obsidian links" else ""
-        notify(f"Nothing here opens {what}{hint}", f"It is {shown}")
+        notify(f"Nothing here opens {what}{hint}", f"It is {shown}." + (f" {more}" if more else ""))
 
     opener.open_target(target, failed)
 
