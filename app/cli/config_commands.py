@@ -6,7 +6,9 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
+from typing import assert_never
 
+from vault_recall.app.errors import CommandError as CommandError
 from vault_recall.app.state.activity_view import latest_per_client, store_problem
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.state.obsidian_vaults import discover_vaults
@@ -15,17 +17,15 @@ from vault_recall.server.config.config_file import (
     ACTIVE,
     CLIENT_ID_PATTERN,
     ClientEntry,
+    ClientExposure,
     Config,
     VaultEntry,
     activity_path,
     load_config,
+    named_exposure,
 )
 from vault_recall.server.recall.records import SUBJECT_PATTERN
 from vault_recall.server.vault.paths import display, is_displayable
-
-
-class CommandError(Exception):
-    """One sentence for the person; the command exits 1 and changes nothing."""
 
 
 def vault_list(args: argparse.Namespace) -> int:
@@ -175,9 +175,10 @@ def client_add(args: argparse.Namespace) -> int:
 
 def client_expose(args: argparse.Namespace) -> int:
     require_client_id(args.id)
-    rule: str | tuple[str, ...]
-    if args.rule in (["records"], ["vault"]):
-        rule = args.rule[0]
+    rule: ClientExposure
+    named = named_exposure(args.rule[0]) if len(args.rule) == 1 else None
+    if named is not None:
+        rule = named
     elif {"records", "vault"} & set(args.rule):
         raise CommandError("'records' and 'vault' stand alone; to share some subjects, list only them")
     else:
@@ -198,12 +199,16 @@ def client_expose(args: argparse.Namespace) -> int:
     return 0
 
 
-def describe_exposure(exposure: str | tuple[str, ...]) -> str:
-    if exposure == "records":
-        return "memory records of every subject"
-    if exposure == "vault":
-        return "every note of the vault"
-    return "records of " + ", ".join(exposure)
+def describe_exposure(exposure: ClientExposure) -> str:
+    match exposure:
+        case "records":
+            return "memory records of every subject"
+        case "vault":
+            return "every note of the vault"
+        case tuple():
+            return "records of " + ", ".join(exposure)
+        case _:
+            assert_never(exposure)
 
 
 def require_client_id(client_id: str) -> None:

@@ -17,7 +17,7 @@ import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 from urllib.parse import urlsplit, urlunsplit
 
 from vault_recall.app.clients.catalogue import CLIENTS, TOKEN_ENV, ClientSpec
@@ -216,38 +216,42 @@ def _url_answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
         again += f", then export the {TOKEN_ENV} line it prints where you start Codex"
     answer = probe_url(url, sends.token, activity_path())
     at = f"{path}: by URL, {url}"
-    if answer.outcome in ("unreachable", "timeout"):
-        return Check(what, False, f"{at}: {answer.detail}", _start_fix(url, again))
-    if answer.outcome == "not_ours":
-        return Check(what, False, f"{at}: {answer.detail}", f"check the address in {path}; {again} writes another")
-    if answer.outcome == "wrong_path":
-        right = urlunsplit(urlsplit(url)._replace(path=answer.path or PATH))
-        fix = f"vault-recall install {spec.id} --form http --url {right}"
-        return Check(what, False, f"{at}: {answer.detail} ({answer.path})", fix)
-    if answer.outcome == "no_token" and answer.oauth and sends.names_none:
-        return _by_oauth(spec, at)
-    if answer.outcome == "no_token":
-        why = sends.missing or "the entry sends no token"
-        if spec.id == "codex" and sends.variable:
-            fix = (
-                f"export {sends.variable}=<codex's token> in the shell that starts Codex; lost it? "
-                "vault-recall install codex --form http makes a new one and prints that line"
-            )
-        else:
-            fix = again
-        return Check(what, False, f"{at} answers, but {why}", fix)
-    if answer.outcome == "token_refused":
-        detail = f"{at} refused the token in {sends.where}: it was revoked, replaced by a newer one, or mistyped"
-        return Check(what, False, detail, again + " (a new token for this entry)")
-    if answer.outcome == "host_refused":
-        host = urlsplit(url).hostname or url
-        fix = f"start the endpoint with --allow-host {host} (it answers only to the names it was started with)"
-        return Check(what, False, f"{at}: {answer.detail}", fix)
-    if answer.outcome == "config_broken":
-        return Check(what, False, f"{at}: {answer.detail}", "vault-recall status names the line to fix")
-    if answer.outcome == "no_answer":
-        return Check(what, False, f"{at}: {answer.detail}", "see what the endpoint wrote on its stderr")
-    return _url_reached(spec, at, sends.where, answer, again)
+    match answer.outcome:
+        case "unreachable" | "timeout":
+            return Check(what, False, f"{at}: {answer.detail}", _start_fix(url, again))
+        case "not_ours":
+            return Check(what, False, f"{at}: {answer.detail}", f"check the address in {path}; {again} writes another")
+        case "wrong_path":
+            right = urlunsplit(urlsplit(url)._replace(path=answer.path or PATH))
+            fix = f"vault-recall install {spec.id} --form http --url {right}"
+            return Check(what, False, f"{at}: {answer.detail} ({answer.path})", fix)
+        case "no_token":
+            if answer.oauth and sends.names_none:
+                return _by_oauth(spec, at)
+            why = sends.missing or "the entry sends no token"
+            if spec.id == "codex" and sends.variable:
+                fix = (
+                    f"export {sends.variable}=<codex's token> in the shell that starts Codex; lost it? "
+                    "vault-recall install codex --form http makes a new one and prints that line"
+                )
+            else:
+                fix = again
+            return Check(what, False, f"{at} answers, but {why}", fix)
+        case "token_refused":
+            detail = f"{at} refused the token in {sends.where}: it was revoked, replaced by a newer one, or mistyped"
+            return Check(what, False, detail, again + " (a new token for this entry)")
+        case "host_refused":
+            host = urlsplit(url).hostname or url
+            fix = f"start the endpoint with --allow-host {host} (it answers only to the names it was started with)"
+            return Check(what, False, f"{at}: {answer.detail}", fix)
+        case "config_broken":
+            return Check(what, False, f"{at}: {answer.detail}", "vault-recall status names the line to fix")
+        case "no_answer":
+            return Check(what, False, f"{at}: {answer.detail}", "see what the endpoint wrote on its stderr")
+        case "ok":
+            return _url_reached(spec, at, sends.where, answer, again)
+        case _:
+            assert_never(answer.outcome)
 
 
 def _by_oauth(spec: ClientSpec, at: str) -> Check:

@@ -32,7 +32,7 @@ from vault_recall.app.tray.changed_notes import (
     vanished_text,
     watched_notes,
 )
-from vault_recall.app.tray.health_news import SHOWN
+from vault_recall.app.tray.health_news import CHOOSE_BY_COMMAND, SHOWN, unreadable_news
 from vault_recall.app.tray.menu_items import client_name
 from vault_recall.app.tray.notices import PAUSED_STATUS, SAMPLE, problem_line
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
@@ -44,6 +44,7 @@ from vault_recall.server.config.config_file import (
     config_path,
     load_config,
 )
+from vault_recall.server.vault.listing import vault_name
 from vault_recall.server.vault.paths import display
 
 FOLLOW_POLL_SECONDS = 1.0
@@ -184,7 +185,7 @@ def status(args: argparse.Namespace) -> int:
     active = config.vault(config.active_vault) if config.active_vault else None
     report = check_health(Path(active.path).expanduser()) if active is not None else None
     if report is not None:
-        print(f"  health: {report.summary()}")
+        print(f"  health: {report.summary(config.active_vault)}")  # the name the tray shows
     notices = status_notices(config, report, time.time())
     if notices:
         print("Notices:")
@@ -235,9 +236,16 @@ def status_notices(config: Config, report: HealthReport | None, now: float) -> l
     folders = vault_folders(config, discover_vaults())
     recalls = latest_recalls(activity_path(), since=now - RECALL_WINDOW_SECONDS)
     stale = stale_notes(recalls, revisions_now(watched_notes(recalls), folders))
-    # As the tray does: a vault gone takes its notes with it, in one notice.
+    # As the tray does: a vault gone takes its notes with it, in one notice — the health
+    # check's for the active vault (with the count of its recalled notes), else the watcher's.
+    told = ""
+    if active is not None and report is not None and report.status == "unavailable":
+        told = vault_name(Path(active.path).expanduser())
+        gone_recalled = sum(1 for ref in watched_notes(recalls) if ref[0] == told)
+        name = config.active_vault or told
+        notices.append(". ".join(unreadable_news(name, report.reason or "", gone_recalled, CHOOSE_BY_COMMAND)))
     missing = {note.vault for note in stale if note.vault in folders and not within_reach(folders[note.vault])}
-    for gone in ChangeNotices().vanished(stale, missing, now):
+    for gone in ChangeNotices().vanished(stale, missing - {told}, now):
         notices.append(". ".join(vanished_text(gone, display(folders[gone.vault]), client_name)))
     notices += [". ".join(notice_text(note, now, client_name)) for note in stale if note.vault not in missing]
     return notices

@@ -15,13 +15,10 @@ from ruamel.yaml.error import YAMLError
 
 from vault_recall.app.clients import json_edit, toml_edit, yaml_edit
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
+from vault_recall.app.errors import EditError as EditError
 
 # A new Continue config needs these besides our server (its schema requires them).
 CONTINUE_HEADER = {"name": "Local config", "version": "1.0.0", "schema": "v1"}
-
-
-class EditError(Exception):
-    """The file was left untouched; the message says why in one sentence."""
 
 
 @contextlib.contextmanager

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vault_recall.app.state.atomic_write import temp_beside
+from vault_recall.server.errors import VaultRecallError
 
 BACKUP_SUFFIX = ".vault-recall.bak"
 # Backups kept per file besides the oldest one (the person's original, never pruned): three in
@@ -34,7 +35,7 @@ KEEP_BACKUPS = 2
 _BACKUP_NAME = re.compile(r"\.(\d{8}-\d{6})(?:-(\d+))?" + re.escape(BACKUP_SUFFIX) + r"$")
 
 
-class Changed(Exception):
+class Changed(VaultRecallError):
     """The file is no longer what was read: someone else wrote it meanwhile."""
 
 

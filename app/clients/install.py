@@ -40,6 +40,7 @@ from vault_recall.app.clients.guarded_write import (
     write_backup,
 )
 from vault_recall.app.clients.launch import HOME_VARIABLES
+from vault_recall.app.errors import InstallError as InstallError
 
 __all__ = ["BACKUP_SUFFIX", "InstallError", "Plan", "apply", "current_entry", "plan_install", "plan_uninstall"]
 
@@ -55,10 +56,6 @@ _PAUSE_SECONDS = (0.01, 0.08)
 
 # Settings of our entry that a person may tune: set when absent, never overwritten.
 PERSONAL_KEYS = frozenset({"startup_timeout_sec", "required", "alwaysLoad"})
-
-
-class InstallError(Exception):
-    """The client's file was left untouched; the message says why in one sentence."""
 
 
 @dataclass(frozen=True)

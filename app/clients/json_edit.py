@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from vault_recall.app.errors import JsonEditError as JsonEditError
 from vault_recall.server.config.config_file import DuplicateKey, no_duplicate_keys
 
 _DECODER = json.JSONDecoder()
@@ -38,10 +39,6 @@ def _blanked(text: str) -> str:
 
 def _scanned(text: str, comments: bool) -> str:
     return _blanked(text) if comments else text
-
-
-class JsonEditError(Exception):
-    """The file cannot be edited safely; the message says why in one sentence."""
 
 
 @dataclass(frozen=True)

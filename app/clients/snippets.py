@@ -16,12 +16,9 @@ import tomlkit
 import yaml
 
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
+from vault_recall.app.errors import SnippetError as SnippetError
 
 FORMS = ("file", "cli", "link", "http")
-
-
-class SnippetError(Exception):
-    """This client has no such form; the message says which forms it has."""
 
 
 def document(spec: ClientSpec, argv: list[str]) -> dict[str, Any]:

@@ -8,9 +8,7 @@ from typing import Any
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-
-class TomlEditError(Exception):
-    """The file cannot be edited safely; the message says why in one sentence."""
+from vault_recall.app.errors import TomlEditError as TomlEditError
 
 
 def _load(text: str, what: str) -> tomlkit.TOMLDocument:

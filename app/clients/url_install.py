@@ -19,6 +19,7 @@ from vault_recall.app.clients.catalogue import ClientSpec
 from vault_recall.app.clients.install import InstallError, Plan, apply, current_entry, plan_install
 from vault_recall.app.clients.snippets import SnippetError, http_spec
 from vault_recall.app.clients.url_token import url_token
+from vault_recall.app.errors import UrlInstallFailed as UrlInstallFailed
 from vault_recall.app.state.config_store import issue_token
 from vault_recall.app.state.config_store import new_token as new_token_text
 from vault_recall.server.config.config_file import Config, load_config
@@ -34,14 +35,6 @@ class UrlInstall:
     token: str  # the token the entry sends now
     kept: bool  # the valid token the entry sent already (else a new one was made)
     replaced: bool  # a token the client had before stopped working
-
-
-class UrlInstallFailed(InstallError):
-    """The file could not be written; `token` is valid now, so a snippet pasted by hand works."""
-
-    def __init__(self, message: str, token: str) -> None:
-        super().__init__(message)
-        self.token = token
 
 
 def token_in_environment(spec: ClientSpec) -> bool:

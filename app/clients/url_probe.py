@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vault_recall.app.clients.probe import DOCTOR_NAME
+from vault_recall.server.errors import VaultRecallError
 
 Outcome = Literal[
     "ok",  # it answered the call; `client` and `vault` say for whom and from where
@@ -70,7 +71,7 @@ class _Reply:
         return {}
 
 
-class _Unreachable(Exception):
+class _Unreachable(VaultRecallError):
     def __init__(self, outcome: Outcome, detail: str) -> None:
         super().__init__(detail)
         self.outcome = outcome

@@ -17,9 +17,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
-
-class YamlEditError(Exception):
-    """The file cannot be edited safely; the message says why in one sentence."""
+from vault_recall.app.errors import YamlEditError as YamlEditError
 
 
 def _load(text: str, what: str) -> Any:

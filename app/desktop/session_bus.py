@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vault_recall.app.errors import SessionBusError as SessionBusError
+
 if TYPE_CHECKING:
     from dbus_fast.aio import MessageBus
 
@@ -20,19 +22,6 @@ BUS = "org.freedesktop.DBus"
 BUS_PATH = "/org/freedesktop/DBus"
 PROPERTIES = "org.freedesktop.DBus.Properties"
 CALL_SECONDS = 5.0
-
-
-class SessionBusError(Exception):
-    """The session bus is not there, or a call on it failed; the message says which.
-
-    `answered` tells a refusal (the bus or the service replied with an error: asking again
-    would give the same) from no answer at all (a timeout, no connection), which may pass —
-    a desktop portal started by D-Bus activation at login can take longer than a call waits.
-    """
-
-    def __init__(self, message: str, *, answered: bool = False) -> None:
-        super().__init__(message)
-        self.answered = answered
 
 
 def address() -> str | None:

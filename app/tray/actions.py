@@ -13,7 +13,7 @@ import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 from urllib.parse import quote
 
 from vault_recall.app.clients.launch import launcher
@@ -27,16 +27,18 @@ from vault_recall.app.tray import pages
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.client_actions import client_action
 from vault_recall.app.tray.menu import Action
-from vault_recall.app.tray.menu_items import TrayState
+from vault_recall.app.tray.menu_items import TrayState, is_vault_action
 from vault_recall.app.tray.subject_actions import subject_action
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import (
     ClientEntry,
+    ClientExposure,
     Config,
     ConfigError,
     VaultEntry,
     activity_path,
     config_path,
+    named_exposure,
 )
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.vault.listing import vault_name
@@ -64,45 +66,59 @@ def perform(action: Action, context: ActionContext) -> None:
     folder_name = vault_name(vault) if vault else ""  # how Obsidian knows the vault
     if client_action(action, state, notify) or subject_action(action, state, notify):
         return
-    if name == "use":
-        update_config(lambda c: _use(c, args[0]))
-    elif name == "use_path":
-        update_config(lambda c: _use_path(c, Path(args[0]), args[1]))
-    elif name == "choose_folder":
-        if not folder_picker.choose_folder(lambda folder: _chosen(folder, context.dispatch)):
-            _copy_add_vault(notify)  # the dialog went away since the menu was built
-    elif name == "copy_add_vault":
-        _copy_add_vault(notify)
-    elif name == "open_vault" and vault is not None:
-        _open(f"obsidian://open?vault={quote(folder_name, safe='')}", notify, "Obsidian links", vault)
-    elif name == "show_folder" and vault is not None:
-        _open(str(vault), notify, "folders", vault)
-    elif name == "open_note":
-        where = args[1] if len(args) > 1 and args[1] else folder_name
-        folder = vault_folders(config, state.known_vaults).get(where)
-        _open(obsidian_uri(where, args[0]), notify, "Obsidian links", folder / args[0] if folder else Path(args[0]))
-    elif name == "show_config":
-        _open(str(config_path().parent), notify, "folders", config_path().parent)
-    elif name == "toggle":
-        _toggle(args[0], state, notify)
-    elif name == "expose":
-        update_config(lambda c: _expose(c, args[0], args[1]))
-    elif name == "expose_toggle":
-        update_config(lambda c: _expose_toggle(c, args[0], args[1]))
-    elif name == "help":
-        _open_page("help", _help(), notify, args[0] if args else "")
-    elif name == "show_activity":
-        _open_page("activity", _activity(config), notify)
-    elif name == "doctor":
-        threading.Thread(target=_doctor, args=(notify,), name="tray-doctor", daemon=True).start()
+    if not is_vault_action(name):
+        # The endpoint's, the approvals' and quit are the tray's to run before it calls here.
+        raise ValueError(f"{name!r} is not an action perform runs")
+    match name:
+        case "use":
+            update_config(lambda c: _use(c, args[0]))
+        case "use_path":
+            update_config(lambda c: _use_path(c, Path(args[0]), args[1]))
+        case "choose_folder":
+            if not folder_picker.choose_folder(lambda folder: _chosen(folder, context.dispatch)):
+                _copy_add_vault(notify)  # the dialog went away since the menu was built
+        case "copy_add_vault":
+            _copy_add_vault(notify)
+        case "open_vault":
+            # Also a left click on panels that send Activate though the icon is a menu (LXQt's):
+            # a person who meant the menu is told where it is.
+            if vault is not None:
+                uri = f"obsidian://open?vault={quote(folder_name, safe='')}"
+                _open(uri, notify, "Obsidian links", vault, MENU_HINT)
+        case "show_folder":
+            if vault is not None:
+                _open(str(vault), notify, "folders", vault)
+        case "open_note":
+            where = args[1] if len(args) > 1 and args[1] else folder_name
+            folder = vault_folders(config, state.known_vaults).get(where)
+            _open(obsidian_uri(where, args[0]), notify, "Obsidian links", folder / args[0] if folder else Path(args[0]))
+        case "show_config":
+            _open(str(config_path().parent), notify, "folders", config_path().parent)
+        case "toggle":
+            _toggle(args[0], state, notify)
+        case "expose":
+            update_config(lambda c: _expose(c, args[0], args[1]))
+        case "expose_toggle":
+            update_config(lambda c: _expose_toggle(c, args[0], args[1]))
+        case "help":
+            _open_page("help", _help(), notify, args[0] if args else "")
+        case "show_activity":
+            _open_page("activity", _activity(config), notify)
+        case "doctor":
+            threading.Thread(target=_doctor, args=(notify,), name="tray-doctor", daemon=True).start()
+        case _:
+            assert_never(name)
 
 
-def _open(target: str, notify: Notify, what: str, shown: Path) -> None:
+MENU_HINT = "For Vault Recall's menu, right-click the icon."
+
+
+def _open(target: str, notify: Notify, what: str, shown: Path, more: str = "") -> None:
     """Open `target`; when nothing here opens it, say so and where the thing is."""
 
     def failed() -> None:
         hint = " (is Obsidian installed?)" if what == "Obsidian links" else ""
-        notify(f"Nothing here opens {what}{hint}", f"It is {shown}")
+        notify(f"Nothing here opens {what}{hint}", f"It is {shown}." + (f" {more}" if more else ""))
 
     opener.open_target(target, failed)
 
@@ -210,7 +226,10 @@ def _with_client(config: Config, entry: ClientEntry) -> Config:
     return _replace(config, clients=tuple(entry if c.id == entry.id else c for c in config.clients))
 
 
-def _expose(config: Config, client_id: str, rule: str) -> Config:
+def _expose(config: Config, client_id: str, word: str) -> Config:
+    rule = named_exposure(word)
+    if rule is None:
+        raise ConfigError(config_path(), None, f"{word!r} is not an exposure: use 'records' or 'vault'")
     return _with_client(config, dataclasses.replace(_client(config, client_id), exposure=rule))
 
 
@@ -218,7 +237,7 @@ def _expose_toggle(config: Config, client_id: str, subject: str) -> Config:
     entry = _client(config, client_id)
     chosen = list(entry.exposure) if isinstance(entry.exposure, tuple) else []
     chosen = [s for s in chosen if s != subject] if subject in chosen else [*chosen, subject]
-    rule: str | tuple[str, ...] = tuple(chosen) if chosen else "records"
+    rule: ClientExposure = tuple(chosen) if chosen else "records"
     return _with_client(config, dataclasses.replace(entry, exposure=rule))
 
 

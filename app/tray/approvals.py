@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import assert_never
 
 from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.state.config_store import register
-from vault_recall.app.tray.menu import SEPARATOR, Item
+from vault_recall.app.tray.menu import SEPARATOR, Action, Item
+from vault_recall.app.tray.menu_items import is_approval_action
 from vault_recall.app.tray.notices import as_sentence
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
@@ -115,23 +117,26 @@ def _short(name: str, limit: int = 40) -> str:
 # The tray's notify: a short summary, and a body saying the rest.
 
 
-def approval_action(action: tuple[str, ...], notify: Notify) -> bool:
+def approval_action(action: Action, notify: Notify) -> bool:
     """Run a menu action of ours; False when the action is not one of them.  A refusal (the
     request was answered or expired meanwhile) is told as a notification."""
     name, *args = action
+    if not is_approval_action(name):
+        return False
     try:
-        if name == "oauth_approve":
-            request, grant = oauth_approvals.approve(args[0])
-            register(grant.client)
-            notify(f"Approved “{request.name}” as {grant.client}", "Its browser page returns it to the app.")
-        elif name == "oauth_deny":
-            request = oauth_approvals.deny(args[0])
-            notify(f"Denied “{request.name}”", "Its browser page tells the app it was denied.")
-        elif name == "oauth_revoke":
-            for grant in oauth_tokens.revoke(args[0]):
-                notify(f"Revoked “{grant.app_name}” ({grant.client})", "Its next request is refused.")
-        else:
-            return False
+        match name:
+            case "oauth_approve":
+                request, grant = oauth_approvals.approve(args[0])
+                register(grant.client)
+                notify(f"Approved “{request.name}” as {grant.client}", "Its browser page returns it to the app.")
+            case "oauth_deny":
+                request = oauth_approvals.deny(args[0])
+                notify(f"Denied “{request.name}”", "Its browser page tells the app it was denied.")
+            case "oauth_revoke":
+                for grant in oauth_tokens.revoke(args[0]):
+                    notify(f"Revoked “{grant.app_name}” ({grant.client})", "Its next request is refused.")
+            case _:
+                assert_never(name)
     except (ApprovalError, OAuthStoreError) as exc:
         notify("The app's approval did not change", as_sentence(str(exc)))
     return True

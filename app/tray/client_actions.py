@@ -10,6 +10,7 @@ sentence for the worker's notification.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import assert_never
 
 from vault_recall.app.clients.catalogue import TOKEN_ENV, ClientSpec, client_spec
 from vault_recall.app.clients.install import apply, plan_install, plan_uninstall
@@ -20,41 +21,43 @@ from vault_recall.app.desktop import clipboard
 from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.state.config_store import register
 from vault_recall.app.tray import url_snippet
-from vault_recall.app.tray.menu_items import TrayState
+from vault_recall.app.tray.menu_items import Action, TrayState, is_client_action
 from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.server.http.address import DEFAULT_URL
 
-ACTIONS = frozenset(
-    {"connect", "install", "install_http", "uninstall", "copy_snippet", "copy_http_snippet", "add_client"}
-)
 Copy = Callable[[str], bool]
 
 
-def client_action(action: tuple[str, ...], state: TrayState, notify: Notify, copy: Copy = clipboard.copy_text) -> bool:
+def client_action(action: Action, state: TrayState, notify: Notify, copy: Copy = clipboard.copy_text) -> bool:
     """Run a client action of the menu; False when `action` is not one."""
     name, *args = action
     spec = client_spec(args[0]) if args else None
-    if name not in ACTIONS:
+    if not is_client_action(name):
         return False
     if name == "add_client":
         register(args[0])
-    elif spec is None:
+        return True
+    if spec is None:
         return True  # an id the catalogue no longer has (an older menu): nothing to do
-    elif name == "connect":
-        connect(spec, state, notify, copy)
-    elif name == "install":
-        install(spec, notify)
-    elif name == "install_http":
-        install_http(spec, state, notify, copy)
-    elif name == "uninstall":
-        uninstall(spec, notify)
-    elif name == "copy_snippet":
-        if copy(file_snippet(spec, serve_argv(spec.id))):
-            where = spec.paste_only or (url_snippet.shown_path(path) if (path := spec.config_file()) else "")
-            notify(f"{spec.name} config snippet copied", f"Paste it into {where}." if where else "")
-    elif spec.http is not None:
-        installed, client = state.installed.get(spec.id), state.config.client(spec.id)
-        url_snippet.copy_url_snippet(spec, installed, client, state.endpoint_url, copy, notify)
+    match name:
+        case "connect":
+            connect(spec, state, notify, copy)
+        case "install":
+            install(spec, notify)
+        case "install_http":
+            install_http(spec, state, notify, copy)
+        case "uninstall":
+            uninstall(spec, notify)
+        case "copy_snippet":
+            if copy(file_snippet(spec, serve_argv(spec.id))):
+                where = spec.paste_only or (url_snippet.shown_path(path) if (path := spec.config_file()) else "")
+                notify(f"{spec.name} config snippet copied", f"Paste it into {where}." if where else "")
+        case "copy_http_snippet":
+            if spec.http is not None:
+                installed, client = state.installed.get(spec.id), state.config.client(spec.id)
+                url_snippet.copy_url_snippet(spec, installed, client, state.endpoint_url, copy, notify)
+        case _:
+            assert_never(name)
     return True
 
 

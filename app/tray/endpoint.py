@@ -25,14 +25,17 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import assert_never
 
 from vault_recall.app.clients.launch import launcher
 from vault_recall.app.desktop import clipboard, opener
 from vault_recall.app.desktop.notifications import Notify
+from vault_recall.app.errors import EndpointError as EndpointError
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.tray.endpoint_log import EndpointLog
 from vault_recall.app.tray.endpoint_menu import EndpointShown
 from vault_recall.app.tray.endpoint_watch import HEALTHY_SECONDS, Backoff, last_words
+from vault_recall.app.tray.menu_items import Action, is_endpoint_action
 from vault_recall.app.tray.notices import as_sentence
 from vault_recall.app.tray.state import TRAY_KEY
 from vault_recall.app.tray.url_snippet import shown_path
@@ -42,10 +45,6 @@ from vault_recall.server.http.address import DEFAULT_LISTEN, ListenError, parse_
 START_SECONDS = 20.0
 # Where the tray's endpoint listens, if not at the default address (tests: any free port).
 LISTEN_ENV = "VAULT_RECALL_TRAY_HTTP_LISTEN"
-
-
-class EndpointError(Exception):
-    """The endpoint could not start; the message is its own one sentence (port in use, …)."""
 
 
 @dataclass(frozen=True)
@@ -283,33 +282,45 @@ def _remember(listen: str | None) -> None:
 
 
 def endpoint_action(
-    action: tuple[str, ...],
+    action: Action,
     endpoint: EndpointProcess,
     notify: Callable[[str, str], None],
     copy: Callable[[str], bool] = clipboard.copy_text,
 ) -> bool:
     """Run a menu action of the endpoint's; False when the action is not one of them."""
     name, *args = action
-    if name == "endpoint" and args == ["start"]:
-        url = endpoint.start()
-        _remember(endpoint.listen)
-        notify(f"Vault Recall is serving clients at {url}", "It starts again with the tray until you stop it.")
-    elif name == "endpoint" and args == ["stop"]:
-        endpoint.stop()
-        _remember(None)
-        notify("The HTTP endpoint is stopped", "Clients that connect by URL get no answer until it starts again.")
-    elif name == "endpoint" and args == ["start_with_tray"]:
-        # Quietly, at every tray start (a login, often): a notification only when it fails.
-        listen = endpoint_to_start(load_config())
-        if listen is not None:
-            endpoint.listen = listen
-            endpoint.start()
-    elif name == "endpoint" and args == ["open_log"]:
-        where = endpoint.log.path
-        opener.open_target(str(where), lambda: notify("Nothing here opens the endpoint's log", f"It is {where}"))
-    elif name == "copy_text":
-        if copy(args[0]):
-            notify("Copied", args[0])
-    else:
+    if not is_endpoint_action(name):
         return False
+    match name:
+        case "endpoint":
+            _command(args, endpoint, notify)
+        case "copy_text":
+            if copy(args[0]):
+                notify("Copied", args[0])
+        case _:
+            assert_never(name)
     return True
+
+
+def _command(args: list[str], endpoint: EndpointProcess, notify: Callable[[str, str], None]) -> None:
+    match args:
+        case ["start"]:
+            url = endpoint.start()
+            _remember(endpoint.listen)
+            notify(f"Vault Recall is serving clients at {url}", "It starts again with the tray until you stop it.")
+        case ["stop"]:
+            endpoint.stop()
+            _remember(None)
+            notify("The HTTP endpoint is stopped", "Clients that connect by URL get no answer until it starts again.")
+        case ["start_with_tray"]:
+            # Quietly, at every tray start (a login, often): a notification only when it fails.
+            listen = endpoint_to_start(load_config())
+            if listen is not None:
+                endpoint.listen = listen
+                endpoint.start()
+        case ["open_log"]:
+            where = endpoint.log.path
+            opener.open_target(str(where), lambda: notify("Nothing here opens the endpoint's log", f"It is {where}"))
+        case _:
+            # Every menu item names one of the above: another is a mistake of ours, not a click.
+            raise ValueError(f"the endpoint has no command {args!r}")

@@ -23,7 +23,7 @@ def health_news(
     if after.status == "unavailable":
         if before.status == "unavailable" and before.reason == after.reason:
             return None
-        return f"{vault} cannot be read", unreadable_body(after.reason or "", gone_recalled)
+        return unreadable_news(vault, after.reason or "", gone_recalled)
     if before.status == "unavailable":
         return f"{vault} can be read again", after.summary(vault)
     known = {p["path"] for p in before.problems} | {t["path"] for t in before.too_large}
@@ -47,7 +47,18 @@ def health_news(
     return None
 
 
-def unreadable_body(reason: str, gone_recalled: int) -> str:
+# Where the person chooses another vault: the menu's, or (in `vault-recall status`) the command.
+CHOOSE_IN_MENU = "under Vault"
+CHOOSE_BY_COMMAND = "with vault-recall vault use NAME"
+
+
+def unreadable_news(vault: str, reason: str, gone_recalled: int, choose: str = CHOOSE_IN_MENU) -> tuple[str, str]:
+    """The one notice for a vault that cannot be read: the tray's notification, and the
+    line `vault-recall status` prints (with `choose` naming the command instead of the menu)."""
+    return f"{vault} cannot be read", unreadable_body(reason, gone_recalled, choose)
+
+
+def unreadable_body(reason: str, gone_recalled: int, choose: str = CHOOSE_IN_MENU) -> str:
     """Why the vault cannot be read, what that takes with it, and what to do."""
     took = (
         f" It took with it the {plural(gone_recalled, 'note')} clients recalled in the last day."
@@ -56,5 +67,5 @@ def unreadable_body(reason: str, gone_recalled: int) -> str:
     )
     return (
         f"{as_sentence(reason)}{took} Until it can be read again, clients get 'unavailable'. Put the folder "
-        "back (or plug its disk in), or choose another vault under Vault."
+        f"back (or plug its disk in), or choose another vault {choose}."
     )

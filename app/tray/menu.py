@@ -204,7 +204,7 @@ def _vault_menu(state: TrayState) -> tuple[Item, ...]:
         items.append(Item("Obsidian's vaults", enabled=False))
     for vault in state.known_vaults:
         label = _with_place(vault.name, vault.path) if names.count(vault.name) > 1 else vault.name
-        action = ("use_path", str(vault.path), vault.name)
+        action: Action = ("use_path", str(vault.path), vault.name)
         items.append(Item(short(label), action, checked=vault.path == active_path, radio=True))
     if mine:
         items.append(Item("Added by hand" if state.known_vaults else "Your vaults", enabled=False))

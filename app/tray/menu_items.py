@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, TypeGuard, get_args
 
 from vault_recall.app.clients.catalogue import client_spec
 from vault_recall.app.state.activity_view import ClientSummary, EventRow
@@ -22,7 +23,57 @@ from vault_recall.server.obsidian.note import note_title
 from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule
 
 MAX_LABEL = 70
-Action = tuple[str, ...]
+
+# Every action a menu item can ask for, a closed set: each kind is one module's to run, and that
+# module's `match` on it ends in `assert_never`, so a kind added here and not handled fails mypy.
+VaultActionName = Literal[
+    "use",
+    "use_path",
+    "choose_folder",
+    "copy_add_vault",
+    "open_vault",
+    "show_folder",
+    "open_note",
+    "show_config",
+    "toggle",
+    "expose",
+    "expose_toggle",
+    "help",
+    "show_activity",
+    "doctor",
+]  # actions.py
+ClientActionName = Literal[
+    "connect", "install", "install_http", "uninstall", "copy_snippet", "copy_http_snippet", "add_client"
+]  # client_actions.py
+SubjectActionName = Literal["add_rule", "remove_rule"]  # subject_actions.py
+EndpointActionName = Literal["endpoint", "copy_text"]  # endpoint.py
+ApprovalActionName = Literal["oauth_approve", "oauth_deny", "oauth_revoke"]  # approvals.py
+QuitActionName = Literal["quit"]  # tray_app.py
+ActionName = Literal[
+    VaultActionName, ClientActionName, SubjectActionName, EndpointActionName, ApprovalActionName, QuitActionName
+]
+# The kind, then its arguments (a client's id, a path, a subject…).
+Action = tuple[ActionName, *tuple[str, ...]]
+
+
+def is_vault_action(name: ActionName) -> TypeGuard[VaultActionName]:
+    return name in get_args(VaultActionName)
+
+
+def is_client_action(name: ActionName) -> TypeGuard[ClientActionName]:
+    return name in get_args(ClientActionName)
+
+
+def is_subject_action(name: ActionName) -> TypeGuard[SubjectActionName]:
+    return name in get_args(SubjectActionName)
+
+
+def is_endpoint_action(name: ActionName) -> TypeGuard[EndpointActionName]:
+    return name in get_args(EndpointActionName)
+
+
+def is_approval_action(name: ActionName) -> TypeGuard[ApprovalActionName]:
+    return name in get_args(ApprovalActionName)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vault_recall.app.tray.menu_items import SEPARATOR, Action, Item, TrayState, short
+from vault_recall.app.tray.menu_items import SEPARATOR, Action, Item, SubjectActionName, TrayState, short
 from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule
 from vault_recall.server.recall.subject_rules import SubjectRule
 
@@ -48,7 +48,7 @@ def taken_words(rule: SubjectRule, notes: int | None) -> str:
     return f"{count}daily {noun}"
 
 
-def rule_action(name: str, vault: str, rule: SubjectRule) -> Action:
+def rule_action(name: SubjectActionName, vault: str, rule: SubjectRule) -> Action:
     """('add_rule', vault, subject, kind, …the kind's words): a rule as an item's action."""
     if rule.folder is not None:
         words: tuple[str, ...] = (rule.folder,)
@@ -58,7 +58,7 @@ def rule_action(name: str, vault: str, rule: SubjectRule) -> Action:
         words = (rule.property_name, rule.value or "")
     else:
         words = ()
-    return (name, vault, rule.subject, rule.kind, *words)
+    return (name, *(vault, rule.subject, rule.kind, *words))
 
 
 def rule_of(args: Sequence[str]) -> tuple[str, SubjectRule]:

@@ -66,11 +66,13 @@ MENU_DUMP_ENV = "VAULT_RECALL_TRAY_MENU_DUMP"
 class TrayApp:
     """Three threads of ours touch it: the watcher (polls and refreshes), the action worker
     (runs actions, then refreshes) and the health check; the backend's thread only queues
-    actions.  Gathering state reads files and happens outside the lock; only handing the
-    result to the view is locked, so views see refreshes in order."""
+    actions.  Refreshes run one at a time (`_refreshing`), so the menu last shown is the one
+    gathered last; gathering reads files outside `_lock`, which only guards the view and the
+    state handed to it."""
 
     def __init__(self, make_view: ViewFactory, backend: str, *, follow: bool = False) -> None:
         self._lock = threading.Lock()
+        self._refreshing = threading.Lock()  # held over a whole refresh, gathering included
         self._make_view = make_view
         # Following the panels (Linux, backend chosen by us): which hosts there are, from
         # HostWatch's thread, and the backend to move to once the view has stopped.
@@ -342,15 +344,18 @@ class TrayApp:
             self.refresh()
 
     def refresh(self) -> None:
-        """Rebuild state, menu, icon and tooltip from fresh data."""
-        health = self._health.report
-        state = self._gather(health)
-        if state.health is None and health is not None:
-            self._health.ask()  # the report was about another vault: check this one
-        shown = self._shown(state)
-        with self._lock:
-            self.state = state
-            self.view.show(shown)
+        """Rebuild state, menu, icon and tooltip from fresh data.  Refreshes run one at a time
+        (threads of the health check, the actions, the watcher and the endpoint all ask): two at
+        once would show the one that gathered first last — a menu older than the disk."""
+        with self._refreshing:
+            health = self._health.report
+            state = self._gather(health)
+            if state.health is None and health is not None:
+                self._health.ask()  # the report was about another vault: check this one
+            with self._lock:
+                shown = self._shown(state)
+                self.state = state
+                self.view.show(shown)
 
     def _gather(self, health: HealthReport | None) -> TrayState:
         return dataclasses.replace(

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vault_recall.server import defaults
 from vault_recall.server.activity.events import ActivityEvent
+from vault_recall.server.errors import ActivityStoreError as ActivityStoreError
 
 if TYPE_CHECKING:  # the store is told who called; it needs no part of the config to be
     from vault_recall.server.config.call_scope import ServeOptions
@@ -77,10 +79,6 @@ class Call:
     client_info: tuple[str | None, str | None]  # name and version the client reported
     # How the event is kept, from the config the call itself read (None: read it now).
     settings: ActivitySettings | None = None
-
-
-class ActivityStoreError(Exception):
-    """The store cannot be used: not a regular file, or written by a newer Vault Recall."""
 
 
 def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
@@ -180,7 +178,13 @@ class ActivityWriter:
         self._lock = threading.Lock()
         self._last_warning: str | None = None
 
-    def submit(self, path: Path, event: ActivityEvent, retention_days: int = 30, max_events: int = 100_000) -> None:
+    def submit(
+        self,
+        path: Path,
+        event: ActivityEvent,
+        retention_days: int = defaults.RETENTION_DAYS,
+        max_events: int = defaults.MAX_EVENTS,
+    ) -> None:
         """Queue one event for the writer thread (started on first use)."""
         with self._lock:
             if self._thread is None:
@@ -222,7 +226,13 @@ class ActivityWriter:
                 log.exception("activity not recorded: unexpected error")
         self._disconnect()  # SQLite connections belong to the thread that opened them
 
-    def append(self, path: Path, event: ActivityEvent, retention_days: int = 30, max_events: int = 100_000) -> bool:
+    def append(
+        self,
+        path: Path,
+        event: ActivityEvent,
+        retention_days: int = defaults.RETENTION_DAYS,
+        max_events: int = defaults.MAX_EVENTS,
+    ) -> bool:
         """Store one event now; False (and a line on stderr) when the store cannot take it."""
         try:
             connection = self._open(path)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from vault_recall.server.recall.scope import Exposure, Scope
 
@@ -104,6 +104,10 @@ def _same_folder(a: Path, b: Path) -> bool:
 
 
 def exposure_of(entry: ClientEntry) -> Exposure:
-    if isinstance(entry.exposure, tuple):
-        return Exposure(mode="subjects", subjects=frozenset(entry.exposure))
-    return Exposure(mode=entry.exposure)
+    match entry.exposure:
+        case tuple():
+            return Exposure(mode="subjects", subjects=frozenset(entry.exposure))
+        case "records" | "vault":
+            return Exposure(mode=entry.exposure)
+        case _:
+            assert_never(entry.exposure)

@@ -13,12 +13,15 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, assert_never
 
 import platformdirs
 
+from vault_recall.server import defaults
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN as CLIENT_ID_PATTERN
 from vault_recall.server.config.rule_entries import is_text, read_rule, rule_json
+from vault_recall.server.errors import ConfigError as ConfigError
+from vault_recall.server.errors import DuplicateKey as DuplicateKey
 from vault_recall.server.recall.ranking.languages import DEFAULT_LANGUAGES, SUPPORTED
 from vault_recall.server.recall.records import SUBJECT_PATTERN
 from vault_recall.server.recall.subject_rules import SubjectRule
@@ -28,8 +31,11 @@ HOME_ENV = "VAULT_RECALL_HOME"
 CONFIG_VERSION = 1
 CONFIG_FILE = "config.json"
 ACTIVITY_FILE = "activity.sqlite3"
-ACTIVE = "active"
-EXPOSURE_MODES = ("records", "vault")
+ACTIVE = defaults.CLIENT_VAULT
+# A client's exposure as the file says it: a word, or the list of subjects it may see.
+NamedExposure = Literal["records", "vault"]
+ClientExposure = NamedExposure | tuple[str, ...]
+NAMED_EXPOSURES: tuple[NamedExposure, ...] = ("records", "vault")
 TOKEN_KEY = "token_sha256"
 TOKEN_HASH_PATTERN = re.compile(r"[0-9a-f]{64}")  # always used with fullmatch
 _MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -77,7 +83,7 @@ class VaultEntry:
 class ClientEntry:
     id: str
     vault: str = ACTIVE  # a vault name, or "active"
-    exposure: str | tuple[str, ...] = "records"  # records | vault | subjects (a tuple)
+    exposure: ClientExposure = defaults.CLIENT_EXPOSURE  # a tuple: records of those subjects only
     extra: Extra = field(default=(), compare=False)
     # SHA-256 (hex) of the client's bearer token for `vault-recall http`; never the token itself.
     token_sha256: str | None = None
@@ -85,9 +91,9 @@ class ClientEntry:
 
 @dataclass(frozen=True)
 class ActivitySettings:
-    keep_query_text: bool = True
-    retention_days: int = 30
-    max_events: int = 100_000
+    keep_query_text: bool = defaults.KEEP_QUERY_TEXT
+    retention_days: int = defaults.RETENTION_DAYS
+    max_events: int = defaults.MAX_EVENTS
 
 
 @dataclass(frozen=True)
@@ -143,19 +149,19 @@ class Config:
         }
 
 
-def _exposure_json(exposure: str | tuple[str, ...]) -> str | list[str]:
-    return exposure if isinstance(exposure, str) else list(exposure)
+def _exposure_json(exposure: ClientExposure) -> str | list[str]:
+    match exposure:
+        case tuple():
+            return list(exposure)
+        case "records" | "vault":
+            return exposure
+        case _:
+            assert_never(exposure)
 
 
-class ConfigError(Exception):
-    """The config file cannot be used: `str()` names the file, the line and the problem."""
-
-    def __init__(self, path: Path, line: int | None, problem: str) -> None:
-        where = f"{path}, line {line}" if line else str(path)
-        super().__init__(f"{where}: {problem}")
-        self.path = path
-        self.line = line
-        self.problem = problem
+def named_exposure(value: object) -> NamedExposure | None:
+    """`value` as one of the exposure words, or None when it is not one."""
+    return next((name for name in NAMED_EXPOSURES if value == name), None)
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -198,14 +204,6 @@ def parse_config(raw: bytes, path: Path) -> Config:
         # Python's own limits: a number of thousands of digits, nesting thousands deep.
         raise ConfigError(path, None, f"cannot be read as a config ({type(exc).__name__})") from None
     return _validate(data, text, path)
-
-
-class DuplicateKey(ValueError):
-    """A JSON object names the same key twice (json.loads would silently keep the last)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
 
 
 def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -275,7 +273,7 @@ def _validate(data: Any, text: str, path: Path) -> Config:
         vault = item.get("vault", ACTIVE)
         if not isinstance(vault, str) or (vault != ACTIVE and not any(v.name == vault for v in vaults)):
             raise fail(client_id, f"client {client_id!r} uses vault {vault!r}, which is not one of the vaults")
-        exposure = _exposure(item.get("exposure", "records"), client_id, fail)
+        exposure = _exposure(item.get("exposure", defaults.CLIENT_EXPOSURE), client_id, fail)
         token = item.get(TOKEN_KEY)
         if token is not None and not (isinstance(token, str) and TOKEN_HASH_PATTERN.fullmatch(token)):
             raise fail(
@@ -290,15 +288,18 @@ def _validate(data: Any, text: str, path: Path) -> Config:
     activity = data.get("activity", {})
     if not isinstance(activity, dict):
         raise fail("activity", "'activity' must be an object")
-    keep = activity.get("keep_query_text", True)
-    retention = activity.get("retention_days", 30)
-    max_events = activity.get("max_events", 100_000)
+    keep = activity.get("keep_query_text", defaults.KEEP_QUERY_TEXT)
+    retention = activity.get("retention_days", defaults.RETENTION_DAYS)
+    max_events = activity.get("max_events", defaults.MAX_EVENTS)
+    (fewest_days, most_days), (fewest_events, most_events) = defaults.RETENTION_DAYS_RANGE, defaults.MAX_EVENTS_RANGE
     if not isinstance(keep, bool):
         raise fail("keep_query_text", "'keep_query_text' must be true or false")
-    if not _whole(retention) or not 1 <= retention <= 3650:
-        raise fail("retention_days", "'retention_days' must be a whole number of days from 1 to 3650")
-    if not _whole(max_events) or not 100 <= max_events <= 10_000_000:
-        raise fail("max_events", "'max_events' must be a whole number from 100 to 10000000")
+    if not _whole(retention) or not fewest_days <= retention <= most_days:
+        raise fail(
+            "retention_days", f"'retention_days' must be a whole number of days from {fewest_days} to {most_days}"
+        )
+    if not _whole(max_events) or not fewest_events <= max_events <= most_events:
+        raise fail("max_events", f"'max_events' must be a whole number from {fewest_events} to {most_events}")
     paused = data.get("paused", False)
     if not isinstance(paused, bool):
         raise fail("paused", "'paused' must be true or false")
@@ -317,9 +318,9 @@ def _extra(item: dict[str, Any], known: tuple[str, ...]) -> Extra:
     return tuple((key, value) for key, value in item.items() if key not in known)
 
 
-def _exposure(value: Any, client_id: str, fail: Any) -> str | tuple[str, ...]:
-    if isinstance(value, str) and value in EXPOSURE_MODES:
-        return value
+def _exposure(value: Any, client_id: str, fail: Any) -> ClientExposure:
+    if (named := named_exposure(value)) is not None:
+        return named
     if isinstance(value, list) and value and all(isinstance(s, str) and SUBJECT_PATTERN.fullmatch(s) for s in value):
         return tuple(dict.fromkeys(value))
     raise fail(

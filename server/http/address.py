@@ -7,14 +7,13 @@ import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-DEFAULT_PORT = 27183
-DEFAULT_LISTEN = f"127.0.0.1:{DEFAULT_PORT}"
+from vault_recall.server import defaults
+from vault_recall.server.errors import ListenError as ListenError
+
+DEFAULT_PORT = defaults.HTTP_PORT
+DEFAULT_LISTEN = f"{defaults.HTTP_HOST}:{DEFAULT_PORT}"
 PATH = "/mcp"
 DEFAULT_URL = f"http://{DEFAULT_LISTEN}{PATH}"
-
-
-class ListenError(ValueError):
-    """The --listen value cannot be used; the message says why in one sentence."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
+from vault_recall.server.errors import ApprovalError as ApprovalError
 from vault_recall.server.oauth.known_apps import known_client
 from vault_recall.server.oauth.store import (
     CODE_PREFIX,
@@ -31,10 +32,6 @@ from vault_recall.server.oauth.tokens import Grant
 # The person reads and types the approval code: no 0/O, 1/I/L, and case does not matter.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 _APPROVAL_CODE = re.compile(r"[A-Z2-9]{4}-?[A-Z2-9]{4}")
-
-
-class ApprovalError(Exception):
-    """An approval, denial or revocation the person asked for cannot be done; one sentence."""
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from vault_recall.server.config.config_file import state_dir
+from vault_recall.server.errors import OAuthStoreError as OAuthStoreError
 
 STORE_FILE = "oauth.sqlite3"
 SCHEMA_VERSION = 2  # 2: grants say why they were revoked
@@ -112,10 +113,6 @@ CREATE TABLE IF NOT EXISTS tokens (
 );
 CREATE INDEX IF NOT EXISTS tokens_by_grant ON tokens (grant_id);
 """
-
-
-class OAuthStoreError(Exception):
-    """The store cannot be used (its file is unreadable, or of a newer version); one sentence."""
 
 
 def store_path() -> Path:

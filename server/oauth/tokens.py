@@ -11,6 +11,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
+from vault_recall.server.errors import GrantGone as GrantGone
 from vault_recall.server.oauth.store import (
     ACCESS_PREFIX,
     ACCESS_SECONDS,
@@ -109,10 +110,6 @@ def load_code(code: str) -> Code | None:
         return None
     grant, client_id, redirect, explicit, challenge, scopes, resource, expires, used = row
     return Code(grant, client_id, redirect, bool(explicit), challenge, tuple(scopes.split()), resource, expires, used)
-
-
-class GrantGone(Exception):
-    """The code or refresh token cannot be exchanged; the message says why (for `invalid_grant`)."""
 
 
 def exchange_code(code: str, *, access_seconds: int = ACCESS_SECONDS, now: float | None = None) -> Issued:

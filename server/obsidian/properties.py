@@ -18,21 +18,13 @@ from typing import Any
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
+from vault_recall.server.errors import PropertiesError as PropertiesError
 from vault_recall.server.obsidian.flat_properties import read_flat_properties
 from vault_recall.server.obsidian.note_bytes import DELIMITER_LINE, KEYWORDS, TOP_LEVEL_KEY
 from vault_recall.server.obsidian.values import PropertyValue
 
 # The C loader is several times faster on large vaults; the pure one behaves the same.
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class PropertiesError(Exception):
-    """The properties block is broken; `line` is the 1-based line in the note file."""
-
-    def __init__(self, problem: str, line: int) -> None:
-        super().__init__(f"line {line}: {problem}")
-        self.problem = problem
-        self.line = line
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, assert_never
 
 from vault_recall.server.errors import NotExposed
 from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
+
+# What a client sees: records of every subject, records of listed subjects, or every note.
+ExposureMode = Literal["records", "subjects", "vault"]
 
 
 @dataclass(frozen=True)
@@ -22,19 +26,29 @@ class Exposure:
     Which notes are records — and so which a client that sees records may see — is told by a
     note's own properties and by these, so every decision of what a client sees carries them."""
 
-    mode: str = "records"  # records | subjects | vault
+    mode: ExposureMode = "records"
     subjects: frozenset[str] = frozenset()
     rules: SubjectRules = NO_RULES
 
     def allows_subject(self, subject: str) -> bool:
-        return self.mode != "subjects" or subject in self.subjects
+        match self.mode:
+            case "subjects":
+                return subject in self.subjects
+            case "records" | "vault":
+                return True
+            case _:
+                assert_never(self.mode)
 
     def allows_record_subjects(self, subjects: tuple[str, ...] | None) -> bool:
         """May a note about `subjects` be shown?  None: a broken note whose subject is unreadable,
         shown only where it cannot reveal a subject the client was not given."""
-        if self.mode != "subjects":
-            return True
-        return subjects is not None and any(s in self.subjects for s in subjects)
+        match self.mode:
+            case "subjects":
+                return subjects is not None and any(s in self.subjects for s in subjects)
+            case "records" | "vault":
+                return True
+            case _:
+                assert_never(self.mode)
 
     def require_subject(self, subject: str, client: str) -> None:
         if not self.allows_subject(subject):

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from vault_recall.server.errors import NoteTooLarge as NoteTooLarge
 from vault_recall.server.vault.folders import FolderChain
 
 # A note larger than this is reported as invalid instead of read: no answer could hold it.
@@ -27,14 +28,6 @@ class NoteBytes:
     path: str
     data: bytes
     mtime_ns: int
-
-
-class NoteTooLarge(Exception):
-    """The note is over MAX_NOTE_BYTES; carries the size for the reason shown to a person."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__(f"{size} bytes")
-        self.size = size
 
 
 def read_note_bytes(vault: Path | FolderChain, note_path: str, limit: int = MAX_NOTE_BYTES) -> NoteBytes:

@@ -276,7 +276,14 @@ async def test_a_note_broken_in_a_subfolder_is_named_and_an_opener_that_fails_is
             await host.click(service, problem["id"])  # opens the note in Obsidian, which is not here
             summary, body = await told(host, count, "the opener's failure")
             assert summary == "Nothing here opens Obsidian links (is Obsidian installed?)"
-            assert body == f"It is {deep / 'Old build.md'}"
+            assert body == f"It is {deep / 'Old build.md'}."
+            # A left click on a panel that sends Activate though the icon is a menu (LXQt's
+            # panel) runs the first line, open the vault: its failure says where the menu is.
+            count = len(host.notifications)
+            await host.item_call(service, "Activate", "ii", [0, 0])
+            summary, body = await told(host, count, "the vault opener's failure")
+            assert summary == "Nothing here opens Obsidian links (is Obsidian installed?)"
+            assert body == f"It is {vault}. For Vault Recall's menu, right-click the icon."
             await click(host, service, "Quit Vault Recall")
             assert await asyncio.to_thread(running.wait, 60) == 0  # Quit ends it, cleanly
     assert "Traceback" not in desktop.log("tray")

@@ -18,14 +18,14 @@ from tests.support.http_e2e import http_client, running_endpoint
 from tests.support.mid_call import caught_mid_call, no_pass_over
 from tests.support.synthetic_vault import generate
 from vault_recall.app.state.config_store import issue_token, update_config
-from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, activity_path
+from vault_recall.server.config.config_file import ClientEntry, ClientExposure, Config, VaultEntry, activity_path
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 TOOLS = {"recall_context", "list_subjects", "recall_activity", "read_note", "search_notes", "get_backlinks"}
 
 
-def configure(vaults: dict[str, Path], clients: dict[str, tuple[str, str | tuple[str, ...]]]) -> dict[str, str]:
+def configure(vaults: dict[str, Path], clients: dict[str, tuple[str, ClientExposure]]) -> dict[str, str]:
     """Vaults by name (the first active), clients as id → (vault, exposure); a token for each."""
 
     def change(config: Config) -> Config:

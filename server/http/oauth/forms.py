@@ -19,14 +19,12 @@ from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from vault_recall.server.errors import FormRefused as FormRefused
+
 # An OAuth request has at most about ten fields (a token request: grant_type, code,
 # redirect_uri, client_id, client_secret, code_verifier, resource, scope); files, never.
 MAX_FIELDS = 32
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
-
-
-class FormRefused(Exception):
-    """The form is not one an OAuth request sends; the message says why in one sentence."""
 
 
 async def read_form(request: Request) -> FormData:

@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
+from vault_recall.server.errors import NoteChanged as NoteChanged
 from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
 from vault_recall.server.recall.finding.one_note import read_one, undecodable_note, unreadable_folder
 from vault_recall.server.recall.finding.record_tally import Tally, plain_record
@@ -335,10 +336,6 @@ def record_item(
 
 def _never_skip(start: bytes | bytearray, length: int) -> bool:
     return False
-
-
-class NoteChanged(Exception):
-    """A note read again for an answer is no longer the note the call found."""
 
 
 # A call that finds a note changed between finding and answering starts over this many times.

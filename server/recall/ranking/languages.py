@@ -16,10 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from vault_recall.server import defaults
 from vault_recall.server.recall.ranking.stopwords import FRAMING_WORDS, GENERAL_WORDS, STOP_WORDS
 from vault_recall.server.recall.ranking.words import fold_for_ranking
 
-DEFAULT_LANGUAGES = ("english",)
+DEFAULT_LANGUAGES = defaults.LANGUAGES
 SUPPORTED = tuple(STOP_WORDS)
 
 # A query is taken to be written in a language when at least this many of its words are that

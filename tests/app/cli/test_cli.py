@@ -208,3 +208,28 @@ def test_status_on_the_sample_vault_names_the_vault_obsidian_has_open(
     ensure_a_vault()  # the tray's first run: the sample vault
     _, out, _ = run(capsys, "status")
     assert f"  This is the sample vault: example notes, not yours; use yours: vault-recall vault add '{mine}'" in out
+    assert "  health: Sample vault — 10 notes, 7 records, no problems" in out  # as the tray's first line
+
+
+def test_status_tells_a_vanished_vault_as_the_tray_does_once_with_its_recalled_notes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    notes = {f"N{n}.md": f"---\nsubject: build\n---\nNote {n}.\n" for n in range(3)}
+    work = write_vault(tmp_path / "Work", notes)
+    run(capsys, "vault", "add", str(work))
+    for path, text in notes.items():
+        given = hashlib.sha256(text.encode()).hexdigest()
+        event = ActivityEvent(client="cursor", tool="recall_context", duration_ms=1, ts=time.time() - 60, vault="Work")
+        assert ActivityWriter().append(
+            activity_path(), event.__class__(**{**event.__dict__, "returned": ((path, given),)})
+        )
+    work.rename(tmp_path / "Work-moved")
+    code, out, _ = run(capsys, "status")
+    notices = out.split("Notices:\n", 1)[1].split("Clients:", 1)[0].splitlines()
+    # The tray's notification (health_news.unreadable_news), the menu's click as a command.
+    assert code == 0 and notices == [
+        f"  Work cannot be read. Vault folder {work} does not exist. It took with it the 3 notes clients "
+        "recalled in the last day. Until it can be read again, clients get 'unavailable'. Put the folder back "
+        "(or plug its disk in), or choose another vault with vault-recall vault use NAME.",
+    ]

@@ -14,7 +14,7 @@ from vault_recall.app.state.config_store import save_config
 from vault_recall.app.state.health import check_health
 from vault_recall.app.state.rule_store import RuleChangeError
 from vault_recall.app.tray.actions import ActionContext, perform
-from vault_recall.app.tray.menu import build_menu
+from vault_recall.app.tray.menu import Action, build_menu
 from vault_recall.app.tray.state import Suggested, gather, look_for_suggestions
 from vault_recall.app.tray.subject_menu import rule_action
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
@@ -47,7 +47,7 @@ class Told:
         self.notes.append((summary, body))
 
 
-def click(action: tuple[str, ...], told: Told) -> None:
+def click(action: Action, told: Told) -> None:
     perform(action, ActionContext(gather(None), told, lambda _: None))
 
 

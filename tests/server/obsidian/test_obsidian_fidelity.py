@@ -10,10 +10,10 @@ import pytest
 from tests.support.vaults import record, write_vault
 from vault_recall.server.recall.answers import backlinks, reading, recall_records, search
 from vault_recall.server.recall.packing import json_size
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 
 
-def scope(vault: Path, mode: str = "vault", subjects: frozenset[str] = frozenset()) -> Scope:
+def scope(vault: Path, mode: ExposureMode = "vault", subjects: frozenset[str] = frozenset()) -> Scope:
     return Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=subjects))
 
 

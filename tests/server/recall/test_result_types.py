@@ -25,7 +25,7 @@ from tests.support.told_ledger import follow_up
 from vault_recall.server.recall.answers import backlinks, reading, recall_records, search, subjects
 from vault_recall.server.recall.answers.changed_since import HandedOutNotes
 from vault_recall.server.recall.results import Envelope
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 
 SAMPLE_VAULT = Path(vault_recall.server.__file__).resolve().parent.parent / "assets" / "sample-vault"
 HANDED = 12  # notes handed out, then changed, before a call that is told of it (at most 10 told)
@@ -50,7 +50,7 @@ class Case:
     tool: Callable[..., object]
     args: tuple[object, ...]
     vault: str = "ok"  # ok | broken | none | missing
-    mode: str = "records"
+    mode: ExposureMode = "records"
     told: bool = False  # told of notes changed since they were handed out
     notice: str | None = None  # the vault's own notice (the bundled sample vault's)
 

@@ -14,7 +14,7 @@ from vault_recall.server.errors import NotExposed
 from vault_recall.server.recall.answers import recall_records, search, subjects
 from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
 from vault_recall.server.recall.results import RecallResult
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
 
 
@@ -47,7 +47,7 @@ RULES = (
 )
 
 
-def scope(vault: Path, mode: str = "records", shared: frozenset[str] = frozenset()) -> Scope:
+def scope(vault: Path, mode: ExposureMode = "records", shared: frozenset[str] = frozenset()) -> Scope:
     return Scope(
         client="t", vault=vault, exposure=Exposure(mode=mode, subjects=shared, rules=SubjectRules(RULES, vault))
     )

@@ -19,7 +19,7 @@ import pytest
 from tests.support.depth import race_seconds
 from tests.support.vaults import record, write_vault
 from vault_recall.server.recall.answers import recall_records, search
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 
 OUTSIDE = "OUTSIDEWORD from a folder that is not the vault"
 # Each state (the real folder, the symlink in its place) holds for a moment, so a call that
@@ -43,7 +43,7 @@ SECONDS = 6.0  # under the `ci` profile; the fast loop races for less (tests/sup
 
 
 @pytest.mark.parametrize("exposure", ["records", "vault"])
-def test_no_call_reads_outside_while_a_folder_is_swapped_for_a_symlink(tmp_path: Path, exposure: str) -> None:
+def test_no_call_reads_outside_while_a_folder_is_swapped_for_a_symlink(tmp_path: Path, exposure: ExposureMode) -> None:
     notes = {f"Folder/Note {i}.md": record("build-system", f"inside note {i} about caching") for i in range(40)}
     vault = write_vault(tmp_path / "vault", {"Top.md": record("build-system", "caching at the top"), **notes})
     outside = write_vault(

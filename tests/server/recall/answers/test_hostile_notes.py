@@ -17,7 +17,7 @@ import pytest
 from tests.support.vaults import record, write_vault
 from vault_recall.server.errors import NoteNotFound
 from vault_recall.server.recall.answers import reading, recall_records, search
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 from vault_recall.server.vault.excluded import ExcludedFiles
 
 MEGA = 1_000_000  # under the 1 MiB note limit, with its properties
@@ -46,7 +46,7 @@ def yyyy(tmp_path: Path) -> Path:
     return write_vault(tmp_path / "v", {**notes, "Real.md": record("build-system", "a real y here")})
 
 
-def scope_of(vault: Path, mode: str = "records") -> Scope:
+def scope_of(vault: Path, mode: ExposureMode = "records") -> Scope:
     return Scope(client="t", vault=vault, exposure=Exposure(mode=mode))
 
 
@@ -66,7 +66,7 @@ def test_a_phrase_found_a_million_times_on_one_line_costs_one_find_per_line(yyyy
 
 
 @pytest.mark.parametrize("mode", ["records", "vault"])
-def test_every_path_a_tool_returns_opens_with_read_note(tmp_path: Path, mode: str) -> None:
+def test_every_path_a_tool_returns_opens_with_read_note(tmp_path: Path, mode: ExposureMode) -> None:
     nfc = unicodedata.normalize("NFC", "Café")
     nfd = unicodedata.normalize("NFD", "Café")
     names = [" lead", "back\\slash", nfc, nfd, "tail ", "C# notes #12", "a|b", "Ünïcode"]

@@ -13,7 +13,7 @@ from tests.support.vaults import record, write_vault
 from vault_recall.server.errors import InvalidArgument, NoteNotFound, NotExposed
 from vault_recall.server.recall.answers import backlinks, reading, recall_records, search
 from vault_recall.server.recall.packing import json_size
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 
 LONG_SECTION = "\n".join(f"Line {i} of a long section about caching." for i in range(60))
 
@@ -55,7 +55,7 @@ def vault(tmp_path: Path) -> Path:
     )
 
 
-def scope(vault: Path | None, mode: str = "records", subjects: frozenset[str] = frozenset()) -> Scope:
+def scope(vault: Path | None, mode: ExposureMode = "records", subjects: frozenset[str] = frozenset()) -> Scope:
     return Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=subjects), why="no vault is configured")
 
 

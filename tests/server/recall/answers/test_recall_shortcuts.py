@@ -18,7 +18,7 @@ from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Ranked
 from vault_recall.server.recall.records import MemoryRecord
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
 from vault_recall.server.vault.listing import list_notes
 
@@ -47,7 +47,7 @@ def vault(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     return root
 
 
-def scope(vault: Path, mode: str) -> Scope:
+def scope(vault: Path, mode: ExposureMode) -> Scope:
     rules = SubjectRules((SubjectRule("projects", folder="Projects"),), vault)
     return Scope(client="t", vault=vault, exposure=Exposure(mode=mode, rules=rules))
 
@@ -73,7 +73,7 @@ def test_the_ranking_is_the_straightforward_one(vault: Path, query: str) -> None
 @pytest.mark.parametrize("query", QUERIES)
 @pytest.mark.parametrize(("budget", "limit"), [(4096, 3), (65536, 20), (512, 1)])
 def test_recall_answers_as_the_straightforward_way(
-    vault: Path, mode: str, query: str, budget: int, limit: int, monkeypatch: pytest.MonkeyPatch
+    vault: Path, mode: ExposureMode, query: str, budget: int, limit: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked = scope(vault, mode)
     answers = [recall_records.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS]

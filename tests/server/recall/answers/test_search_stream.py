@@ -17,7 +17,7 @@ from tests.support.vaults import write_vault
 from vault_recall.server.recall.answers import search
 from vault_recall.server.recall.answers.search import excerpt, hit, hit_size
 from vault_recall.server.recall.packing import json_size, json_text_size
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     [("cache", 20, 8192), ("Cache", 100, 65536), ("deploy", 1, 512), ("zzz", 20, 8192), ("kelvin", 20, 8192)],
 )
 def test_the_search_answers_as_the_one_that_kept_every_hit(
-    vault: Path, mode: str, subject: str | None, query: str, limit: int, budget: int
+    vault: Path, mode: ExposureMode, subject: str | None, query: str, limit: int, budget: int
 ) -> None:
     scope = Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=frozenset({"build-system"})))
     found = search.search_notes(scope, query, limit, budget, subject)

@@ -24,7 +24,7 @@ from vault_recall.server.recall.answers.reading import read_note
 from vault_recall.server.recall.answers.recall_records import recall_activity, recall_context
 from vault_recall.server.recall.answers.search import search_notes
 from vault_recall.server.recall.answers.subjects import list_subjects
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 from vault_recall.server.vault.listing import list_notes
 from vault_recall.server.vault.settings import MAX_SETTINGS_BYTES
 from vault_recall.server.vault.templates import read_template_folders, template_folder
@@ -58,7 +58,7 @@ def vault_with(tmp_path: Path, settings: dict[str, str]) -> Path:
     return root
 
 
-def scope(root: Path, mode: str = "records") -> Scope:
+def scope(root: Path, mode: ExposureMode = "records") -> Scope:
     return Scope(client="t", vault=root, exposure=Exposure(mode=mode, subjects=frozenset({"build-system"})))
 
 
@@ -177,7 +177,9 @@ def same_times(root: Path, other: Path) -> None:
 
 @pytest.mark.parametrize("setting", sorted(SETTINGS))
 @pytest.mark.parametrize("mode", ["records", "subjects", "vault"])
-def test_recall_and_subjects_answer_as_if_the_templates_were_not_there(tmp_path: Path, setting: str, mode: str) -> None:
+def test_recall_and_subjects_answer_as_if_the_templates_were_not_there(
+    tmp_path: Path, setting: str, mode: ExposureMode
+) -> None:
     root = vault_with(tmp_path, SETTINGS[setting])
     bare = without_templates(tmp_path)
     same_times(root, bare)
@@ -218,7 +220,7 @@ def test_a_client_that_sees_the_whole_vault_reads_and_searches_templates(tmp_pat
 
 
 @pytest.mark.parametrize("mode", ["records", "subjects"])
-def test_for_a_client_that_sees_records_a_template_is_no_record(tmp_path: Path, mode: str) -> None:
+def test_for_a_client_that_sees_records_a_template_is_no_record(tmp_path: Path, mode: ExposureMode) -> None:
     root = vault_with(tmp_path, SETTINGS["core"])
     records = scope(root, mode)
     for template in ("Templates/Decision", "Templates/Filled", "Templates/Sub/Broken", "Filled"):

@@ -15,12 +15,12 @@ from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
 from vault_recall.server.recall.records import MemoryRecord
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 from vault_recall.server.vault import note_files
 from vault_recall.server.vault.listing import VaultListing
 
 
-def scope(vault: Path, mode: str = "records") -> Scope:
+def scope(vault: Path, mode: ExposureMode = "records") -> Scope:
     return Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=frozenset({"build-system"})))
 
 
@@ -49,7 +49,7 @@ def _about(note: InvalidNote, subject: str | None) -> bool:
 @pytest.mark.parametrize("mode", ["records", "subjects", "vault"])
 @pytest.mark.parametrize(("query", "match"), [("cache", "all"), ("cache deploy", "all"), ("cache zzz", "any")])
 def test_recall_answers_as_it_did_with_the_full_scan(
-    vault: Path, mode: str, query: str, match: str, monkeypatch: pytest.MonkeyPatch
+    vault: Path, mode: ExposureMode, query: str, match: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fast = recall_records.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
     monkeypatch.setattr(recall_records, "each_record", _every_record_of_the_full_scan)

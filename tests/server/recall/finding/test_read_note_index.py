@@ -14,7 +14,7 @@ from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
 from vault_recall.server.recall.answers import reading
 from vault_recall.server.recall.answers.backlinks import get_backlinks
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def arguments(vault: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["records", "subjects", "vault"])
-def test_read_note_answers_as_the_version_that_held_every_note(vault: Path, mode: str) -> None:
+def test_read_note_answers_as_the_version_that_held_every_note(vault: Path, mode: ExposureMode) -> None:
     scope = Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=frozenset({"build-system"})))
     answered = 0
     chosen = cases(arguments(vault))  # every third in the fast loop (tests/support/depth.py)
@@ -47,7 +47,7 @@ def test_read_note_answers_as_the_version_that_held_every_note(vault: Path, mode
 
 
 @pytest.mark.parametrize("mode", ["records", "subjects", "vault"])
-def test_backlinks_answer_as_the_version_that_held_every_note(vault: Path, mode: str) -> None:
+def test_backlinks_answer_as_the_version_that_held_every_note(vault: Path, mode: ExposureMode) -> None:
     scope = Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=frozenset({"build-system"})))
     linked = 0
     for argument in arguments(vault)[:40]:

@@ -20,7 +20,7 @@ from vault_recall.server.recall.answers import subjects
 from vault_recall.server.recall.finding.record_tally import Tally, plain_record
 from vault_recall.server.recall.finding.scan import each_tally
 from vault_recall.server.recall.records import MemoryRecord, as_record
-from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 from vault_recall.server.vault import note_files
 from vault_recall.server.vault.listing import VaultListing, list_notes
 
@@ -222,7 +222,7 @@ def _every_record_of_the_full_scan(root: Path, listing: VaultListing, *_: object
 
 @pytest.mark.parametrize("mode", ["records", "subjects", "vault"])
 def test_list_subjects_answers_as_the_full_scan(
-    vaults: tuple[Path, Path], mode: str, monkeypatch: pytest.MonkeyPatch
+    vaults: tuple[Path, Path], mode: ExposureMode, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for vault in vaults:
         scope = Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=frozenset({"build-system"})))
