@@ -221,3 +221,16 @@ def test_a_query_with_a_word_no_note_holds_is_weak(tmp_path: Path) -> None:
     assert recalled(named, "shop", "gift card yearly hovercraft")["weak_match"] is False
     # Two words of three, even named, are not enough.
     assert recalled(named, "shop", "gift card hovercraft")["weak_match"] is True
+
+
+def test_nearly_all_words_never_answer_beside_a_word_taken_for_a_misspelt_one(tmp_path: Path) -> None:
+    named = write_vault(
+        tmp_path / "v",
+        {
+            "Gift card.md": record("shop", "A gift card pays for a yearly plan."),
+            "Returns.md": record("shop", "A refund takes five days."),
+        },
+    )
+    result = recalled(named, "shop", "gift card yearly refnd")  # 'refnd' taken for 'refund'
+    assert first(result)["path"] == "Gift card.md" and "refnd → refund" in str(result)
+    assert result["weak_match"] is True
