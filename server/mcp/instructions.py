@@ -25,9 +25,10 @@ vault is the bundled sample. Records are whole notes, never cut; \
 best of them (read_note one you need). A recall's first record \
 without `text` is the best match, too large for the budget (`bytes` says its size): read it \
 with read_note, or ask again with a larger budget, before answering from it. When a recall says \
-`weak_match: true`, no returned record holds every meaningful word of your question: they are \
-the closest notes, which may not answer it — check that one does before relying on it, and \
-never tell the person they decided something the text does not say.
+`weak_match: true`, no returned record holds the meaningful words of your question together \
+(all, or nearly all with one in its name): they are the closest notes, which may not answer it \
+— check that one does before relying on it, and never tell the person they decided something \
+the text does not say.
 
 The person may correct a note while you work. When a result carries \
 `changed_since_recalled`, notes this client was given earlier (in this conversation or \

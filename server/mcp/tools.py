@@ -253,10 +253,10 @@ def build_server(options: ServeOptions, server_class: type[RecallServer] = Recal
 
         Each record says how well it matched: `matched` lists the query words it holds and
         where (title, aliases, heading, tags, body), `coverage` the share of the query's
-        meaningful words it holds (1.0: all). `weak_match: true` means no returned record holds
-        every meaningful word: the records are the closest notes there are, not a confirmed
-        answer — read them before relying on them, and do not tell the person they decided
-        something the text does not say.
+        meaningful words it holds together (1.0: all). `weak_match: true` means no returned
+        record holds the meaningful words together (all, or nearly all with one in its name):
+        the records are the closest notes there are, not a confirmed answer — read them before
+        relying on them, and do not tell the person they decided something the text does not say.
 
         Limits: at most `limit` records (1-20) and at most `budget` bytes (512-65536) of
         compact JSON in all. A record that does not fit is left out whole, never cut, and

@@ -128,7 +128,7 @@ class RecallHead(Degradable):
     """recall_context's and recall_activity's result before packing."""
 
     subject: str | None  # None: recall across everything the client may see
-    weak_match: NotRequired[bool]  # records for a query: none returned holds every meaningful word
+    weak_match: NotRequired[bool]  # records for a query: none returned answers it (ranking/answering.py)
 
 
 class RecallResult(RecallHead):

@@ -27,7 +27,7 @@ class StraightRanked(Ranked):
     seen: list[Match] = field(default_factory=list)
 
     def fresh(self) -> StraightRanked:
-        return replace(self, seen=[], query=replace(self.query, common=frozenset()))
+        return replace(self, seen=[], query=replace(self.query, common=frozenset(), held_by=()))
 
     @property
     def count(self) -> int:
@@ -46,10 +46,10 @@ class StraightRanked(Ranked):
             matches = [m for m in every if m.evidence is not None and any(m.evidence.weighted(i) > 0 for i in required)]
         else:
             matches = every
-        common = common_terms([seen.evidence for seen in self.seen if seen.evidence is not None], required)
-        if common:
-            self.query = replace(self.query, common=common)
-            matches = [replace(m, query=self.query) for m in matches]
+        measured = [seen.evidence for seen in self.seen if seen.evidence is not None]
+        held_by = tuple(len([e for e in measured if e.weighted(i) > 0]) for i in range(len(self.query.terms)))
+        self.query = replace(self.query, common=common_terms(measured, required), held_by=held_by)
+        matches = [replace(m, query=self.query) for m in matches]
         newest_first(matches, self.dated)
         matches.sort(key=lambda m: m.score, reverse=True)
         return matches

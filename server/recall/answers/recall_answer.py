@@ -10,9 +10,10 @@ answer stays within it (packing.py measures it).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.finding.scan import NoteChanged, read_again
 from vault_recall.server.recall.packing import answer, json_size
@@ -50,10 +51,22 @@ class RecallShapes:
     vault: str
     dated: bool
     ordering: Ordering
+    # (path, revision) of each record shaped that answers the query (answering.py): what
+    # `weak_match` is told from — a note changed since is shaped again under its new revision.
+    answering: set[tuple[str, str]] = field(default_factory=set)
 
     def whole(self, found: Match, root: Path) -> Record:
         note = read_again(root, found.path, found.revision)
-        return shape(found, self.vault, note.body, self.dated, self.ordering.coverage_of(found, note))
+        return shape(found, self.vault, note.body, self.dated, self._together(found, note))
+
+    def _together(self, found: Match, note: Note) -> float | None:
+        """The record's coverage, noting whether it answers."""
+        held = self.ordering.coverage_of(found, note)
+        if held is None:
+            return None
+        if held.answers:
+            self.answering.add((found.path, found.revision))
+        return held.share
 
     def size(self, found: Match) -> int:
         """The record's size in an answer, with its text: measured when it matched, so only
@@ -74,7 +87,7 @@ class RecallShapes:
             note = read_again(root, found.path, found.revision)
         except NoteChanged:
             return None
-        shaped = shape(found, self.vault, "", self.dated, self.ordering.coverage_of(found, note))
+        shaped = shape(found, self.vault, "", self.dated, self._together(found, note))
         del shaped["text"]
         shaped["bytes"] = self.size(found)
         shaped["hint"] = TOO_LARGE_HINT
@@ -137,9 +150,10 @@ def finish(
             if len(result["records"]) == before and all(r["path"] != stub["path"] for r in result["records"]):
                 _put_first(result, stub, budget=budget, limit=limit)
     if reports_weak:
-        # No record holding every meaningful word — none at all included — is said so: an empty
+        # No record answering (answering.py) — none at all included — is said so: an empty
         # answer to a query is marked too, so no answer to a question nobody decided goes unmarked.
-        result["weak_match"] = not any(record.get("coverage") == 1.0 for record in result["records"])
+        answering = shapes.answering
+        result["weak_match"] = not any((r["path"], r["revision"]) in answering for r in result["records"])
     if result["omitted"]:
         _name_left_out(result, passed, shapes, budget)
     elif not result["records"]:

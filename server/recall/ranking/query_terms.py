@@ -64,6 +64,8 @@ class Query:
     # Required terms so common among the records ranked that a record without one is not a
     # weaker answer (relevance.common_terms): set once the records are counted.
     common: frozenset[int] = frozenset()
+    # Per term, how many of the records ranked hold it (answering.py): set with `common`.
+    held_by: tuple[int, ...] = ()
 
     @cached_property
     def gates(self) -> tuple[str, ...]:
@@ -161,7 +163,7 @@ def respelt(query: Query, corrections: dict[int, str], memo: StemMemo) -> Query:
     for at, word in corrections.items():
         found = _term(word, [(word,)], memo, frozenset())
         terms[at] = replace(found, word=f"{terms[at].word} → {word}", respelt=True)
-    return replace(query, terms=tuple(terms), common=frozenset())
+    return replace(query, terms=tuple(terms), common=frozenset(), held_by=())
 
 
 def _joined_starts(runs: list[tuple[str, ...]], languages: Sequence[Language]) -> dict[int, int]:

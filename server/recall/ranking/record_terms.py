@@ -10,9 +10,11 @@ term could be in one.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.syntax import parse_inline_tags
+from vault_recall.server.recall.ranking.answering import answers
 from vault_recall.server.recall.ranking.bm25 import Evidence
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, count_in, term_counts
 from vault_recall.server.recall.ranking.words import fold_for_ranking
@@ -62,29 +64,40 @@ def _inline_tags(note: Note, body: str, query: Query, in_body: list[int]) -> tup
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
-def passage_coverage(note: Note, query: Query, memo: StemMemo) -> float:
+@dataclass(frozen=True, slots=True)
+class Together:
+    """What a returned record holds of a query: `share`, the share of the meaningful words it
+    holds together (its `coverage`), and whether that answers the query (answering.py)."""
+
+    share: float
+    answers: bool
+
+
+def together(note: Note, query: Query, memo: StemMemo) -> Together:
     """The share of the query's meaningful words the note holds together: in one paragraph of
     its body, with the names of what holds it — the note's title, aliases, tags and top
     headings for every paragraph, a section's heading for the paragraphs under it.  Words
     scattered over a long note ("accounting" here, "software" three sections on) do not answer
-    a question asking about both."""
+    a question asking about both.  The note answers when one such paragraph does."""
     required = query.counted
     if not required:
-        return 1.0
+        return Together(1.0, answers=True)
     holdable = query.holdable
     tops = [heading.text for heading in note.headings if heading.level == 1]
     in_names = count_in([note.title, *note.aliases, *note.all_tags, *tops], query, memo)
     named = {i for i in holdable if in_names[i]}
-    best = len(named)
+    best, answered = len(named), answers(named, named, query)
     for heading, text in _sections(note):
         if best == len(holdable):
-            break
+            break  # every word it can hold, held together: no paragraph answers better
         in_heading = term_counts(fold_for_ranking(heading), query, memo)
         headed = named | {i for i in holdable if in_heading[i]}
         for paragraph in _PARAGRAPH_BREAK.split(fold_for_ranking(text)):
             found = term_counts(paragraph, query, memo)
-            best = max(best, len(headed | {i for i in holdable if found[i]}))
-    return best / len(required)
+            held = headed | {i for i in holdable if found[i]}
+            best = max(best, len(held))
+            answered = answered or answers(held, named, query)
+    return Together(best / len(required), answers=answered)
 
 
 def _sections(note: Note) -> list[tuple[str, str]]:

@@ -19,7 +19,7 @@ from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
 from vault_recall.server.recall.ranking.bm25 import FRAMING_WEIGHT, Evidence, coverage, scores
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, respelt
-from vault_recall.server.recall.ranking.record_terms import evidence_of, passage_coverage
+from vault_recall.server.recall.ranking.record_terms import Together, evidence_of, together
 from vault_recall.server.recall.ranking.strict_match import strict_match
 from vault_recall.server.recall.records import MemoryRecord
 
@@ -114,7 +114,7 @@ class Newest:
         newest_first(self.kept, self.dated)
         return self.kept
 
-    def coverage_of(self, found: Match, note: Note) -> float | None:
+    def coverage_of(self, found: Match, note: Note) -> Together | None:
         return None
 
 
@@ -142,8 +142,8 @@ class Strict:
         self.kept.sort(key=lambda m: m.score, reverse=True)
         return self.kept
 
-    def coverage_of(self, found: Match, note: Note) -> float | None:
-        return 1.0  # every word, as written
+    def coverage_of(self, found: Match, note: Note) -> Together | None:
+        return Together(1.0, answers=True)  # every word, as written
 
 
 @dataclass
@@ -165,7 +165,7 @@ class Ranked:
         self.memo = StemMemo(self.query.languages)
 
     def fresh(self) -> Ranked:
-        return replace(self, every=[], answering=[], query=replace(self.query, common=frozenset()))
+        return replace(self, every=[], answering=[], query=replace(self.query, common=frozenset(), held_by=()))
 
     @property
     def count(self) -> int:
@@ -192,10 +192,11 @@ class Ranked:
         weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
         found = scores(self.every, weights)
         matches = [replace(match, score=found[index]) for index, match in self.answering]
-        common = common_terms(self.every, self.query.required)
-        if common:
-            self.query = replace(self.query, common=common)
-            matches = [replace(m, query=self.query) for m in matches]
+        # What the weak mark needs of every record (answering.py): which terms most hold, and
+        # how many hold each.
+        held_by = tuple(sum(1 for e in self.every if e.weighted(i) > 0) for i in range(len(self.query.terms)))
+        self.query = replace(self.query, common=common_terms(self.every, self.query.required), held_by=held_by)
+        matches = [replace(m, query=self.query) for m in matches]
         newest_first(matches, self.dated)
         matches.sort(key=lambda m: m.score, reverse=True)
         return matches
@@ -208,13 +209,14 @@ class Ranked:
         """A fresh ordering looking, at each index of `corrections`, for the word given instead."""
         return Ranked(respelt(self.query, corrections, self.memo), dated=self.dated)
 
-    def coverage_of(self, found: Match, note: Note) -> float | None:
+    def coverage_of(self, found: Match, note: Note) -> Together | None:
         """For a record an answer returns: the share of the meaningful words it holds together
-        (whole-note coverage is only an upper bound of it)."""
-        if not found.coverage():
-            return found.coverage()
+        (whole-note coverage is only an upper bound of it), and whether it answers."""
+        whole = found.coverage()
+        if not whole:
+            return None if whole is None else Together(0.0, answers=False)
         # The match's own query: the pass that ranked it knows which of its words are common.
-        return passage_coverage(note, found.query or self.query, self.memo)
+        return together(note, found.query or self.query, self.memo)
 
 
 # A required word more than this share of the records ranked hold ('notes' in a vault of

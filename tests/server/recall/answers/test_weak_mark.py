@@ -1,9 +1,12 @@
 """What counts against a record in `weak_match`: words joined by a hyphen are one unit, the
-general words a question is phrased with (per language) are not required, and a word most of
-the records hold is not required either — while a word no record holds still marks the answer."""
+general words a question is phrased with (per language) are not required, a word most of the
+records hold is not required either, and a record holding nearly every word answers when named
+after one or lacking only commoner words (answering.py) — while a word no record holds still
+marks the answer."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +14,10 @@ import pytest
 
 from tests.support.vaults import record, write_vault
 from vault_recall.server.recall.answers import recall_records
+from vault_recall.server.recall.ranking.answering import NEARLY_ALL, answers
 from vault_recall.server.recall.ranking.bm25 import Evidence
 from vault_recall.server.recall.ranking.languages import SUPPORTED, language
-from vault_recall.server.recall.ranking.query_terms import parse_query
+from vault_recall.server.recall.ranking.query_terms import Query, parse_query
 from vault_recall.server.recall.ranking.relevance import COMMON_AMONG_AT_LEAST, common_terms
 from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -149,3 +153,84 @@ def test_a_record_lacking_only_a_word_most_records_hold_is_not_weak(tmp_path: Pa
     assert result["weak_match"] is False
     # A word no record holds is never common: the answer stays marked.
     assert recalled(vault, "sync", "gift card for excalidraw")["weak_match"] is True
+
+
+# --- a record holding nearly every word (answering.py) -----------------------------------------
+
+
+def counted_query(text: str, held_by: tuple[int, ...]) -> Query:
+    """`text` parsed, every term required, as a pass that counted `held_by` records per term leaves it."""
+    query = parse_query(text, ("english",))
+    assert all(term.required for term in query.terms), [t.word for t in query.terms]
+    return replace(query, held_by=held_by)
+
+
+def test_a_record_holding_every_counted_word_answers_and_one_holding_too_few_does_not() -> None:
+    query = counted_query("gift card yearly refund", (1, 2, 2, 3))
+    assert answers({0, 1, 2, 3}, set(), query)
+    # Half, or two of three, is never enough: what it lacks may be what the question is about.
+    assert not answers({0, 1}, {0, 1}, query)
+    three = counted_query("gpu runners budget", (0, 1, 2))
+    assert not answers({1, 2}, {1}, three)
+    assert NEARLY_ALL > 2 / 3
+
+
+def test_nearly_all_words_answer_when_one_held_is_in_the_record_s_name() -> None:
+    query = counted_query("gift card yearly refund", (1, 2, 2, 0))  # 'refund': no record holds it
+    assert answers({0, 1, 2}, {1}, query)
+    assert not answers({0, 1, 2}, set(), query)
+    assert not answers({0, 1, 2}, {3}, query)  # a name holding only a word it lacks is no name of it
+
+
+def test_nearly_all_words_answer_when_what_is_lacking_is_commoner_than_what_is_held() -> None:
+    query = counted_query("gift card yearly refund", (1, 2, 2, 3))
+    assert answers({0, 1, 2}, set(), query)  # 'refund' (3 records) is commoner than 'gift' (1)
+    assert not answers({1, 2, 3}, set(), query)  # lacking 'gift', the rarest: not the record meant
+    # A word no record holds is never commoner than one held: still marked.
+    assert not answers({0, 1, 2}, set(), counted_query("gift card yearly refund", (1, 2, 2, 0)))
+    # Without counts (no pass ranked the records) nothing says a word is common.
+    assert not answers({0, 1, 2}, set(), counted_query("gift card yearly refund", ()))
+
+
+def plan_vault(root: Path) -> Path:
+    return write_vault(
+        root,
+        {
+            "Plans.md": record("shop", "A gift card pays for a yearly plan."),
+            "Returns.md": record("shop", "A refund takes five days."),
+            "Vouchers.md": record("shop", "Vouchers are never sold; a refund is refused."),
+            "Shipping.md": record("shop", "Parcels leave on Mondays."),
+            "Stock.md": record("shop", "Stock is counted on Fridays."),
+        },
+    )
+
+
+def test_an_answerable_query_whose_missing_word_other_records_hold_is_not_weak(tmp_path: Path) -> None:
+    result = recalled(plan_vault(tmp_path / "v"), "shop", "gift card yearly refund")
+    assert first(result)["path"] == "Plans.md" and first(result)["coverage"] == 0.75
+    assert result["weak_match"] is False
+
+
+def test_a_query_with_a_word_no_note_holds_is_weak(tmp_path: Path) -> None:
+    vault = plan_vault(tmp_path / "v")
+    result = recalled(vault, "shop", "gift card yearly hovercraft")
+    assert first(result)["path"] == "Plans.md" and first(result)["coverage"] == 0.75
+    assert result["weak_match"] is True
+    # Named after a word it holds, the same record answers: it is about that word.
+    named = write_vault(tmp_path / "w", {"Gift card.md": record("shop", "A gift card pays for a yearly plan.")})
+    assert recalled(named, "shop", "gift card yearly hovercraft")["weak_match"] is False
+    # Two words of three, even named, are not enough.
+    assert recalled(named, "shop", "gift card hovercraft")["weak_match"] is True
+
+
+def test_nearly_all_words_never_answer_beside_a_word_taken_for_a_misspelt_one(tmp_path: Path) -> None:
+    named = write_vault(
+        tmp_path / "v",
+        {
+            "Gift card.md": record("shop", "A gift card pays for a yearly plan."),
+            "Returns.md": record("shop", "A refund takes five days."),
+        },
+    )
+    result = recalled(named, "shop", "gift card yearly refnd")  # 'refnd' taken for 'refund'
+    assert first(result)["path"] == "Gift card.md" and "refnd → refund" in str(result)
+    assert result["weak_match"] is True
