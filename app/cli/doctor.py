@@ -22,22 +22,24 @@ from urllib.parse import urlsplit, urlunsplit
 
 from vault_recall.app.clients.catalogue import CLIENTS, TOKEN_ENV, ClientSpec
 from vault_recall.app.clients.entry_form import form_of
-from vault_recall.app.clients.install import InstallError, current_entry, read_existing
+from vault_recall.app.clients.install import current_entry, read_existing
 from vault_recall.app.clients.probe import entry_argv, probe
 from vault_recall.app.clients.url_probe import UrlAnswer, probe_url
 from vault_recall.app.clients.url_token import url_token
 from vault_recall.app.desktop import clipboard, folder_picker, tray_hosts
+from vault_recall.app.errors import InstallError
 from vault_recall.app.state.activity_view import store_problem
 from vault_recall.app.state.health import check_health
 from vault_recall.app.tray.backend import tray_problem
 from vault_recall.app.tray.panels import gtk_available, missing_host
-from vault_recall.server.activity.store import ActivityStoreError, connect
+from vault_recall.server.activity.store import connect
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
-from vault_recall.server.config.config_file import ConfigError, activity_path, config_path, load_config
+from vault_recall.server.config.config_file import activity_path, config_path, load_config
+from vault_recall.server.errors import ActivityStoreError, ConfigError, OAuthStoreError
 from vault_recall.server.http.address import DEFAULT_LISTEN, DEFAULT_URL, PATH, is_loopback
 from vault_recall.server.oauth.approvals import Request, pending_requests
 from vault_recall.server.oauth.known_apps import known_client
-from vault_recall.server.oauth.store import OAuthStoreError, store_path
+from vault_recall.server.oauth.store import store_path
 from vault_recall.server.oauth.tokens import Grant, grants, replayed_grants
 from vault_recall.server.vault.listing import vault_name
 

@@ -9,13 +9,13 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from vault_recall.app.cli.config_commands import CommandError, require_client_id
+from vault_recall.app.cli.config_commands import require_client_id
+from vault_recall.app.errors import CommandError
 from vault_recall.app.state.config_store import register
 from vault_recall.app.timefmt import ago
+from vault_recall.server.errors import ApprovalError, OAuthStoreError
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import tokens as oauth_tokens
-from vault_recall.server.oauth.approvals import ApprovalError
-from vault_recall.server.oauth.store import OAuthStoreError
 
 
 def approve_command(args: argparse.Namespace) -> int:

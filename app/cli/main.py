@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from vault_recall.app.cli.serve_command import SERVE_DESCRIPTION, serve_arguments
+from vault_recall.app.errors import CommandError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -53,9 +54,8 @@ def _run(argv: Sequence[str] | None) -> int:
         from vault_recall.server.mcp.serve import serve
 
         return serve(serving.client, serving.vault)
-    from vault_recall.app.cli import config_commands
     from vault_recall.app.cli.parser import build_parser
-    from vault_recall.server.config.config_file import ConfigError
+    from vault_recall.server.errors import ConfigError
 
     parser = build_parser()
     args = parser.parse_args(words)
@@ -82,7 +82,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except ConfigError as exc:
         print(f"vault-recall: {exc} (nothing was changed; fix the file or move it away)", file=sys.stderr)
         return 1
-    except config_commands.CommandError as exc:
+    except CommandError as exc:
         print(f"vault-recall: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:

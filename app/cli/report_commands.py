@@ -10,7 +10,8 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from vault_recall.app.cli.config_commands import CommandError, describe_exposure
+from vault_recall.app.cli.config_commands import describe_exposure
+from vault_recall.app.errors import CommandError
 from vault_recall.app.state.activity_view import (
     EventRow,
     count_events,
@@ -36,14 +37,8 @@ from vault_recall.app.tray.health_news import CHOOSE_BY_COMMAND, SHOWN, unreadab
 from vault_recall.app.tray.menu_items import client_name
 from vault_recall.app.tray.notices import PAUSED_STATUS, SAMPLE, problem_line
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
-from vault_recall.server.config.config_file import (
-    ACTIVE,
-    Config,
-    ConfigError,
-    activity_path,
-    config_path,
-    load_config,
-)
+from vault_recall.server.config.config_file import ACTIVE, Config, activity_path, config_path, load_config
+from vault_recall.server.errors import ConfigError
 from vault_recall.server.vault.listing import vault_name
 from vault_recall.server.vault.paths import display
 

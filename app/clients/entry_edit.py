@@ -15,7 +15,7 @@ from ruamel.yaml.error import YAMLError
 
 from vault_recall.app.clients import json_edit, toml_edit, yaml_edit
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
-from vault_recall.app.errors import EditError as EditError
+from vault_recall.app.errors import EditError, JsonEditError, TomlEditError, YamlEditError
 
 # A new Continue config needs these besides our server (its schema requires them).
 CONTINUE_HEADER = {"name": "Local config", "version": "1.0.0", "schema": "v1"}
@@ -26,7 +26,7 @@ def refusing(what: str) -> Iterator[None]:
     """Any failure to edit the file becomes one EditError sentence: it was left untouched."""
     try:
         yield
-    except (json_edit.JsonEditError, toml_edit.TomlEditError, yaml_edit.YamlEditError) as exc:
+    except (JsonEditError, TomlEditError, YamlEditError) as exc:
         raise EditError(str(exc)) from None
     except (ValueError, TypeError, KeyError, IndexError, YAMLError, RecursionError) as exc:
         problem = f"{type(exc).__name__}: {exc}"[:200]
@@ -42,7 +42,7 @@ def parse(spec: ClientSpec, text: str, what: str) -> dict[str, Any]:
         if spec.format == "toml":
             return tomllib.loads(text)
         loaded = YAML(typ="safe", pure=True).load(text) if text.strip() else None
-    except json_edit.JsonEditError as exc:
+    except JsonEditError as exc:
         raise EditError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise EditError(f"{what} is not valid TOML ({exc}), so it was left untouched") from None

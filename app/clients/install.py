@@ -27,7 +27,6 @@ from typing import Any
 
 from vault_recall.app.clients import entry_edit
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
-from vault_recall.app.clients.entry_edit import EditError
 from vault_recall.app.clients.entry_form import carried_over, form_of
 from vault_recall.app.clients.guarded_write import (
     BACKUP_SUFFIX,
@@ -40,7 +39,7 @@ from vault_recall.app.clients.guarded_write import (
     write_backup,
 )
 from vault_recall.app.clients.launch import HOME_VARIABLES
-from vault_recall.app.errors import InstallError as InstallError
+from vault_recall.app.errors import EditError, InstallError
 
 __all__ = ["BACKUP_SUFFIX", "InstallError", "Plan", "apply", "current_entry", "plan_install", "plan_uninstall"]
 

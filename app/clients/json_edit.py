@@ -15,8 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from vault_recall.app.errors import JsonEditError as JsonEditError
-from vault_recall.server.config.config_file import DuplicateKey, no_duplicate_keys
+from vault_recall.app.errors import JsonEditError
+from vault_recall.server.config.config_file import no_duplicate_keys
+from vault_recall.server.errors import DuplicateKey
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")

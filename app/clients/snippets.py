@@ -16,7 +16,7 @@ import tomlkit
 import yaml
 
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
-from vault_recall.app.errors import SnippetError as SnippetError
+from vault_recall.app.errors import SnippetError
 
 FORMS = ("file", "cli", "link", "http")
 

@@ -14,7 +14,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from vault_recall.app.desktop import folder_portal, session_bus
+from vault_recall.app.desktop import folder_portal
+from vault_recall.app.errors import SessionBusError
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ def choose_folder(done: Callable[[Path | None], None]) -> bool:
             try:
                 done(folder_portal.choose_folder())
                 return
-            except session_bus.SessionBusError as exc:
+            except SessionBusError as exc:
                 log.warning("the desktop portal could not show a folder dialog: %s", exc)
         done(_ask(command) if command is not None else None)
 

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from vault_recall.app.desktop import session_bus
+from vault_recall.app.errors import SessionBusError
 
 PORTAL = "org.freedesktop.portal.Desktop"
 PORTAL_PATH = "/org/freedesktop/portal/desktop"
@@ -53,7 +54,7 @@ def available() -> bool:
             [FILE_CHOOSER, "version"],
             timeout=session_bus.CALL_SECONDS,
         )
-    except session_bus.SessionBusError as exc:
+    except SessionBusError as exc:
         if exc.answered:
             _known = False
         else:
@@ -101,7 +102,7 @@ async def _choose() -> Path | None:
         done, _ = await asyncio.wait({answer, disconnected}, return_when=asyncio.FIRST_COMPLETED)
         disconnected.cancel()
         if answer not in done:
-            raise session_bus.SessionBusError("the session bus went away while the folder dialog was open")
+            raise SessionBusError("the session bus went away while the folder dialog was open")
         code, results = answer.result()
         return folder_from(code, results)
     finally:

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable
 
 from vault_recall.app.desktop import session_bus
+from vault_recall.app.errors import SessionBusError
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ def notify(summary: str, body: str = "") -> bool:
             "susssasa{sv}i",
             [APP_NAME, 0, "vault-recall", summary, body, [], hints, SHOW_MILLISECONDS],
         )
-    except session_bus.SessionBusError as exc:
+    except SessionBusError as exc:
         log.warning("could not show a notification (%s): %s", exc, summary)
         return False
     return True

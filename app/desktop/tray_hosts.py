@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vault_recall.app.desktop import session_bus
+from vault_recall.app.errors import SessionBusError
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +115,7 @@ class HostWatch:
             bus = await session_bus.connect()
             rule = f"type='signal',sender='{session_bus.BUS}',member='NameOwnerChanged',arg0='{WATCHER}'"
             await session_bus.add_match(bus, rule)
-        except session_bus.SessionBusError:
+        except SessionBusError:
             return None
 
         def on_message(message: Message) -> None:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vault_recall.server.activity.store import SCHEMA_VERSION, ActivityStoreError, connect
+from vault_recall.server.activity.store import SCHEMA_VERSION, connect
+from vault_recall.server.errors import ActivityStoreError
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vault_recall.server.config.config_file import ConfigError, load_config
-from vault_recall.server.errors import VaultUnavailable
+from vault_recall.server.config.config_file import load_config
+from vault_recall.server.errors import ConfigError, VaultUnavailable
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.answers.recall_records import BUDGET_RANGE

@@ -19,8 +19,9 @@ from typing import Literal
 
 from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.server.config.config_file import Config
+from vault_recall.server.errors import NoteTooLarge
 from vault_recall.server.vault.listing import vault_name
-from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
+from vault_recall.server.vault.note_files import read_note_bytes
 from vault_recall.server.vault.paths import NOTE_SUFFIX
 
 NoteRef = tuple[str, str]  # (vault name as recorded, vault path of the note)

@@ -34,12 +34,12 @@ from vault_recall.server.config.config_file import (
     ClientEntry,
     ClientExposure,
     Config,
-    ConfigError,
     VaultEntry,
     activity_path,
     config_path,
     named_exposure,
 )
+from vault_recall.server.errors import ConfigError
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.vault.listing import vault_name
 

@@ -21,11 +21,10 @@ from vault_recall.app.state.config_store import register
 from vault_recall.app.tray.menu import SEPARATOR, Action, Item
 from vault_recall.app.tray.menu_items import is_approval_action
 from vault_recall.app.tray.notices import as_sentence
+from vault_recall.server.errors import ApprovalError, OAuthStoreError
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
-from vault_recall.server.oauth.approvals import ApprovalError
-from vault_recall.server.oauth.store import OAuthStoreError
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,10 @@ from vault_recall.app.clients.catalogue import TOKEN_ENV, ClientSpec, client_spe
 from vault_recall.app.clients.install import apply, plan_install, plan_uninstall
 from vault_recall.app.clients.launch import serve_argv
 from vault_recall.app.clients.snippets import file_snippet, http_snippet
-from vault_recall.app.clients.url_install import UrlInstallFailed, install_by_url, token_in_environment
+from vault_recall.app.clients.url_install import install_by_url, token_in_environment
 from vault_recall.app.desktop import clipboard
 from vault_recall.app.desktop.notifications import Notify
+from vault_recall.app.errors import UrlInstallFailed
 from vault_recall.app.state.config_store import register
 from vault_recall.app.tray import url_snippet
 from vault_recall.app.tray.menu_items import Action, TrayState, is_client_action

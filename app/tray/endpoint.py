@@ -30,7 +30,7 @@ from typing import assert_never
 from vault_recall.app.clients.launch import launcher
 from vault_recall.app.desktop import clipboard, opener
 from vault_recall.app.desktop.notifications import Notify
-from vault_recall.app.errors import EndpointError as EndpointError
+from vault_recall.app.errors import EndpointError
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.tray.endpoint_log import EndpointLog
 from vault_recall.app.tray.endpoint_menu import EndpointShown
@@ -40,7 +40,8 @@ from vault_recall.app.tray.notices import as_sentence
 from vault_recall.app.tray.state import TRAY_KEY
 from vault_recall.app.tray.url_snippet import shown_path
 from vault_recall.server.config.config_file import Config, load_config
-from vault_recall.server.http.address import DEFAULT_LISTEN, ListenError, parse_listen
+from vault_recall.server.errors import ListenError
+from vault_recall.server.http.address import DEFAULT_LISTEN, parse_listen
 
 START_SECONDS = 20.0
 # Where the tray's endpoint listens, if not at the default address (tests: any free port).

@@ -22,6 +22,7 @@ from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
 from vault_recall.app.desktop import session_bus
+from vault_recall.app.errors import SessionBusError
 from vault_recall.app.tray.dbusmenu import DBusMenu
 from vault_recall.app.tray.menu import Action
 from vault_recall.app.tray.sni_item import ITEM_PATH, MENU_PATH, StatusNotifierItem
@@ -141,7 +142,7 @@ class SniView:
             reply = await session_bus.call_on(
                 bus, session_bus.BUS, session_bus.BUS_PATH, session_bus.BUS, "GetNameOwner", "s", [WATCHER]
             )
-        except session_bus.SessionBusError:
+        except SessionBusError:
             return None  # nobody owns it
         return str(reply[0])
 
@@ -156,7 +157,7 @@ class SniView:
                 "ss",
                 [WATCHER, "IsStatusNotifierHostRegistered"],
             )
-        except session_bus.SessionBusError:
+        except SessionBusError:
             return False
         return reply[0].value is True
 
@@ -179,7 +180,7 @@ class SniView:
                 await session_bus.call_on(
                     bus, owner, WATCHER_PATH, WATCHER, "RegisterStatusNotifierItem", "s", [self.name]
                 )
-            except session_bus.SessionBusError as exc:
+            except SessionBusError as exc:
                 if refused_at is None:
                     refused_at = loop.time()
                     log.info("the panel did not take the icon yet (%s); asking again", exc)

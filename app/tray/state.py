@@ -22,8 +22,8 @@ from vault_recall.app.state.obsidian_vaults import discover_vaults
 from vault_recall.app.state.sample_vault import sample_vault_path
 from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.server import __version__
-from vault_recall.server.config.config_file import Config, ConfigError, VaultEntry, activity_path, load_config
-from vault_recall.server.errors import VaultUnavailable
+from vault_recall.server.config.config_file import Config, VaultEntry, activity_path, load_config
+from vault_recall.server.errors import ConfigError, VaultUnavailable
 from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule, suggest_rules
 from vault_recall.server.vault.paths import display
 

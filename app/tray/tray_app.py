@@ -25,22 +25,21 @@ import time
 from pathlib import Path
 
 from vault_recall.app.clients.catalogue import CLIENTS
-from vault_recall.app.clients.install import InstallError
 from vault_recall.app.desktop import notifications
 from vault_recall.app.desktop.store_watch import StoreWatch
 from vault_recall.app.desktop.tray_hosts import Hosts, HostWatch
 from vault_recall.app.desktop.tree_watch import TreeWatch
+from vault_recall.app.errors import EndpointError, InstallError, RuleChangeError
 from vault_recall.app.state.activity_view import EventRow, newest_event_id, news_after
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import (
     within_reach,
 )
-from vault_recall.app.state.rule_store import RuleChangeError
 from vault_recall.app.tray import instance
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
 from vault_recall.app.tray.approvals import ApprovalNotices, approval_action, read_approvals, with_approvals
-from vault_recall.app.tray.endpoint import EndpointError, EndpointProcess, endpoint_action
+from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
 from vault_recall.app.tray.endpoint_menu import with_endpoint
 from vault_recall.app.tray.health_news import health_news
 from vault_recall.app.tray.health_schedule import HealthSchedule
@@ -51,7 +50,8 @@ from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.app.tray.panels import HostFollower, gtk_available
 from vault_recall.app.tray.recalled_watch import RecalledNotesWatch
 from vault_recall.app.tray.tray_view import Shown, ViewFactory, menu_as_data
-from vault_recall.server.config.config_file import ConfigError, activity_path, config_path
+from vault_recall.server.config.config_file import activity_path, config_path
+from vault_recall.server.errors import ConfigError
 from vault_recall.server.vault.listing import vault_name
 
 log = logging.getLogger(__name__)

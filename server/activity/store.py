@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from vault_recall.server import defaults
 from vault_recall.server.activity.events import ActivityEvent
-from vault_recall.server.errors import ActivityStoreError as ActivityStoreError
+from vault_recall.server.errors import ActivityStoreError
 
 if TYPE_CHECKING:  # the store is told who called; it needs no part of the config to be
     from vault_recall.server.config.call_scope import ServeOptions

@@ -56,7 +56,8 @@ def current_call(options: ServeOptions) -> CallConfig:
     """The config read now, once for the whole call (a tool used to read it twice: for its
     scope, and again for its activity event)."""
     # Imported by the first call, not when `serve` starts: the client waits for `initialize`.
-    from vault_recall.server.config.config_file import ActivitySettings, ConfigError, load_config
+    from vault_recall.server.config.config_file import ActivitySettings, load_config
+    from vault_recall.server.errors import ConfigError
 
     try:
         config = load_config()

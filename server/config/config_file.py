@@ -20,8 +20,7 @@ import platformdirs
 from vault_recall.server import defaults
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN as CLIENT_ID_PATTERN
 from vault_recall.server.config.rule_entries import is_text, read_rule, rule_json
-from vault_recall.server.errors import ConfigError as ConfigError
-from vault_recall.server.errors import DuplicateKey as DuplicateKey
+from vault_recall.server.errors import ConfigError, DuplicateKey
 from vault_recall.server.recall.ranking.languages import DEFAULT_LANGUAGES, SUPPORTED
 from vault_recall.server.recall.records import SUBJECT_PATTERN
 from vault_recall.server.recall.subject_rules import SubjectRule

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from vault_recall.server import defaults
-from vault_recall.server.errors import ListenError as ListenError
+from vault_recall.server.errors import ListenError
 
 DEFAULT_PORT = defaults.HTTP_PORT
 DEFAULT_LISTEN = f"{defaults.HTTP_HOST}:{DEFAULT_PORT}"

@@ -39,7 +39,8 @@ from vault_recall.server.activity.store import Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.config.tokens import client_of_token
-from vault_recall.server.http.address import PATH, Listen, ListenError, PublicUrl, parse_listen, parse_public_url
+from vault_recall.server.errors import ListenError
+from vault_recall.server.http.address import PATH, Listen, PublicUrl, parse_listen, parse_public_url
 from vault_recall.server.http.answers import HttpDelivery
 from vault_recall.server.http.connections import EndpointProtocol
 from vault_recall.server.http.deadline import REQUEST_SECONDS

@@ -28,8 +28,8 @@ from starlette.datastructures import Headers
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vault_recall.server.config.config_file import ConfigError
 from vault_recall.server.config.tokens import MAX_TOKEN_LENGTH, token_hash
+from vault_recall.server.errors import ConfigError, OAuthStoreError
 from vault_recall.server.http.answers import ANSWER_KEY, AnswerHolder, AnswerWatch
 from vault_recall.server.http.connections import CONNECTION_KEY, ConnectionHandle
 from vault_recall.server.http.refusals import Refusal, SdkRefusals
@@ -282,7 +282,7 @@ class EndpointGuard:
             client, why = await anyio.to_thread.run_sync(
                 oauth_tokens.client_of_access_token, token, limiter=self._limiter
             )
-        except oauth_store.OAuthStoreError as exc:
+        except OAuthStoreError as exc:
             log.warning("refused a request: %s", exc)
             return None, Refusal(
                 503, "store_broken", "Vault Recall's OAuth store cannot be read; see the endpoint's log"

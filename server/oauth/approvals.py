@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
-from vault_recall.server.errors import ApprovalError as ApprovalError
+from vault_recall.server.errors import ApprovalError
 from vault_recall.server.oauth.known_apps import known_client
 from vault_recall.server.oauth.store import (
     CODE_PREFIX,

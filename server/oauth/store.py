@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from vault_recall.server.config.config_file import state_dir
-from vault_recall.server.errors import OAuthStoreError as OAuthStoreError
+from vault_recall.server.errors import OAuthStoreError
 
 STORE_FILE = "oauth.sqlite3"
 SCHEMA_VERSION = 2  # 2: grants say why they were revoked

@@ -11,7 +11,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
-from vault_recall.server.errors import GrantGone as GrantGone
+from vault_recall.server.errors import GrantGone
 from vault_recall.server.oauth.store import (
     ACCESS_PREFIX,
     ACCESS_SECONDS,

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from vault_recall.server.errors import PropertiesError
 from vault_recall.server.obsidian.note_bytes import (
     LOOSE_END,
     SLUG_TEXT,
@@ -17,7 +18,7 @@ from vault_recall.server.obsidian.note_bytes import (
     UTF16_BOMS,
     lf_text,
 )
-from vault_recall.server.obsidian.properties import PropertiesError, SplitNote, parse_properties, split_properties
+from vault_recall.server.obsidian.properties import SplitNote, parse_properties, split_properties
 from vault_recall.server.obsidian.syntax import (
     Heading,
     Link,

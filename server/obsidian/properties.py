@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from vault_recall.server.errors import PropertiesError as PropertiesError
+from vault_recall.server.errors import PropertiesError
 from vault_recall.server.obsidian.flat_properties import read_flat_properties
 from vault_recall.server.obsidian.note_bytes import DELIMITER_LINE, KEYWORDS, TOP_LEVEL_KEY
 from vault_recall.server.obsidian.values import PropertyValue

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from vault_recall.server.errors import NoteTooLarge as NoteTooLarge
+from vault_recall.server.errors import NoteTooLarge
 from vault_recall.server.vault.folders import FolderChain
 
 # A note larger than this is reported as invalid instead of read: no answer could hold it.

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from vault_recall.server.obsidian.properties import PropertiesError, parse_yaml_properties
+from vault_recall.server.errors import PropertiesError
+from vault_recall.server.obsidian.properties import parse_yaml_properties
 
 # Pieces chosen to sit on every edge the flat reading must see: YAML 1.1 keywords, numbers in
 # every base, dates real and not, quotes with escapes, comments, flow and block syntax,

@@ -19,7 +19,7 @@ from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from vault_recall.server.errors import FormRefused as FormRefused
+from vault_recall.server.errors import FormRefused
 
 # An OAuth request has at most about ten fields (a token request: grant_type, code,
 # redirect_uri, client_id, client_secret, code_verifier, resource, scope); files, never.

@@ -41,13 +41,12 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 from starlette.requests import Request
 
+from vault_recall.server.errors import ApprovalError, FormRefused, GrantGone
 from vault_recall.server.http.address import is_loopback
-from vault_recall.server.http.oauth.forms import FormRefused, read_form
+from vault_recall.server.http.oauth.forms import read_form
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
-from vault_recall.server.oauth.approvals import ApprovalError
-from vault_recall.server.oauth.tokens import GrantGone
 
 T = TypeVar("T")
 # What the person running `vault-recall http` in a terminal needs to see: who waits for approval

@@ -37,10 +37,11 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, Router, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from vault_recall.server.errors import ApprovalError, FormRefused, OAuthStoreError
 from vault_recall.server.http.address import PATH, PublicUrl, is_loopback
 from vault_recall.server.http.guard import host_name
 from vault_recall.server.http.oauth import page as oauth_page
-from vault_recall.server.http.oauth.forms import NO_STORE, FormRefused, read_form, refused, with_issuer
+from vault_recall.server.http.oauth.forms import NO_STORE, read_form, refused, with_issuer
 from vault_recall.server.http.oauth.provider import (
     WAIT_PATH,
     Address,
@@ -52,8 +53,6 @@ from vault_recall.server.http.oauth.provider import (
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
-from vault_recall.server.oauth.approvals import ApprovalError
-from vault_recall.server.oauth.store import OAuthStoreError
 
 log = logging.getLogger(__name__)
 

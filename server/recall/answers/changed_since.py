@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from vault_recall.server.errors import VaultUnavailable
+from vault_recall.server.errors import NoteTooLarge, VaultUnavailable
 from vault_recall.server.obsidian.note import parse_note
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.finding.scan import as_listed
@@ -43,7 +43,7 @@ from vault_recall.server.recall.results import ChangedNote, Envelope
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import check_vault_folder, vault_name
-from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
+from vault_recall.server.vault.note_files import read_note_bytes
 from vault_recall.server.vault.templates import TemplateFolders
 from vault_recall.server.vault.vault_settings import vault_settings
 

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vault_recall.server.errors import NoteChanged
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.uri import obsidian_uri
-from vault_recall.server.recall.finding.scan import NoteChanged, read_again
+from vault_recall.server.recall.finding.scan import read_again
 from vault_recall.server.recall.packing import answer, json_size
 from vault_recall.server.recall.ranking.relevance import Match, Ordering
 from vault_recall.server.recall.results import OmittedRecord, Problem, RecallResult, Record

@@ -11,14 +11,14 @@ from itertools import accumulate
 from pathlib import Path
 from typing import cast, overload
 
-from vault_recall.server.errors import InvalidArgument, show_value
+from vault_recall.server.errors import InvalidArgument, NoteChanged, NoteTooLarge, show_value
 from vault_recall.server.obsidian.note import InvalidNote, Note, decode_note_text, modified_second, parse_note
 from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, is_utf8, lf_bytes, lf_text
 from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.answers.arguments import check_range, check_subject
 from vault_recall.server.recall.finding.hit_lines import HitLines, LineCounter
 from vault_recall.server.recall.finding.record_tally import plain_note
-from vault_recall.server.recall.finding.scan import Looked, NoteChanged, as_seen, each_looked_at, record_item
+from vault_recall.server.recall.finding.scan import Looked, as_seen, each_looked_at, record_item
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
 from vault_recall.server.recall.finding.text_prefilter import CASE_ESCAPES, AsciiView, Phrase, digits_in, phrase_filter
 from vault_recall.server.recall.finding.view import answer_anew, in_view
@@ -27,7 +27,7 @@ from vault_recall.server.recall.packing import Shaped, json_size, json_text_size
 from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchResult
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.listing import VaultListing, vault_name
-from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
+from vault_recall.server.vault.note_files import read_note_bytes
 
 SEARCH_BUDGET_RANGE = (512, 65536)
 SEARCH_LIMIT_RANGE = (1, 100)

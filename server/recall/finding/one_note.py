@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vault_recall.server.errors import NoteTooLarge
 from vault_recall.server.obsidian.note import InvalidNote, Note, invalid_from_head, parse_note
 from vault_recall.server.vault.folders import FolderChain
-from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes, read_note_head
+from vault_recall.server.vault.note_files import read_note_bytes, read_note_head
 from vault_recall.server.vault.paths import display
 
 # Enough of an oversized note to see whether its properties name a subject.

@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
-from vault_recall.server.errors import NoteChanged as NoteChanged
+from vault_recall.server.errors import NoteChanged, NoteTooLarge
 from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
 from vault_recall.server.recall.finding.one_note import read_one, undecodable_note, unreadable_folder
 from vault_recall.server.recall.finding.record_tally import Tally, plain_record
@@ -22,7 +22,6 @@ from vault_recall.server.vault.listing import VaultListing
 from vault_recall.server.vault.note_files import (
     START_BYTES,
     NoteBytes,
-    NoteTooLarge,
     read_note_bytes,
     read_note_if,
     read_rest,

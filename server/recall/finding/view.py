@@ -10,18 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
-from vault_recall.server.errors import VaultUnavailable
+from vault_recall.server.errors import NoteChanged, VaultUnavailable
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS, is_utf8
 from vault_recall.server.recall.finding.record_tally import plain_note
-from vault_recall.server.recall.finding.scan import (
-    ATTEMPTS,
-    CHANGING_REASON,
-    NoteChanged,
-    as_seen,
-    each_parsed,
-    each_record,
-)
+from vault_recall.server.recall.finding.scan import ATTEMPTS, CHANGING_REASON, as_seen, each_parsed, each_record
 from vault_recall.server.recall.finding.text_prefilter import Worth
 from vault_recall.server.recall.packing import answer, pack, shorten_to_bytes
 from vault_recall.server.recall.records import MemoryRecord, as_record

@@ -17,7 +17,8 @@ import yaml
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, ClientSpec, client_spec, config_location
 from vault_recall.app.clients.launch import HOME_VARIABLES, launcher, serve_argv
-from vault_recall.app.clients.snippets import SnippetError, cli_snippet, file_snippet, link_snippet
+from vault_recall.app.clients.snippets import cli_snippet, file_snippet, link_snippet
+from vault_recall.app.errors import SnippetError
 from vault_recall.server.config.config_file import load_config
 
 HOSTILE_BASES = [

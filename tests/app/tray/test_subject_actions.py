@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.vaults import snapshot, write_vault
+from vault_recall.app.errors import RuleChangeError
 from vault_recall.app.state.config_store import save_config
 from vault_recall.app.state.health import check_health
-from vault_recall.app.state.rule_store import RuleChangeError
 from vault_recall.app.tray.actions import ActionContext, perform
 from vault_recall.app.tray.menu import Action, build_menu
 from vault_recall.app.tray.state import Suggested, gather, look_for_suggestions

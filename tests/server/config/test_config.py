@@ -14,14 +14,8 @@ import pytest
 from tests.support.paths import REPO_ROOT
 from vault_recall.app.state.config_store import save_config, update_config
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
-from vault_recall.server.config.config_file import (
-    ClientEntry,
-    Config,
-    ConfigError,
-    VaultEntry,
-    config_path,
-    load_config,
-)
+from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, config_path, load_config
+from vault_recall.server.errors import ConfigError
 
 GOOD = Config(
     vaults=(VaultEntry("Work", "/v/work"), VaultEntry("Home", "/v/home")),

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from vault_recall.server.config.call_scope import PAUSED_REASON, SAMPLE_NOTICE, ServeOptions, current_scope
-from vault_recall.server.config.config_file import Config, ConfigError, VaultEntry, load_config, parse_config
+from vault_recall.server.config.config_file import Config, VaultEntry, load_config, parse_config
+from vault_recall.server.errors import ConfigError
 
 
 def write(path: Path, data: dict[str, object]) -> Path:

@@ -10,11 +10,10 @@ import stat
 
 import pytest
 
+from vault_recall.server.errors import ApprovalError, GrantGone
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
-from vault_recall.server.oauth.approvals import ApprovalError
-from vault_recall.server.oauth.tokens import GrantGone
 
 NOW = 1_800_000_000.0
 

@@ -10,13 +10,9 @@ from hypothesis import given
 from tests.support.paths import SAMPLE_VAULT
 from tests.support.synthetic_vault import generate
 from tests.support.yaml_blocks import LEFT, NAMES, TAKEN, blocks, exact, yaml_reading
+from vault_recall.server.errors import PropertiesError
 from vault_recall.server.obsidian.flat_properties import read_flat_properties
-from vault_recall.server.obsidian.properties import (
-    PropertiesError,
-    parse_properties,
-    parse_yaml_properties,
-    split_properties,
-)
+from vault_recall.server.obsidian.properties import parse_properties, parse_yaml_properties, split_properties
 
 
 @given(blocks())

@@ -7,10 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from vault_recall.server.errors import PropertiesError
 from vault_recall.server.obsidian import note_bytes
 from vault_recall.server.obsidian.flat_properties import read_flat_properties
 from vault_recall.server.obsidian.note import InvalidNote, parse_note
-from vault_recall.server.obsidian.properties import PropertiesError, parse_yaml_properties, split_properties
+from vault_recall.server.obsidian.properties import parse_yaml_properties, split_properties
 
 
 @pytest.mark.parametrize("word", sorted(note_bytes.KEYWORDS))

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.vaults import record, snapshot, write_vault
-from vault_recall.server.config.config_file import ConfigError, parse_config
-from vault_recall.server.errors import NotExposed
+from vault_recall.server.config.config_file import parse_config
+from vault_recall.server.errors import ConfigError, NotExposed
 from vault_recall.server.recall.answers import recall_records, search, subjects
 from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
 from vault_recall.server.recall.results import RecallResult

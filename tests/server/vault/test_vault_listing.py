@@ -14,10 +14,10 @@ import pytest
 from tests.support.parts import as_nobody_if_root
 from tests.support.paths import REPO_ROOT
 from tests.support.vaults import write_vault
-from vault_recall.server.errors import PathRejected, VaultUnavailable
+from vault_recall.server.errors import NoteTooLarge, PathRejected, VaultUnavailable
 from vault_recall.server.vault.excluded import parse_excluded_files
 from vault_recall.server.vault.listing import list_notes
-from vault_recall.server.vault.note_files import NoteTooLarge, read_note_bytes
+from vault_recall.server.vault.note_files import read_note_bytes
 from vault_recall.server.vault.paths import guard_note_path
 
 
