@@ -8,9 +8,13 @@ no memory records yet, grey when the vault cannot be read; grey with two bars in
 
 from __future__ import annotations
 
+from typing import Literal
+
 from PIL import Image, ImageDraw
 
-COLOURS = {
+# What the icon can show: the vault's health, amber for no records yet, and paused.
+IconStatus = Literal["ok", "degraded", "empty", "unavailable", "paused"]
+COLOURS: dict[IconStatus, tuple[int, int, int]] = {
     "ok": (46, 158, 91),
     "degraded": (224, 161, 0),
     "empty": (224, 161, 0),
@@ -21,9 +25,9 @@ RECALL_DOT = (47, 128, 237)
 _DRAW_AT = 256
 
 
-def render_icon(status: str, recalling: bool = False, size: int = 64) -> Image.Image:
+def render_icon(status: IconStatus, recalling: bool = False, size: int = 64) -> Image.Image:
     """The icon at `size` pixels, drawn large and scaled down so small sizes stay crisp."""
-    fill = COLOURS.get(status, COLOURS["unavailable"])
+    fill = COLOURS[status]
     image = Image.new("RGBA", (_DRAW_AT, _DRAW_AT), (0, 0, 0, 0))
     draw = ImageDraw.Draw(image)
     # A dark rim then a light rim: visible on white panels and on black ones.

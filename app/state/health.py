@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.errors import ConfigError, VaultUnavailable
@@ -18,6 +18,7 @@ from vault_recall.server.recall.answers.recall_records import BUDGET_RANGE
 from vault_recall.server.recall.finding.scan import each_note
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.records import MemoryRecord, as_record
+from vault_recall.server.recall.results import Status
 from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 from vault_recall.server.vault.listing import list_notes, vault_name
 from vault_recall.server.vault.paths import display
@@ -28,7 +29,7 @@ _ENVELOPE_BYTES = 400
 
 @dataclass(frozen=True)
 class HealthReport:
-    status: str  # ok | degraded | unavailable
+    status: Status
     vault: str | None
     path: str | None
     reason: str | None = None
@@ -43,7 +44,15 @@ class HealthReport:
 
     @property
     def exit_code(self) -> int:
-        return {"ok": 0, "degraded": 1}.get(self.status, 2)
+        match self.status:
+            case "ok":
+                return 0
+            case "degraded":
+                return 1
+            case "unavailable":
+                return 2
+            case _:
+                assert_never(self.status)
 
     def summary(self, name: str | None = None) -> str:
         """One line: 'Work — 1,204 notes, 87 records, 2 problems' (`name`: the vault's name in

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vault_recall.app.desktop.icon import IconStatus
 from vault_recall.app.state.activity_view import EventRow
 from vault_recall.app.state.obsidian_vaults import last_opened
 from vault_recall.app.timefmt import ago
@@ -34,8 +35,8 @@ ADD_VAULT_HINT = "vault-recall vault add PATH"
 MAX_PROBLEMS = 15
 
 
-def status_of(state: TrayState) -> str:
-    """ok | degraded | empty | unavailable | paused, for the icon."""
+def status_of(state: TrayState) -> IconStatus:
+    """What the icon shows."""
     if state.config_error:
         return "unavailable"
     if state.config.paused:
@@ -47,7 +48,7 @@ def status_of(state: TrayState) -> str:
     return state.health.status
 
 
-STATUS_WORDS = {
+STATUS_WORDS: dict[IconStatus, str] = {
     "ok": "healthy",
     "degraded": "some notes are broken",
     "empty": "no memory records yet",

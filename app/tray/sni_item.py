@@ -17,7 +17,7 @@ from dbus_fast.annotations import DBusSignature
 from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus_signal
 from PIL import Image
 
-from vault_recall.app.desktop.icon import render_icon
+from vault_recall.app.desktop.icon import IconStatus, render_icon
 from vault_recall.app.tray.dbusmenu import NoReply
 
 INTERFACE = "org.kde.StatusNotifierItem"
@@ -34,7 +34,7 @@ def pixmap(image: Image.Image) -> Pixmap:
     return [image.width, image.height, Image.merge("RGBA", (alpha, red, green, blue)).tobytes()]
 
 
-def pixmaps(status: str, recalling: bool) -> list[Pixmap]:
+def pixmaps(status: IconStatus, recalling: bool) -> list[Pixmap]:
     return [pixmap(render_icon(status, recalling, size)) for size in PIXMAP_SIZES]
 
 
@@ -46,7 +46,7 @@ class StatusNotifierItem(ServiceInterface):
         self._pixmaps: list[Pixmap] = []
         self._tooltip = "Vault Recall"
 
-    def show(self, status: str, recalling: bool, tooltip: str) -> None:
+    def show(self, status: IconStatus, recalling: bool, tooltip: str) -> None:
         """Take the icon's state and tooltip; tell hosts about whichever changed."""
         if (status, recalling) != self._look:
             first = self._look is None

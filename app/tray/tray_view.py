@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from vault_recall.app.desktop.icon import IconStatus
 from vault_recall.app.tray.menu import Action, Item
 
 
@@ -14,7 +15,7 @@ from vault_recall.app.tray.menu import Action, Item
 class Shown:
     """Everything a backend draws: the icon's state, the tooltip and the menu model."""
 
-    status: str  # ok | degraded | unavailable
+    status: IconStatus
     recalling: bool  # a client recalled a moment ago (the blue dot)
     tooltip: str
     items: tuple[Item, ...]

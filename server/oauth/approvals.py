@@ -12,9 +12,10 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
-from vault_recall.server.errors import ApprovalError
+from vault_recall.server.errors import ApprovalError, OAuthStoreError
 from vault_recall.server.oauth.known_apps import known_client
 from vault_recall.server.oauth.store import (
     CODE_PREFIX,
@@ -32,6 +33,20 @@ from vault_recall.server.oauth.tokens import Grant
 # The person reads and types the approval code: no 0/O, 1/I/L, and case does not matter.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 _APPROVAL_CODE = re.compile(r"[A-Z2-9]{4}-?[A-Z2-9]{4}")
+
+
+# A request waits (pending) until the person approves or denies it; an approved one is done
+# once its code went to the browser.
+RequestStatus = Literal["pending", "approved", "denied", "done"]
+REQUEST_STATUSES: tuple[RequestStatus, ...] = get_args(RequestStatus)
+
+
+def request_status(stored: object) -> RequestStatus:
+    """The status a row holds, as the closed set it is (the store writes only these)."""
+    for status in REQUEST_STATUSES:
+        if stored == status:
+            return status
+    raise OAuthStoreError(f"the OAuth store holds a request with an unknown status {stored!r}")
 
 
 @dataclass(frozen=True)
@@ -59,7 +74,7 @@ class Request:
     resource: str
     issuer: str
     created: float
-    status: str  # pending | approved | denied | done (its code went to the browser)
+    status: RequestStatus
     grant_id: str | None
 
     def expired(self, now: float) -> bool:
@@ -230,7 +245,7 @@ def _request(row: tuple[object, ...]) -> Request:
         resource=str(resource),
         issuer=str(issuer),
         created=float(str(created)),
-        status=str(status),
+        status=request_status(status),
         grant_id=None if grant is None else str(grant),
     )
 

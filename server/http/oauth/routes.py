@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from functools import partial
+from typing import assert_never
 
 import anyio
 import anyio.to_thread
@@ -203,16 +204,19 @@ async def _wait_page(limiter: anyio.CapacityLimiter, request: Request) -> Respon
     found = await anyio.to_thread.run_sync(oauth_approvals.request_by_handle, handle, limiter=limiter)
     if found is None:
         return oauth_page.unknown()
-    if found.expired(time.time()) or found.status == "denied":
-        why = "the request was denied" if found.status == "denied" else "the request was not approved in time"
-        target = construct_redirect_uri(
-            found.redirect_uri, error="access_denied", error_description=why, state=found.state, iss=found.issuer
-        )
-        return RedirectResponse(target, status_code=302, headers={"Cache-Control": "no-store"})
-    if found.status == "pending":
-        return oauth_page.waiting(found.name, found.approval_code, found.suggested_client)
-    if found.status == "done":
-        return oauth_page.answered(f"{found.name} was approved and has its code: you can close this page.")
+    if found.expired(time.time()):
+        return _denied(found, "the request was not approved in time")
+    match found.status:
+        case "denied":
+            return _denied(found, "the request was denied")
+        case "pending":
+            return oauth_page.waiting(found.name, found.approval_code, found.suggested_client)
+        case "done":
+            return oauth_page.answered(f"{found.name} was approved and has its code: you can close this page.")
+        case "approved":
+            pass  # its code goes to the browser now, below
+        case _:
+            assert_never(found.status)
     try:
         request_now, code = await anyio.to_thread.run_sync(oauth_approvals.hand_out_code, handle, limiter=limiter)
     except ApprovalError:
@@ -222,6 +226,14 @@ async def _wait_page(limiter: anyio.CapacityLimiter, request: Request) -> Respon
     events.info("%r was approved (%s) and is sent back with its code", request_now.name, request_now.approval_code)
     target = construct_redirect_uri(
         request_now.redirect_uri, code=code, state=request_now.state, iss=request_now.issuer
+    )
+    return RedirectResponse(target, status_code=302, headers={"Cache-Control": "no-store"})
+
+
+def _denied(found: oauth_approvals.Request, why: str) -> Response:
+    """The browser goes back to the app with `access_denied` and why."""
+    target = construct_redirect_uri(
+        found.redirect_uri, error="access_denied", error_description=why, state=found.state, iss=found.issuer
     )
     return RedirectResponse(target, status_code=302, headers={"Cache-Control": "no-store"})
 

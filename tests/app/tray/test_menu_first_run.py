@@ -16,12 +16,13 @@ from vault_recall.app.tray.menu import Item, build_menu, status_of, tooltip
 from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
 from vault_recall.server.config.tokens import token_hash
+from vault_recall.server.recall.results import Status
 
 NOW = 1_800_000_000.0
 WORK = Config(vaults=(VaultEntry("Work", "/v/work"),), active_vault="Work", clients=(ClientEntry("cursor"),))
 
 
-def report(records: int = 87, status: str = "ok") -> HealthReport:
+def report(records: int = 87, status: Status = "ok") -> HealthReport:
     return HealthReport(status=status, vault="work", path="/v/work", notes=1204, records=records)
 
 

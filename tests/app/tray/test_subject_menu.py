@@ -14,6 +14,7 @@ from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.app.tray.subject_menu import rule_action, rule_of
 from vault_recall.server.config.config_file import Config, VaultEntry
 from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule
+from vault_recall.server.recall.results import Status
 from vault_recall.server.recall.subject_rules import SubjectRule
 
 NOW = 1_800_000_000.0
@@ -28,7 +29,7 @@ PROPOSALS = (
 )
 
 
-def report(records: int = 0, status: str = "ok") -> HealthReport:
+def report(records: int = 0, status: Status = "ok") -> HealthReport:
     return HealthReport(status=status, vault="work", path="/v/work", notes=62, records=records)
 
 

@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from vault_recall.server.errors import ApprovalError, GrantGone
+from vault_recall.server.errors import ApprovalError, GrantGone, OAuthStoreError
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
@@ -287,3 +287,10 @@ def test_a_replay_is_remembered_as_why_the_grant_went_for_a_week() -> None:
     (replayed,) = oauth_tokens.replayed_grants(now=NOW + 5)
     assert replayed.replayed and "presented a second time" in replayed.why_revoked()
     assert oauth_tokens.replayed_grants(now=NOW + 5 + oauth_tokens.REPLAY_TOLD_SECONDS) == []
+
+
+def test_a_request_status_is_one_of_the_closed_set_or_the_store_is_refused() -> None:
+    for status in oauth_approvals.REQUEST_STATUSES:
+        assert oauth_approvals.request_status(status) == status
+    with pytest.raises(OAuthStoreError, match="unknown status 'lost'"):
+        oauth_approvals.request_status("lost")
