@@ -158,7 +158,9 @@ class Ranked:
     dated: bool
     reports_weak: bool = True
     every: list[Evidence] = field(default_factory=list)  # each record's counts, in the order shown
-    answering: list[tuple[int, Match]] = field(default_factory=list)  # (index in `every`, record)
+    # (index in `every`, the record as Match fields up to `date`, its counts): a Match is made
+    # once scored — a vault of matches would otherwise make each one three times.
+    answering: list[tuple[int, tuple[str, str, int, str, int, str | None], Evidence]] = field(default_factory=list)
     memo: StemMemo = field(init=False)
 
     def __post_init__(self) -> None:
@@ -175,7 +177,9 @@ class Ranked:
     def measure(self, record: MemoryRecord) -> None:
         evidence = evidence_of(record.note, self.query, self.memo)
         if self.answers(evidence):
-            self.answering.append((len(self.every), slim(record, evidence=evidence, query=self.query)))
+            note = record.note
+            found = (note.path, note.title, json_text_size(note.body), note.revision, note.mtime_ns, record.date)
+            self.answering.append((len(self.every), found, evidence))
         self.every.append(evidence)
 
     def answers(self, evidence: Evidence) -> bool:
@@ -191,11 +195,12 @@ class Ranked:
     def rank(self) -> list[Match]:
         weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
         found = scores(self.every, weights)
-        matches = [replace(match, score=found[index]) for index, match in self.answering]
         common = common_terms(self.every, self.query.required)
         if common:
             self.query = replace(self.query, common=common)
-            matches = [replace(m, query=self.query) for m in matches]
+        query = self.query
+        # As slim() makes them, positionally: one Match per answering record.
+        matches = [Match(*fields, found[index], evidence, query) for index, fields, evidence in self.answering]
         newest_first(matches, self.dated)
         matches.sort(key=lambda m: m.score, reverse=True)
         return matches
