@@ -17,7 +17,7 @@ from typing import Any
 
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
-from vault_recall.server.recall.ranking.bm25 import FRAMING_WEIGHT, Evidence, coverage, scores
+from vault_recall.server.recall.ranking.bm25 import FIELDS, FRAMING_WEIGHT, Evidence, coverage, scores
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, respelt
 from vault_recall.server.recall.ranking.record_terms import evidence_of, passage_coverage
 from vault_recall.server.recall.ranking.strict_match import strict_match
@@ -162,12 +162,13 @@ class Ranked:
     # once scored — a vault of matches would otherwise make each one three times.
     answering: list[tuple[int, tuple[str, str, int, str, int, str | None], Evidence]] = field(default_factory=list)
     memo: StemMemo = field(init=False)
+    nothing: Evidence | None = None  # the counts of a record holding no term (measure_unheld)
 
     def __post_init__(self) -> None:
         self.memo = StemMemo(self.query.languages)
 
     def fresh(self) -> Ranked:
-        return replace(self, every=[], answering=[], query=replace(self.query, common=frozenset()))
+        return replace(self, every=[], answering=[], query=replace(self.query, common=frozenset()), nothing=None)
 
     @property
     def count(self) -> int:
@@ -181,6 +182,13 @@ class Ranked:
             found = (note.path, note.title, json_text_size(note.body), note.revision, note.mtime_ns, record.date)
             self.answering.append((len(self.every), found, evidence))
         self.every.append(evidence)
+
+    def measure_unheld(self, length: int) -> None:
+        """A record told to hold no term (answers/unheld.py): counted, with its length — it
+        cannot answer a query with required terms, the only kind it is told for."""
+        if self.nothing is None:  # one set of zero counts, shared: it is never changed
+            self.nothing = Evidence.of(dict.fromkeys(FIELDS, [0] * len(self.query.terms)), 0)
+        self.every.append(Evidence(self.nothing.counts, length, self.nothing.weights))
 
     def answers(self, evidence: Evidence) -> bool:
         required = self.query.required

@@ -18,6 +18,7 @@ from vault_recall.server.recall.answers import context
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Ranked
 from vault_recall.server.recall.records import MemoryRecord
+from vault_recall.server.recall.results import Problem
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
 from vault_recall.server.vault.listing import list_notes
@@ -32,6 +33,8 @@ QUERIES = (
     "café straße",  # accents and a sharp s (the realistic vault's words)
     "api k8s",  # abbreviations: a phrase they stand for, and a word
     "build system decision",  # the subject's own words, asked in build-system
+    "000123 policy",  # a number few notes hold (in titles and links), and a word most do
+    "000123",  # only that: most notes are counted from their bytes (answers/unheld.py)
 )
 SUBJECTS = (None, "projects", "build-system")  # none, a rule's, a property's
 
@@ -55,7 +58,7 @@ def scope(vault: Path, mode: str) -> Scope:
 @pytest.mark.parametrize("query", QUERIES)
 def test_the_ranking_is_the_straightforward_one(vault: Path, query: str) -> None:
     listing = list_notes(vault)
-    records = list(context._every_note(listing, scope(vault, "vault"), []))
+    records = [r for r in context._every_note(listing, scope(vault, "vault"), []) if isinstance(r, MemoryRecord)]
     assert len(records) > 250
     for subject in ("", "build-system"):
         parsed = parse_query(query, ["english"], subject)
@@ -93,3 +96,29 @@ def test_the_whole_vault_is_every_note_as_each_note_shows_it(vault: Path) -> Non
     straight = list(straight_recall.every_note(listing, asked, straight_problems))  # type: ignore[arg-type]
     assert records == straight and problems == straight_problems
     assert problems and all(isinstance(r, MemoryRecord) for r in records)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_notes_counted_from_their_bytes_rank_as_every_note_parsed(vault: Path, query: str) -> None:
+    """The whole-vault pass, counting the notes that hold no query word from their bytes
+    (answers/unheld.py): the same count, the same matches with the same scores (every
+    length enters the average), the same problems."""
+    listing = list_notes(vault)
+    asked = scope(vault, "vault")
+    parsed = parse_query(query, ["english"])
+    if not parsed.required:
+        return  # only a query with meaningful words counts notes from their bytes
+
+    def current(record: MemoryRecord) -> bool:
+        return record.status == "active" and record.kind == "decision"
+
+    shortcut, straight = Ranked(parsed, dated=False), straight_recall.StraightRanked(parsed, dated=False)
+    problems: list[Problem] = []
+    straight_problems: list[Problem] = []
+    context._measure(shortcut, problems, scope=asked, listing=listing, subject=None, keep=current, unheld=True)
+    for record in straight_recall.every_note(listing, asked, straight_problems):
+        if current(record):
+            straight.measure(record)
+    assert shortcut.count == straight.count
+    assert shortcut.rank() == straight.rank()
+    assert problems == straight_problems

@@ -1,0 +1,114 @@
+"""Notes a ranked recall across the whole vault can count without parsing them.
+
+Asked for meaningful words, such a recall answers with the notes that hold one; every other
+current note only counts towards BM25's statistics — one more record, and its length.  Most
+notes of a vault hold none of a query's words, and parsing each (decoding, the properties
+block, the record rules, every field's counts) was most of the call's time.  So a note is
+first shown as bytes, and counted from them when they tell all of that for certain:
+
+- nothing of the query: no term's gate (query_terms.Scan: what a text must hold for a term to
+  be found in it) in its title (its file name, folded), nor in its body as evidence_of folds
+  it (the bytes lowered, when ASCII) — evidence_of looks at headings and inline tags only
+  when the body holds a term — nor in its properties block, which must be ASCII: then its
+  aliases and tags, plain or quoted text without escapes, are in the block lowered (but a
+  number among them is read as the number's text, '0x1F' as '31': see _NUMBER_TEXT);
+- valid, and current: no properties block (and no BOM), or one of the plainest shape
+  (record_tally.py), as a record that is an active decision or an ordinary note with no
+  `status` or `kind` (what `ruled_record` makes of one: an active decision); no subject rule
+  may take it.  A record of that shape that is archived or an event is skipped, whatever it
+  holds: the recall keeps only active decisions, and a valid note is no problem either;
+- its length as evidence_of measures it: the body after the block with LF line endings, and
+  the title.
+
+Anything less plain is parsed as before.  tests/server/recall/answers/test_recall_shortcuts.py
+compares the answers with the straightforward way's, test_unheld.py each note with its parse.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vault_recall.server.obsidian.note import note_title
+from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS, lf_text
+from vault_recall.server.recall.finding.record_tally import plain_note
+from vault_recall.server.recall.ranking.words import fold
+from vault_recall.server.recall.subject_rules import SubjectRules
+
+
+@dataclass(frozen=True, slots=True)
+class Unheld:
+    """A valid, current note holding no word of the query: its length (body and title)."""
+
+    length: int
+
+
+def unheld_look(gates: tuple[str, ...], rules: SubjectRules) -> Callable[[str, bytes], Unheld | bool]:
+    """For scan.each_looked_at: a note's Unheld when its bytes tell it for certain (see the
+    module's docstring); False for a valid record that is no active decision (the recall
+    keeps none: it is skipped); else True (parse it).  `gates`: every gate of the query's
+    terms."""
+    wanted = tuple(gate.encode("utf-8") for gate in gates)
+    numbers_matter = any(_NUMBER_TEXT.fullmatch(gate) for gate in gates)
+
+    def look(path: str, data: bytes) -> Unheld | bool:
+        plain = plain_note(data, len(data)) if data.startswith(BLOCK_STARTS) else None
+        if plain is not None and plain.record is not None and plain.record[1:] != ("active", "decision"):
+            return False  # a valid record that is not current: never counted, never a problem
+        title = note_title(path)
+        folded_title = fold(title)
+        for gate in gates:  # loops, not any(): run for every note of the vault
+            if gate in folded_title:
+                return True
+        if rules and rules.may_take(path, data):
+            return True
+        body_start = 0
+        if data.startswith(BLOCK_STARTS):
+            if plain is None:
+                return True
+            body_start = plain.body_start
+            block = data[:body_start]
+            # Its aliases and tags: plain or quoted text without escapes, each in the block as
+            # written — folded as the block lowered, when it is ASCII.
+            if not block.isascii():
+                return True
+            lowered_block = block.lower()
+            for gate_bytes in wanted:
+                if gate_bytes in lowered_block:
+                    return True
+            if numbers_matter and _NUMBER_START.search(block) is not None:
+                return True  # a number among its values is read as the number's text ('0x1F': '31')
+            if plain.record is None and (b"\nstatus" in block or b"\nkind" in block):
+                return True  # an ordinary note's own status or kind: ruled_record reads them
+        elif data.startswith(_OTHER_STARTS):
+            return True  # a BOM before no block, or UTF-16: read whole
+        body_bytes = data[body_start:] if body_start else data
+        if body_bytes.isascii():
+            lowered = body_bytes.lower()  # fold() of ASCII text
+            for gate_bytes in wanted:
+                if gate_bytes in lowered:
+                    return True
+            crlf = body_bytes.count(b"\r\n") if b"\r" in body_bytes else 0  # a memchr first
+            return Unheld(len(body_bytes) - crlf + len(title))
+        try:
+            body = lf_text(body_bytes.decode("utf-8"))
+        except UnicodeDecodeError:
+            return True
+        folded = fold(body)  # as evidence_of folds the body: with no gate in it, it looks no further
+        for gate in gates:
+            if gate in folded:
+                return True
+        return Unheld(len(body) + len(title))
+
+    return look
+
+
+# A BOM: UTF-8's before text that is no properties block, or UTF-16's.
+_OTHER_STARTS = (UTF8_BOM, *UTF16_BOMS)
+# A tag or alias that YAML reads as a number is taken as the number's text (values.text_list):
+# digits, 'e' ('1e+20'), or 'inf' (1e400) — which need not be in the bytes.  Only a gate made
+# of those could be found there alone; for one, a block with a value starting as a number
+# does (a value, flow-list item or list item: after ':', '[', ',' or '-') is parsed.
+_NUMBER_TEXT = re.compile(r"[0-9e]*|i|in|inf|n|nf|f")
+_NUMBER_START = re.compile(rb"[\[,:-] *[-+.]*[0-9]")
