@@ -53,9 +53,12 @@ def unheld_look(gates: tuple[str, ...], rules: SubjectRules) -> Callable[[str, b
     numbers_matter = any(_NUMBER_TEXT.fullmatch(gate) for gate in gates)
 
     def look(path: str, data: bytes) -> Unheld | bool:
-        plain = plain_note(data, len(data)) if data.startswith(BLOCK_STARTS) else None
+        opens_block = data.startswith(BLOCK_STARTS)
+        plain = plain_note(data, len(data)) if opens_block else None
         if plain is not None and plain.record is not None and plain.record[1:] != ("active", "decision"):
             return False  # a valid record that is not current: never counted, never a problem
+        if opens_block and plain is None:
+            return True
         title = note_title(path)
         folded_title = fold(title)
         for gate in gates:  # loops, not any(): run for every note of the vault
@@ -64,35 +67,37 @@ def unheld_look(gates: tuple[str, ...], rules: SubjectRules) -> Callable[[str, b
         if rules and rules.may_take(path, data):
             return True
         body_start = 0
-        if data.startswith(BLOCK_STARTS):
-            if plain is None:
-                return True
+        if plain is not None:
             body_start = plain.body_start
-            block = data[:body_start]
+            if plain.record is None and (
+                data.find(b"\nstatus", 0, body_start) >= 0 or data.find(b"\nkind", 0, body_start) >= 0
+            ):
+                return True  # an ordinary note's own status or kind: ruled_record reads them
+            if numbers_matter and _NUMBER_START.search(data, 0, body_start) is not None:
+                return True  # a number among its values is read as the number's text ('0x1F': '31')
+        elif data.startswith(_OTHER_STARTS):
+            return True  # a BOM before no block, or UTF-16: read whole
+        if data.isascii():
+            # Block and body folded at once (fold of ASCII text lowers it); a gate, all word
+            # characters, cannot run across the '---' line between them.
+            lowered = data.lower()
+            for gate_bytes in wanted:
+                if gate_bytes in lowered:
+                    return True
+            crlf = data.count(b"\r\n", body_start) if b"\r" in data else 0  # a memchr first
+            return Unheld(len(data) - body_start - crlf + len(title))
+        if body_start:
             # Its aliases and tags: plain or quoted text without escapes, each in the block as
             # written — folded as the block lowered, when it is ASCII.
+            block = data[:body_start]
             if not block.isascii():
                 return True
             lowered_block = block.lower()
             for gate_bytes in wanted:
                 if gate_bytes in lowered_block:
                     return True
-            if numbers_matter and _NUMBER_START.search(block) is not None:
-                return True  # a number among its values is read as the number's text ('0x1F': '31')
-            if plain.record is None and (b"\nstatus" in block or b"\nkind" in block):
-                return True  # an ordinary note's own status or kind: ruled_record reads them
-        elif data.startswith(_OTHER_STARTS):
-            return True  # a BOM before no block, or UTF-16: read whole
-        body_bytes = data[body_start:] if body_start else data
-        if body_bytes.isascii():
-            lowered = body_bytes.lower()  # fold() of ASCII text
-            for gate_bytes in wanted:
-                if gate_bytes in lowered:
-                    return True
-            crlf = body_bytes.count(b"\r\n") if b"\r" in body_bytes else 0  # a memchr first
-            return Unheld(len(body_bytes) - crlf + len(title))
         try:
-            body = lf_text(body_bytes.decode("utf-8"))
+            body = lf_text(data[body_start:].decode("utf-8"))
         except UnicodeDecodeError:
             return True
         folded = fold(body)  # as evidence_of folds the body: with no gate in it, it looks no further
