@@ -15,8 +15,8 @@ first shown as bytes, and counted from them when they tell all of that for certa
 - valid, and current: no properties block (and no BOM), or one of the plainest shape
   (record_tally.py), as a record that is an active decision or an ordinary note with no
   `status` or `kind` (what `ruled_record` makes of one: an active decision); no subject rule
-  may take it.  A record of that shape that is archived or an event is skipped, whatever it
-  holds: the recall keeps only active decisions, and a valid note is no problem either;
+  may take it.  A record of that shape that is archived or an event is skipped: the recall
+  keeps only active decisions, and a valid note is no problem either;
 - its length as evidence_of measures it: the body after the block with LF line endings, and
   the title.
 
@@ -46,24 +46,33 @@ class Unheld:
 
 def unheld_look(gates: tuple[str, ...], rules: SubjectRules) -> Callable[[str, bytes], Unheld | bool]:
     """For scan.each_looked_at: a note's Unheld when its bytes tell it for certain (see the
-    module's docstring); False for a valid record that is no active decision (the recall
-    keeps none: it is skipped); else True (parse it).  `gates`: every gate of the query's
+    module's docstring); False for a valid record that is no active decision, holding no gate
+    (the recall keeps none: it is skipped); else True (parse it).  `gates`: every gate of the query's
     terms."""
     wanted = tuple(gate.encode("utf-8") for gate in gates)
     numbers_matter = any(_NUMBER_TEXT.fullmatch(gate) for gate in gates)
 
     def look(path: str, data: bytes) -> Unheld | bool:
+        # The cheapest looks first: a note holding a gate is parsed, whatever else it is.
+        title = note_title(path)
+        folded_title = fold(title)
+        for gate in gates:  # loops, not any(): run for every note of the vault
+            if gate in folded_title:
+                return True
+        ascii_text = data.isascii()
+        if ascii_text:
+            # Block and body folded at once (fold of ASCII text lowers it); a gate, all word
+            # characters, cannot run across the '---' line between them.
+            lowered = data.lower()
+            for gate_bytes in wanted:
+                if gate_bytes in lowered:
+                    return True
         opens_block = data.startswith(BLOCK_STARTS)
         plain = plain_note(data, len(data)) if opens_block else None
         if plain is not None and plain.record is not None and plain.record[1:] != ("active", "decision"):
             return False  # a valid record that is not current: never counted, never a problem
         if opens_block and plain is None:
             return True
-        title = note_title(path)
-        folded_title = fold(title)
-        for gate in gates:  # loops, not any(): run for every note of the vault
-            if gate in folded_title:
-                return True
         if rules and rules.may_take(path, data):
             return True
         body_start = 0
@@ -77,13 +86,7 @@ def unheld_look(gates: tuple[str, ...], rules: SubjectRules) -> Callable[[str, b
                 return True  # a number among its values is read as the number's text ('0x1F': '31')
         elif data.startswith(_OTHER_STARTS):
             return True  # a BOM before no block, or UTF-16: read whole
-        if data.isascii():
-            # Block and body folded at once (fold of ASCII text lowers it); a gate, all word
-            # characters, cannot run across the '---' line between them.
-            lowered = data.lower()
-            for gate_bytes in wanted:
-                if gate_bytes in lowered:
-                    return True
+        if ascii_text:
             crlf = data.count(b"\r\n", body_start) if b"\r" in data else 0  # a memchr first
             return Unheld(len(data) - body_start - crlf + len(title))
         if body_start:
