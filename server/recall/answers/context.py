@@ -151,25 +151,20 @@ def _measure(
     unheld: bool,
 ) -> None:
     """One pass: `fresh` measures every candidate `keep` keeps; broken notes go to `problems`."""
-    gates = _unheld_gates(fresh, scope, subject) if unheld else None
-    if gates is None:
-        for record in _candidates(scope, listing, subject, problems):
-            if keep(record):
-                fresh.measure(record)
-        return
-    assert isinstance(fresh, Ranked)
-    for item in _every_note(listing, scope, problems, gates):
+    gates = _unheld_gates(fresh) if unheld else None
+    for item in _candidates(scope, listing, subject, problems, gates):
         if isinstance(item, Unheld):
+            assert isinstance(fresh, Ranked)  # gates are given for a ranked recall only
             fresh.measure_unheld(item.length)
         elif keep(item):
             fresh.measure(item)
 
 
-def _unheld_gates(fresh: Ordering, scope: Scope, subject: str | None) -> tuple[str, ...] | None:
-    """The query's gates, when a note holding none can be counted from its bytes: a ranked
-    recall across the whole vault with meaningful words asked (a record holding none of them
-    cannot answer: only its length counts)."""
-    if subject is None and scope.exposure.mode == "vault" and isinstance(fresh, Ranked) and fresh.query.required:
+def _unheld_gates(fresh: Ordering) -> tuple[str, ...] | None:
+    """The query's gates, when a record holding none can be counted from its bytes: a ranked
+    recall with meaningful words asked (a record holding none of them cannot answer: only its
+    length counts)."""
+    if isinstance(fresh, Ranked) and fresh.query.required:
         return fresh.query.gates
     return None
 
@@ -193,7 +188,7 @@ def _respelt(
     texts = (
         folded_words(f"{record.note.title}\n{record.note.body}")
         for record in _candidates(scope, listing, subject, unused)
-        if keep(record)
+        if isinstance(record, MemoryRecord) and keep(record)
     )
     vocabulary = near_words(texts, wanted.values())
     corrections = {i: found for i, word in wanted.items() if (found := nearest(word, vocabulary)) is not None}
@@ -205,21 +200,37 @@ def _respelt(
 
 
 def _candidates(
-    scope: Scope, listing: VaultListing, subject: str | None, problems: list[Problem]
-) -> Iterator[MemoryRecord]:
+    scope: Scope,
+    listing: VaultListing,
+    subject: str | None,
+    problems: list[Problem],
+    gates: tuple[str, ...] | None = None,
+) -> Iterator[MemoryRecord | Unheld]:
     """The records a recall ranks — the subject's, or every one the client may see — and, in
-    `problems`, the broken notes that could have been among them."""
+    `problems`, the broken notes that could have been among them.  With a query's `gates`, a
+    current record its bytes show to hold none is given as Unheld (unheld.py)."""
     exposure = scope.exposure
     if subject is None and exposure.mode == "vault":
-        # Without gates, no note is told from its bytes: every one is a record.
-        yield from (item for item in _every_note(listing, scope, problems) if isinstance(item, MemoryRecord))
+        yield from _every_note(listing, scope, problems, gates)
         return
     wanted = [subject] if subject is not None else None
-    for record in each_record(listing.root, listing, subject, rules=exposure.rules):
-        if isinstance(record, InvalidNote):
+
+    def taken(subjects: tuple[str, ...]) -> bool:
+        return (subject is None or subject in subjects) and exposure.allows_record_subjects(subjects)
+
+    look = unheld_look(gates, exposure.rules, records=taken) if gates is not None else None
+    items = (
+        each_record(listing.root, listing, subject, rules=exposure.rules)
+        if look is None
+        else each_record(listing.root, listing, subject, rules=exposure.rules, look=look)
+    )
+    for record in items:
+        if isinstance(record, Looked):
+            yield record.seen
+        elif isinstance(record, InvalidNote):
             if could_be_about(record, wanted, exposure):
                 problems.append(problem(record))
-        elif (subject is None or subject in record.subjects) and exposure.allows_record_subjects(record.subjects):
+        elif taken(record.subjects):
             yield record
 
 

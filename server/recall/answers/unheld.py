@@ -1,4 +1,5 @@
-"""Notes a ranked recall across the whole vault can count without parsing them.
+"""Notes a ranked recall can count without parsing them: across the whole vault, or among
+records (a subject's, or every one a client sees).
 
 Asked for meaningful words, such a recall answers with the notes that hold one; every other
 current note only counts towards BM25's statistics — one more record, and its length.  Most
@@ -44,11 +45,19 @@ class Unheld:
     length: int
 
 
-def unheld_look(gates: tuple[str, ...], rules: SubjectRules) -> Callable[[str, bytes], Unheld | bool]:
+def unheld_look(
+    gates: tuple[str, ...], rules: SubjectRules, records: Callable[[tuple[str, ...]], bool] | None = None
+) -> Callable[[str, bytes], Unheld | bool]:
     """For scan.each_looked_at: a note's Unheld when its bytes tell it for certain (see the
     module's docstring); False for a valid record that is no active decision, holding no gate
-    (the recall keeps none: it is skipped); else True (parse it).  `gates`: every gate of the query's
-    terms."""
+    (the recall keeps none: it is skipped); else True (parse it).  `gates`: every gate of the
+    query's terms.
+
+    `records`, for scan.each_record (a recall of a subject's records, or of every record the
+    client sees): which records' subjects the recall takes.  Then only a record of the
+    plainest shape holding no gate is told — skipped when it is not one the recall takes — and
+    any other note is parsed; such a record names its own subject, so no subject rule changes
+    it."""
     wanted = tuple(gate.encode("utf-8") for gate in gates)
     numbers_matter = any(_NUMBER_TEXT.fullmatch(gate) for gate in gates)
 
@@ -69,11 +78,18 @@ def unheld_look(gates: tuple[str, ...], rules: SubjectRules) -> Callable[[str, b
                     return True
         opens_block = data.startswith(BLOCK_STARTS)
         plain = plain_note(data, len(data)) if opens_block else None
-        if plain is not None and plain.record is not None and plain.record[1:] != ("active", "decision"):
-            return False  # a valid record that is not current: never counted, never a problem
+        if records is not None:
+            if plain is None or plain.record is None:
+                return True
+            subjects, status, kind = plain.record
+            if (status, kind) != ("active", "decision") or not records(subjects):
+                return False  # a valid record the recall does not take: nothing to count or report
+        else:
+            if plain is not None and plain.record is not None and plain.record[1:] != ("active", "decision"):
+                return False  # a valid record that is not current: never counted, never a problem
+            if rules and rules.may_take(path, data):
+                return True
         if opens_block and plain is None:
-            return True
-        if rules and rules.may_take(path, data):
             return True
         body_start = 0
         if plain is not None:

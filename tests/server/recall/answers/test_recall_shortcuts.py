@@ -6,6 +6,7 @@ realistic vaults, for queries common, rare, absent, framing-only, accented and p
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,7 @@ def test_recall_answers_as_the_straightforward_way(
     answers = [context.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS]
     monkeypatch.setattr(context, "Ranked", straight_recall.StraightRanked)
     monkeypatch.setattr(context, "_every_note", straight_recall.every_note)
+    monkeypatch.setattr(context, "_unheld_gates", lambda fresh: None)  # every record parsed
     assert answers == [
         context.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS
     ]
@@ -99,13 +101,22 @@ def test_the_whole_vault_is_every_note_as_each_note_shows_it(vault: Path) -> Non
 
 
 @pytest.mark.parametrize("query", QUERIES)
-def test_notes_counted_from_their_bytes_rank_as_every_note_parsed(vault: Path, query: str) -> None:
-    """The whole-vault pass, counting the notes that hold no query word from their bytes
-    (answers/unheld.py): the same count, the same matches with the same scores (every
-    length enters the average), the same problems."""
+@pytest.mark.parametrize(
+    ("mode", "subject"),
+    [("vault", None), ("records", None), ("subjects", None), ("records", "build-system"), ("records", "projects")],
+)
+def test_notes_counted_from_their_bytes_rank_as_every_note_parsed(
+    vault: Path, query: str, mode: str, subject: str | None
+) -> None:
+    """A pass counting the records that hold no query word from their bytes
+    (answers/unheld.py) — across the whole vault, every record a client sees, or a property or
+    rule subject's: the same count, the same matches with the same scores (every length enters
+    the average), the same problems."""
     listing = list_notes(vault)
-    asked = scope(vault, "vault")
-    parsed = parse_query(query, ["english"])
+    asked = scope(vault, mode)
+    if mode == "subjects":
+        asked = replace(asked, exposure=replace(asked.exposure, subjects=frozenset({"build-system", "projects"})))
+    parsed = parse_query(query, ["english"], subject or "")
     if not parsed.required:
         return  # only a query with meaningful words counts notes from their bytes
 
@@ -115,8 +126,14 @@ def test_notes_counted_from_their_bytes_rank_as_every_note_parsed(vault: Path, q
     shortcut, straight = Ranked(parsed, dated=False), straight_recall.StraightRanked(parsed, dated=False)
     problems: list[Problem] = []
     straight_problems: list[Problem] = []
-    context._measure(shortcut, problems, scope=asked, listing=listing, subject=None, keep=current, unheld=True)
-    for record in straight_recall.every_note(listing, asked, straight_problems):
+    context._measure(shortcut, problems, scope=asked, listing=listing, subject=subject, keep=current, unheld=True)
+    if subject is None and mode == "vault":
+        records = list(straight_recall.every_note(listing, asked, straight_problems))
+    else:
+        records = [
+            r for r in context._candidates(asked, listing, subject, straight_problems) if isinstance(r, MemoryRecord)
+        ]
+    for record in records:
         if current(record):
             straight.measure(record)
     assert shortcut.count == straight.count
