@@ -55,10 +55,14 @@ def unheld_look(
 
     `records`, for scan.each_record (a recall of a subject's records, or of every record the
     client sees): which records' subjects the recall takes.  Then only a record of the
-    plainest shape holding no gate is told — skipped when it is not one the recall takes — and
-    any other note is parsed; such a record names its own subject, so no subject rule changes
-    it."""
+    plainest shape holding no gate is told — skipped when it is not one the recall takes (it
+    names its own subject: no subject rule changes it) — or, when the rules are folder rules
+    alone, an ordinary note the recall takes by its path; any other note is parsed."""
     wanted = tuple(gate.encode("utf-8") for gate in gates)
+    # With folder rules alone, the subjects the rules give an ordinary note are its path's
+    # (SubjectRules.subjects_of), and the record they make of it an active decision unless
+    # its own status or kind say otherwise (records.ruled_record).
+    by_folders_only = bool(rules) and not rules.text_rules and not any(rule.daily_notes for rule in rules.rules)
     numbers_matter = any(_NUMBER_TEXT.fullmatch(gate) for gate in gates)
 
     def look(path: str, data: bytes) -> Unheld | bool:
@@ -79,11 +83,15 @@ def unheld_look(
         opens_block = data.startswith(BLOCK_STARTS)
         plain = plain_note(data, len(data)) if opens_block else None
         if records is not None:
-            if plain is None or plain.record is None:
+            if plain is not None and plain.record is not None:
+                subjects, status, kind = plain.record
+                if (status, kind) != ("active", "decision") or not records(subjects):
+                    return False  # a valid record the recall does not take: nothing to count or report
+            elif opens_block and plain is None:
                 return True
-            subjects, status, kind = plain.record
-            if (status, kind) != ("active", "decision") or not records(subjects):
-                return False  # a valid record the recall does not take: nothing to count or report
+            elif not by_folders_only or not records(rules.by_path(path)):
+                return True  # an ordinary note: a record only as the rules make it (its own
+                # status or kind are looked at below)
         else:
             if plain is not None and plain.record is not None and plain.record[1:] != ("active", "decision"):
                 return False  # a valid record that is not current: never counted, never a problem

@@ -38,6 +38,14 @@ QUERIES = (
     "000123",  # only that: most notes are counted from their bytes (answers/unheld.py)
 )
 SUBJECTS = (None, "projects", "build-system")  # none, a rule's, a property's
+# Ordinary notes the folder rule takes, whose own properties say what record it makes.
+RULED: dict[str, str | bytes] = {
+    "Archived plan.md": "---\nstatus: archived\n---\nthe plan, archived\n",
+    "Event plan.md": "---\nkind: event\ndate: 2026-01-02\n---\nthe plan, an event\n",
+    "Tagged plan.md": "---\ntags: [plan]\n---\nthe plan, tagged\r\n",
+    "Unwritten plan.md": "the plan, with no properties\r\n",
+    "Accented plan.md": "the plan — déjà vu\n",
+}
 
 
 @pytest.fixture(scope="module", params=["synthetic", "realistic"])
@@ -48,6 +56,7 @@ def vault(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     else:
         generate_realistic(root, 300, seed=8)
     write_vault(root / "Tricky", TRICKY)
+    write_vault(root / "Projects", RULED)
     return root
 
 
