@@ -15,9 +15,10 @@ first shown as bytes, and counted from them when they tell all of that for certa
   number among them is read as the number's text, '0x1F' as '31': see _NUMBER_TEXT);
 - valid, and current: no properties block (and no BOM), or one of the plainest shape
   (record_tally.py), as a record that is an active decision or an ordinary note with no
-  `status` or `kind` (what `ruled_record` makes of one: an active decision); no subject rule
-  may take it.  A record of that shape that is archived or an event is skipped: the recall
-  keeps only active decisions, and a valid note is no problem either;
+  `status` or `kind` (what `ruled_record` makes of one: an active decision) — across the
+  whole vault one no subject rule may take, among records one that folder rules alone take
+  by its path.  A record of that shape the recall does not take (archived, an event, of
+  another subject) is skipped: it is neither counted nor a problem;
 - its length as evidence_of measures it: the body after the block with LF line endings, and
   the title.
 
