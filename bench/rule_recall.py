@@ -10,8 +10,9 @@ with the real `vault-recall` commands) adds a folder rule, `projects --folder Pr
 one note in seven, most of which also name a property subject, so the rule's notes are parsed
 as records are), and a client exposed the whole vault. Each round asks the same word of each
 way of recalling, interleaved with `rg -l -i WORD` over the same vault, so load drift hits all
-alike; the table gives each one's median round trip and its ratio to ripgrep's. Nothing here
-asserts times.
+alike; the table gives each one's median round trip and its ratio to ripgrep's. `--words
+numbers` asks for notes' numbers instead of vocabulary words: few notes hold each, as with
+most words of a real vault. Nothing here asserts times.
 """
 
 from __future__ import annotations
@@ -81,8 +82,16 @@ def params(client: str, home: Path) -> StdioServerParameters:
     )
 
 
-async def measure(vault: Path, notes: int, rounds: int) -> list[WayResult]:
-    words = [WORDS[(i * 7) % len(WORDS)].split()[0] for i in range(rounds)]
+def asked(kind: str, notes: int, rounds: int) -> list[str]:
+    """The words asked: of the vocabulary (nearly every note holds each), or a note's number
+    (`numbers`: its title's, held by the few notes sharing its first four digits)."""
+    if kind == "numbers":
+        return [f"{(i * 7919 + 13) % notes:06}" for i in range(rounds)]
+    return [WORDS[(i * 7) % len(WORDS)].split()[0] for i in range(rounds)]
+
+
+async def measure(vault: Path, notes: int, rounds: int, kind: str = "vocabulary") -> list[WayResult]:
+    words = asked(kind, notes, rounds)
     with tempfile.TemporaryDirectory() as home_name:
         home = Path(home_name)
         configure(home, vault)
@@ -130,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "vault-recall-bench")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--words",
+        choices=("vocabulary", "numbers"),
+        default="vocabulary",
+        help="words nearly every note holds, or notes' numbers, which few hold",
+    )
     args = parser.parse_args(argv)
     if shutil.which("rg") is None:
         print("ripgrep (rg) is not installed: the ratios are left out")
@@ -137,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     results: list[WayResult] = []
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
         vault, _ = prepared(args.workdir, f"vault-{size}", f"v{GENERATOR_VERSION}", partial(generate_bytes, size))
-        results += anyio.run(measure, vault, size, args.rounds)
+        results += anyio.run(measure, vault, size, args.rounds, args.words)
     print(table(results))
     out = args.json or args.workdir / "rule-recall.json"
     out.write_text(json.dumps({"machine": machine(), "results": [asdict(r) for r in results]}, indent=2), "utf-8")

@@ -155,16 +155,23 @@ class SubjectRules:
             return None
         return re.compile(b"|".join(re.escape(text.encode("ascii")) for text in ascii_texts), re.IGNORECASE)
 
+    @cached_property
+    def _folder_prefixes(self) -> tuple[str, ...]:
+        return tuple(prefix for prefix, _ in self._folders)
+
     def by_path(self, path: str) -> tuple[str, ...]:
         """The subjects a note's path alone gives it: folder rules, and daily notes."""
         found: list[str] = []
         if self._folders:
             shown = path if path.isascii() else unicodedata.normalize("NFC", path)
-            found += [subject for prefix, subject in self._folders if shown.startswith(prefix)]
+            # Asked of every note of a pass: one test of all the prefixes first (most notes
+            # are under none).
+            if shown.startswith(self._folder_prefixes):
+                found += [subject for prefix, subject in self._folders if shown.startswith(prefix)]
         daily = self.daily
         if daily is not None and daily.date_of(path) is not None:
             found += [rule.subject for rule in self.rules if rule.daily_notes]
-        return tuple(dict.fromkeys(found))
+        return tuple(dict.fromkeys(found)) if found else ()
 
     def text_may_match(self, data: bytes | bytearray) -> bool:
         """False when no tag or property rule can take a note whose whole bytes are `data`: the

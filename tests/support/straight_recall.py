@@ -61,8 +61,11 @@ class StraightRanked(Ranked):
         return [i for i in self.query.required if not any(s.evidence and s.evidence.weighted(i) > 0 for s in self.seen)]
 
 
-def every_note(listing: VaultListing, scope: Scope, problems: list[Problem]) -> Iterator[MemoryRecord]:
-    """context._every_note as docs/tools.md states it: each note as scan.each_note shows it."""
+def every_note(
+    listing: VaultListing, scope: Scope, problems: list[Problem], gates: object = None
+) -> Iterator[MemoryRecord]:
+    """recall_records._every_note as docs/tools.md states it: each note as scan.each_note shows it
+    (every one parsed: `gates` is passed over)."""
     rules = scope.exposure.rules
     for parsed in each_parsed(listing.root, listing):
         note, trouble = as_seen(parsed, rules)

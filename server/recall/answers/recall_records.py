@@ -16,7 +16,8 @@ from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
 from vault_recall.server.recall.answers.recall_answer import Passed, RecallShapes, finish, pack_recall
-from vault_recall.server.recall.finding.scan import each_parsed, each_record
+from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
+from vault_recall.server.recall.finding.scan import Looked, each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
 from vault_recall.server.recall.ranking.query_terms import parse_query
@@ -58,7 +59,7 @@ def recall_context(
         return record.status == "active" and record.kind == "decision"
 
     ordering = _ordering(text, match, scope, subject, dated=False)
-    return _answer(scope, subject, current, ordering, budget=budget, limit=limit)
+    return _answer(scope, subject, current, ordering, budget=budget, limit=limit, unheld=True)
 
 
 def recall_activity(
@@ -107,11 +108,14 @@ def _answer(
     budget: int,
     limit: int,
     dated: bool = False,
+    unheld: bool = False,
 ) -> RecallResult:
     """One pass over the records in question (`subject`'s, or all this client sees):
     `ordering` measures those `keep` keeps (as numbers) and orders them, and the answer is
     packed reading again only the records it returns — starting over if one of those changed
-    since it was matched."""
+    since it was matched.  `unheld`: `keep` keeps current records (active decisions), so a
+    note told from its bytes to be one, holding no query word, is counted unparsed
+    (answers/unheld.py)."""
     envelope: RecallHead = {"status": "ok", "untrusted": True, "vault": None, "subject": subject}
     if ordering.reports_weak:
         envelope["weak_match"] = False  # the longer value: the answer's own is set once packed
@@ -122,11 +126,10 @@ def _answer(
     def find_matches(listing: VaultListing) -> tuple[Shaped[Match, Record], list[Problem]]:
         problems: list[Problem] = []
         fresh = ordering.fresh()
-        for record in _candidates(scope, listing, subject, problems):
-            if keep(record):
-                fresh.measure(record)
+        measure = partial(_measure, scope=scope, listing=listing, subject=subject, keep=keep, unheld=unheld)
+        measure(fresh, problems)
         if isinstance(fresh, Ranked):
-            fresh = _respelt(fresh, scope, listing, subject, keep)
+            fresh = _respelt(fresh, scope, listing, subject, keep, measure)
         ranked = fresh.rank()
         passed[:] = [Passed(ranked, listing.root, fresh.count)]
         shaped = Shaped(ranked, partial(shapes.whole, root=listing.root), at_least=shapes.least, size=shapes.size)
@@ -137,8 +140,42 @@ def _answer(
     return finish(result, passed[0] if passed else None, shapes, budget=budget, limit=limit)
 
 
+def _measure(
+    fresh: Ordering,
+    problems: list[Problem],
+    *,
+    scope: Scope,
+    listing: VaultListing,
+    subject: str | None,
+    keep: Callable[[MemoryRecord], bool],
+    unheld: bool,
+) -> None:
+    """One pass: `fresh` measures every candidate `keep` keeps; broken notes go to `problems`."""
+    gates = _unheld_gates(fresh) if unheld else None
+    for item in _candidates(scope, listing, subject, problems, gates):
+        if isinstance(item, Unheld):
+            assert isinstance(fresh, Ranked)  # gates are given for a ranked recall only
+            fresh.measure_unheld(item.length)
+        elif keep(item):
+            fresh.measure(item)
+
+
+def _unheld_gates(fresh: Ordering) -> tuple[str, ...] | None:
+    """The query's gates, when a record holding none can be counted from its bytes: a ranked
+    recall with meaningful words asked (a record holding none of them cannot answer: only its
+    length counts)."""
+    if isinstance(fresh, Ranked) and fresh.query.required:
+        return fresh.query.gates
+    return None
+
+
 def _respelt(
-    ranked: Ranked, scope: Scope, listing: VaultListing, subject: str | None, keep: Callable[[MemoryRecord], bool]
+    ranked: Ranked,
+    scope: Scope,
+    listing: VaultListing,
+    subject: str | None,
+    keep: Callable[[MemoryRecord], bool],
+    measure: Callable[[Ordering, list[Problem]], None],
 ) -> Ranked:
     """When a meaningful query word is held by no record in any form, the nearest word the
     records hold takes its place (spelling.py): one pass more to gather their words, and one
@@ -151,44 +188,70 @@ def _respelt(
     texts = (
         folded_words(f"{record.note.title}\n{record.note.body}")
         for record in _candidates(scope, listing, subject, unused)
-        if keep(record)
+        if isinstance(record, MemoryRecord) and keep(record)
     )
     vocabulary = near_words(texts, wanted.values())
     corrections = {i: found for i, word in wanted.items() if (found := nearest(word, vocabulary)) is not None}
     if not corrections:
         return ranked
     again = ranked.respelt(corrections)
-    for record in _candidates(scope, listing, subject, unused):
-        if keep(record):
-            again.measure(record)
+    measure(again, unused)
     return again
 
 
 def _candidates(
-    scope: Scope, listing: VaultListing, subject: str | None, problems: list[Problem]
-) -> Iterator[MemoryRecord]:
+    scope: Scope,
+    listing: VaultListing,
+    subject: str | None,
+    problems: list[Problem],
+    gates: tuple[str, ...] | None = None,
+) -> Iterator[MemoryRecord | Unheld]:
     """The records a recall ranks — the subject's, or every one the client may see — and, in
-    `problems`, the broken notes that could have been among them."""
+    `problems`, the broken notes that could have been among them.  With a query's `gates`, a
+    current record its bytes show to hold none is given as Unheld (unheld.py)."""
     exposure = scope.exposure
     if subject is None and exposure.mode == "vault":
-        yield from _every_note(listing, scope, problems)
+        yield from _every_note(listing, scope, problems, gates)
         return
     wanted = [subject] if subject is not None else None
-    for record in each_record(listing.root, listing, subject, rules=exposure.rules):
-        if isinstance(record, InvalidNote):
+
+    def taken(subjects: tuple[str, ...]) -> bool:
+        return (subject is None or subject in subjects) and exposure.allows_record_subjects(subjects)
+
+    look = unheld_look(gates, exposure.rules, records=taken) if gates is not None else None
+    items = (
+        each_record(listing.root, listing, subject, rules=exposure.rules)
+        if look is None
+        else each_record(listing.root, listing, subject, rules=exposure.rules, look=look)
+    )
+    for record in items:
+        if isinstance(record, Looked):
+            yield record.seen
+        elif isinstance(record, InvalidNote):
             if could_be_about(record, wanted, exposure):
                 problems.append(problem(record))
-        elif (subject is None or subject in record.subjects) and exposure.allows_record_subjects(record.subjects):
+        elif taken(record.subjects):
             yield record
 
 
-def _every_note(listing: VaultListing, scope: Scope, problems: list[Problem]) -> Iterator[MemoryRecord]:
+def _every_note(
+    listing: VaultListing, scope: Scope, problems: list[Problem], gates: tuple[str, ...] | None = None
+) -> Iterator[MemoryRecord | Unheld]:
     """For a client that sees the whole vault, asking about no subject: every note, each the
     record its properties or a rule make it, or else a record of no subject — current unless
     its own properties say otherwise (records.ruled_record).  Templates are no records; a
-    broken note could be anything, so each is a problem of the answer."""
+    broken note could be anything, so each is a problem of the answer.  With a query's
+    `gates`, a current note its bytes show to hold none is given as Unheld (unheld.py)."""
     rules = scope.exposure.rules
-    for parsed in each_parsed(listing.root, listing):
+    notes = (
+        each_parsed(listing.root, listing)
+        if gates is None
+        else each_looked_at(listing.root, listing, unheld_look(gates, rules))
+    )
+    for parsed in notes:
+        if isinstance(parsed, Looked):
+            yield parsed.seen
+            continue
         # As scan.as_seen tells a note's problem, without making its record twice.
         if isinstance(parsed, InvalidNote):
             problems.append(problem(parsed))

@@ -111,6 +111,7 @@ class PlainNote:
     """A valid note whose properties block is of the plainest shape."""
 
     record: RecordFacts | None  # the valid record it is; None: no `subject`, an ordinary note
+    body_start: int = 0  # where its body begins: the byte after the block's closing line
 
 
 def plain_record(start: bytes | bytearray, length: int) -> RecordFacts | None:
@@ -135,7 +136,7 @@ def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
     if len(set(names)) != len(names) or not KEYWORD_BYTES.isdisjoint(names):
         return None  # a duplicate is an error to YAML; a keyword name is no text
     if b"subject" not in names:
-        return PlainNote(None) if is_utf8(start, length) else None
+        return PlainNote(None, block.end()) if is_utf8(start, length) else None
     found = {name: (value.rstrip(b" "), b"") for name, value in lines if name in _RECORD_NAMES}
     if not found[b"subject"][0]:
         listed = _SUBJECT_ITEMS.search(start, first, last)
@@ -152,7 +153,7 @@ def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
     elif kind == "event":
         return None  # an event needs a date
     # The body must be UTF-8 as well, or the note is reported instead of counted.
-    return PlainNote((subjects, status, kind)) if is_utf8(start, length) else None
+    return PlainNote((subjects, status, kind), block.end()) if is_utf8(start, length) else None
 
 
 def _calendar_date(written: bytes) -> bool:

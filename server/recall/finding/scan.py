@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Generic, TypeVar, cast
+from typing import Generic, TypeVar, cast, overload
 
 from vault_recall.server.errors import NoteChanged, NoteTooLarge
 from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
@@ -193,13 +193,33 @@ def _look_at(
         os.close(fd)
 
 
+@overload
 def each_record(
     root: Path,
     listing: VaultListing,
     subject: str | None,
     worth: Callable[[bytes | bytearray], bool] | None = None,
     rules: SubjectRules = NO_RULES,
-) -> Iterator[MemoryRecord | InvalidNote]:
+    look: None = None,
+) -> Iterator[MemoryRecord | InvalidNote]: ...
+@overload
+def each_record(
+    root: Path,
+    listing: VaultListing,
+    subject: str | None,
+    worth: Callable[[bytes | bytearray], bool] | None = None,
+    rules: SubjectRules = NO_RULES,
+    *,
+    look: Callable[[str, bytes], T | bool],
+) -> Iterator[MemoryRecord | InvalidNote | Looked[T]]: ...
+def each_record(
+    root: Path,
+    listing: VaultListing,
+    subject: str | None,
+    worth: Callable[[bytes | bytearray], bool] | None = None,
+    rules: SubjectRules = NO_RULES,
+    look: Callable[[str, bytes], T | bool] | None = None,
+) -> Iterator[MemoryRecord | InvalidNote | Looked[T]]:
     """The records of `subject` (None: of every subject) and the invalid notes that could be
     about it, one at a time, so a caller that only counts keeps nothing.
 
@@ -213,6 +233,10 @@ def each_record(
 
     `rules`: the vault's subject rules.  A note one of them could take (subject_rules.py:
     under its folder, or its bytes holding its tag or value) is read whole and parsed too.
+
+    `look`, as each_looked_at's: shown the whole bytes of each note read whole, it has it
+    parsed (True), skipped (False: it could change neither the call's answer nor its
+    problems) or given as `Looked`.
     """
     wanted = subject.encode("ascii") if subject is not None else None
     taking = rules.of_subject(subject)
@@ -254,6 +278,13 @@ def each_record(
             else:
                 if raw is None:
                     continue
+                if look is not None:
+                    seen = look(path, raw.data)
+                    if seen is False:
+                        continue
+                    if seen is not True:
+                        yield Looked(path, seen, raw.mtime_ns)
+                        continue
                 parsed = parse_note(path, raw.data, raw.mtime_ns)
             # record_item, inline: this loop runs for every note a recall cannot skip.
             if parsed is None:

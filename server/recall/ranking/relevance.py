@@ -17,7 +17,7 @@ from typing import Any
 
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
-from vault_recall.server.recall.ranking.bm25 import FRAMING_WEIGHT, Evidence, coverage, scores
+from vault_recall.server.recall.ranking.bm25 import FIELDS, FRAMING_WEIGHT, Evidence, coverage, scores
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, respelt
 from vault_recall.server.recall.ranking.record_terms import Together, evidence_of, together
 from vault_recall.server.recall.ranking.strict_match import strict_match
@@ -158,14 +158,19 @@ class Ranked:
     dated: bool
     reports_weak: bool = True
     every: list[Evidence] = field(default_factory=list)  # each record's counts, in the order shown
-    answering: list[tuple[int, Match]] = field(default_factory=list)  # (index in `every`, record)
+    # (index in `every`, the record as Match fields up to `date`, its counts): a Match is made
+    # once scored — a vault of matches would otherwise make each one three times.
+    answering: list[tuple[int, tuple[str, str, int, str, int, str | None], Evidence]] = field(default_factory=list)
     memo: StemMemo = field(init=False)
+    nothing: Evidence | None = None  # the counts of a record holding no term (measure_unheld)
 
     def __post_init__(self) -> None:
         self.memo = StemMemo(self.query.languages)
 
     def fresh(self) -> Ranked:
-        return replace(self, every=[], answering=[], query=replace(self.query, common=frozenset(), held_by=()))
+        return replace(
+            self, every=[], answering=[], query=replace(self.query, common=frozenset(), held_by=()), nothing=None
+        )
 
     @property
     def count(self) -> int:
@@ -175,8 +180,17 @@ class Ranked:
     def measure(self, record: MemoryRecord) -> None:
         evidence = evidence_of(record.note, self.query, self.memo)
         if self.answers(evidence):
-            self.answering.append((len(self.every), slim(record, evidence=evidence, query=self.query)))
+            note = record.note
+            found = (note.path, note.title, json_text_size(note.body), note.revision, note.mtime_ns, record.date)
+            self.answering.append((len(self.every), found, evidence))
         self.every.append(evidence)
+
+    def measure_unheld(self, length: int) -> None:
+        """A record told to hold no term (answers/unheld.py): counted, with its length — it
+        cannot answer a query with required terms, the only kind it is told for."""
+        if self.nothing is None:  # one set of zero counts, shared: it is never changed
+            self.nothing = Evidence.of(dict.fromkeys(FIELDS, [0] * len(self.query.terms)), 0)
+        self.every.append(Evidence(self.nothing.counts, length, self.nothing.weights))
 
     def answers(self, evidence: Evidence) -> bool:
         required = self.query.required
@@ -191,12 +205,13 @@ class Ranked:
     def rank(self) -> list[Match]:
         weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
         found = scores(self.every, weights)
-        matches = [replace(match, score=found[index]) for index, match in self.answering]
         # What the weak mark needs of every record (answering.py): which terms most hold, and
         # how many hold each.
         held_by = tuple(sum(1 for e in self.every if e.weighted(i) > 0) for i in range(len(self.query.terms)))
         self.query = replace(self.query, common=common_terms(self.every, self.query.required), held_by=held_by)
-        matches = [replace(m, query=self.query) for m in matches]
+        query = self.query
+        # As slim() makes them, positionally: one Match per answering record.
+        matches = [Match(*fields, found[index], evidence, query) for index, fields, evidence in self.answering]
         newest_first(matches, self.dated)
         matches.sort(key=lambda m: m.score, reverse=True)
         return matches

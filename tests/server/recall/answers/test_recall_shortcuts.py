@@ -6,6 +6,7 @@ realistic vaults, for queries common, rare, absent, framing-only, accented and p
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Ranked
 from vault_recall.server.recall.records import MemoryRecord
+from vault_recall.server.recall.results import Problem
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules
 from vault_recall.server.vault.listing import list_notes
@@ -32,8 +34,18 @@ QUERIES = (
     "café straße",  # accents and a sharp s (the realistic vault's words)
     "api k8s",  # abbreviations: a phrase they stand for, and a word
     "build system decision",  # the subject's own words, asked in build-system
+    "000123 policy",  # a number few notes hold (in titles and links), and a word most do
+    "000123",  # only that: most notes are counted from their bytes (answers/unheld.py)
 )
 SUBJECTS = (None, "projects", "build-system")  # none, a rule's, a property's
+# Ordinary notes the folder rule takes, whose own properties say what record it makes.
+RULED: dict[str, str | bytes] = {
+    "Archived plan.md": "---\nstatus: archived\n---\nthe plan, archived\n",
+    "Event plan.md": "---\nkind: event\ndate: 2026-01-02\n---\nthe plan, an event\n",
+    "Tagged plan.md": "---\ntags: [plan]\n---\nthe plan, tagged\r\n",
+    "Unwritten plan.md": "the plan, with no properties\r\n",
+    "Accented plan.md": "the plan — déjà vu\n",
+}
 
 
 @pytest.fixture(scope="module", params=["synthetic", "realistic"])
@@ -44,6 +56,7 @@ def vault(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     else:
         generate_realistic(root, 300, seed=8)
     write_vault(root / "Tricky", TRICKY)
+    write_vault(root / "Projects", RULED)
     return root
 
 
@@ -55,7 +68,7 @@ def scope(vault: Path, mode: ExposureMode) -> Scope:
 @pytest.mark.parametrize("query", QUERIES)
 def test_the_ranking_is_the_straightforward_one(vault: Path, query: str) -> None:
     listing = list_notes(vault)
-    records = list(recall_records._every_note(listing, scope(vault, "vault"), []))
+    records = [r for r in recall_records._every_note(listing, scope(vault, "vault"), []) if isinstance(r, MemoryRecord)]
     assert len(records) > 250
     for subject in ("", "build-system"):
         parsed = parse_query(query, ["english"], subject)
@@ -79,6 +92,7 @@ def test_recall_answers_as_the_straightforward_way(
     answers = [recall_records.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS]
     monkeypatch.setattr(recall_records, "Ranked", straight_recall.StraightRanked)
     monkeypatch.setattr(recall_records, "_every_note", straight_recall.every_note)
+    monkeypatch.setattr(recall_records, "_unheld_gates", lambda fresh: None)  # every record parsed
     assert answers == [
         recall_records.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS
     ]
@@ -93,3 +107,48 @@ def test_the_whole_vault_is_every_note_as_each_note_shows_it(vault: Path) -> Non
     straight = list(straight_recall.every_note(listing, asked, straight_problems))  # type: ignore[arg-type]
     assert records == straight and problems == straight_problems
     assert problems and all(isinstance(r, MemoryRecord) for r in records)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize(
+    ("mode", "subject"),
+    [("vault", None), ("records", None), ("subjects", None), ("records", "build-system"), ("records", "projects")],
+)
+def test_notes_counted_from_their_bytes_rank_as_every_note_parsed(
+    vault: Path, query: str, mode: ExposureMode, subject: str | None
+) -> None:
+    """A pass counting the records that hold no query word from their bytes
+    (answers/unheld.py) — across the whole vault, every record a client sees, or a property or
+    rule subject's: the same count, the same matches with the same scores (every length enters
+    the average), the same problems."""
+    listing = list_notes(vault)
+    asked = scope(vault, mode)
+    if mode == "subjects":
+        asked = replace(asked, exposure=replace(asked.exposure, subjects=frozenset({"build-system", "projects"})))
+    parsed = parse_query(query, ["english"], subject or "")
+    if not parsed.required:
+        return  # only a query with meaningful words counts notes from their bytes
+
+    def current(record: MemoryRecord) -> bool:
+        return record.status == "active" and record.kind == "decision"
+
+    shortcut, straight = Ranked(parsed, dated=False), straight_recall.StraightRanked(parsed, dated=False)
+    problems: list[Problem] = []
+    straight_problems: list[Problem] = []
+    recall_records._measure(
+        shortcut, problems, scope=asked, listing=listing, subject=subject, keep=current, unheld=True
+    )
+    if subject is None and mode == "vault":
+        records = list(straight_recall.every_note(listing, asked, straight_problems))
+    else:
+        records = [
+            r
+            for r in recall_records._candidates(asked, listing, subject, straight_problems)
+            if isinstance(r, MemoryRecord)
+        ]
+    for record in records:
+        if current(record):
+            straight.measure(record)
+    assert shortcut.count == straight.count
+    assert shortcut.rank() == straight.rank()
+    assert problems == straight_problems

@@ -1,0 +1,147 @@
+"""Notes a ranked recall can count without parsing them: across the whole vault, or among
+records (a subject's, or every one a client sees).
+
+Asked for meaningful words, such a recall answers with the notes that hold one; every other
+current note only counts towards BM25's statistics — one more record, and its length.  Most
+notes of a vault hold none of a query's words, and parsing each (decoding, the properties
+block, the record rules, every field's counts) was most of the call's time.  So a note is
+first shown as bytes, and counted from them when they tell all of that for certain:
+
+- nothing of the query: no term's gate (query_terms.Scan: what a text must hold for a term to
+  be found in it) in its title (its file name, folded), nor in its body as evidence_of folds
+  it (the bytes lowered, when ASCII) — evidence_of looks at headings and inline tags only
+  when the body holds a term — nor in its properties block, which must be ASCII: then its
+  aliases and tags, plain or quoted text without escapes, are in the block lowered (but a
+  number among them is read as the number's text, '0x1F' as '31': see _NUMBER_TEXT);
+- valid, and current: no properties block (and no BOM), or one of the plainest shape
+  (record_tally.py), as a record that is an active decision or an ordinary note with no
+  `status` or `kind` (what `ruled_record` makes of one: an active decision) — across the
+  whole vault one no subject rule may take, among records one that folder rules alone take
+  by its path.  A record of that shape the recall does not take (archived, an event, of
+  another subject) is skipped: it is neither counted nor a problem;
+- its length as evidence_of measures it: the body after the block with LF line endings, and
+  the title.
+
+Anything less plain is parsed as before.  tests/server/recall/answers/test_recall_shortcuts.py
+compares the answers with the straightforward way's, test_unheld.py each note with its parse.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vault_recall.server.obsidian.note import note_title
+from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS, lf_text
+from vault_recall.server.recall.finding.record_tally import plain_note
+from vault_recall.server.recall.ranking.words import fold_for_ranking
+from vault_recall.server.recall.subject_rules import SubjectRules
+
+
+@dataclass(frozen=True, slots=True)
+class Unheld:
+    """A valid, current note holding no word of the query: its length (body and title)."""
+
+    length: int
+
+
+def unheld_look(
+    gates: tuple[str, ...], rules: SubjectRules, records: Callable[[tuple[str, ...]], bool] | None = None
+) -> Callable[[str, bytes], Unheld | bool]:
+    """For scan.each_looked_at: a note's Unheld when its bytes tell it for certain (see the
+    module's docstring); False for a valid record that is no active decision, holding no gate
+    (the recall keeps none: it is skipped); else True (parse it).  `gates`: every gate of the
+    query's terms.
+
+    `records`, for scan.each_record (a recall of a subject's records, or of every record the
+    client sees): which records' subjects the recall takes.  Then only a record of the
+    plainest shape holding no gate is told — skipped when it is not one the recall takes (it
+    names its own subject: no subject rule changes it) — or, when the rules are folder rules
+    alone, an ordinary note the recall takes by its path; any other note is parsed."""
+    wanted = tuple(gate.encode("utf-8") for gate in gates)
+    # With folder rules alone, the subjects the rules give an ordinary note are its path's
+    # (SubjectRules.subjects_of), and the record they make of it an active decision unless
+    # its own status or kind say otherwise (records.ruled_record).
+    by_folders_only = bool(rules) and not rules.text_rules and not any(rule.daily_notes for rule in rules.rules)
+    numbers_matter = any(_NUMBER_TEXT.fullmatch(gate) for gate in gates)
+
+    def look(path: str, data: bytes) -> Unheld | bool:
+        # The cheapest looks first: a note holding a gate is parsed, whatever else it is.
+        title = note_title(path)
+        folded_title = fold_for_ranking(title)
+        for gate in gates:  # loops, not any(): run for every note of the vault
+            if gate in folded_title:
+                return True
+        ascii_text = data.isascii()
+        if ascii_text:
+            # Block and body folded at once (fold of ASCII text lowers it); a gate, all word
+            # characters, cannot run across the '---' line between them.
+            lowered = data.lower()
+            for gate_bytes in wanted:
+                if gate_bytes in lowered:
+                    return True
+        opens_block = data.startswith(BLOCK_STARTS)
+        plain = plain_note(data, len(data)) if opens_block else None
+        if records is not None:
+            if plain is not None and plain.record is not None:
+                subjects, status, kind = plain.record
+                if (status, kind) != ("active", "decision") or not records(subjects):
+                    return False  # a valid record the recall does not take: nothing to count or report
+            elif opens_block and plain is None:
+                return True
+            elif not by_folders_only or not records(rules.by_path(path)):
+                return True  # an ordinary note: a record only as the rules make it (its own
+                # status or kind are looked at below)
+        else:
+            if plain is not None and plain.record is not None and plain.record[1:] != ("active", "decision"):
+                return False  # a valid record that is not current: never counted, never a problem
+            if rules and rules.may_take(path, data):
+                return True
+        if opens_block and plain is None:
+            return True
+        body_start = 0
+        if plain is not None:
+            body_start = plain.body_start
+            if plain.record is None and (
+                data.find(b"\nstatus", 0, body_start) >= 0 or data.find(b"\nkind", 0, body_start) >= 0
+            ):
+                return True  # an ordinary note's own status or kind: ruled_record reads them
+            if numbers_matter and _NUMBER_START.search(data, 0, body_start) is not None:
+                return True  # a number among its values is read as the number's text ('0x1F': '31')
+        elif data.startswith(_OTHER_STARTS):
+            return True  # a BOM before no block, or UTF-16: read whole
+        if ascii_text:
+            crlf = data.count(b"\r\n", body_start) if b"\r" in data else 0  # a memchr first
+            return Unheld(len(data) - body_start - crlf + len(title))
+        if body_start:
+            # Its aliases and tags: plain or quoted text without escapes, each in the block as
+            # written — folded as the block lowered, when it is ASCII.
+            block = data[:body_start]
+            if not block.isascii():
+                return True
+            lowered_block = block.lower()
+            for gate_bytes in wanted:
+                if gate_bytes in lowered_block:
+                    return True
+        try:
+            body = lf_text(data[body_start:].decode("utf-8"))
+        except UnicodeDecodeError:
+            return True
+        folded = fold_for_ranking(body)  # as evidence_of folds the body: with no gate in it, it looks no further
+        for gate in gates:
+            if gate in folded:
+                return True
+        return Unheld(len(body) + len(title))
+
+    return look
+
+
+# A BOM: UTF-8's before text that is no properties block, or UTF-16's.
+_OTHER_STARTS = (UTF8_BOM, *UTF16_BOMS)
+# A tag or alias that YAML reads as a number is taken as the number's text (values.text_list):
+# digits, 'e' ('1e+20'), or 'inf' (1e400) — which need not be in the bytes.  Only a gate made
+# of those could be found there alone; for one, a block with a value starting as a number
+# does (a value, flow-list item or list item: after ':', '[', ',' or '-') is parsed.
+_NUMBER_TEXT = re.compile(r"[0-9e]*|i|in|inf|n|nf|f")
+_NUMBER_START = re.compile(rb"[\[,:-] *[-+.]*[0-9]")
