@@ -48,7 +48,7 @@ class StraightRanked(Ranked):
             matches = every
         measured = [seen.evidence for seen in self.seen if seen.evidence is not None]
         held_by = tuple(len([e for e in measured if e.weighted(i) > 0]) for i in range(len(self.query.terms)))
-        self.query = replace(self.query, common=common_terms(measured, required), held_by=held_by)
+        self.query = replace(self.query, common=common_terms(held_by, len(measured), required), held_by=held_by)
         matches = [replace(m, query=self.query) for m in matches]
         newest_first(matches, self.dated)
         matches.sort(key=lambda m: m.score, reverse=True)

@@ -49,14 +49,20 @@ def idf(records: int, holding: int) -> float:
     return math.log(1 + (records - holding + 0.5) / (holding + 0.5))
 
 
-def scores(evidence: Sequence[Evidence], weights: Sequence[float]) -> list[float]:
-    """Each record's BM25F score; `weights[i]` scales term i (1, or FRAMING_WEIGHT)."""
+def holding(evidence: Sequence[Evidence], terms: int) -> tuple[int, ...]:
+    """How many of the records hold each of the `terms` terms, in any field."""
+    return tuple(sum(1 for record in evidence if record.weights[t] > 0) for t in range(terms))
+
+
+def scores(evidence: Sequence[Evidence], weights: Sequence[float], held_by: Sequence[int] | None = None) -> list[float]:
+    """Each record's BM25F score; `weights[i]` scales term i (1, or FRAMING_WEIGHT).  `held_by`:
+    `holding(evidence, len(weights))` when the caller has counted it already."""
     if not evidence:
         return []
     terms = range(len(weights))
     weighted = [record.weights for record in evidence]
-    holding = [sum(1 for row in weighted if row[t] > 0) for t in terms]
-    term_idf = [idf(len(evidence), holding[t]) * weights[t] for t in terms]
+    holding_ = held_by if held_by is not None else holding(evidence, len(weights))
+    term_idf = [idf(len(evidence), holding_[t]) * weights[t] for t in terms]
     average = sum(record.length for record in evidence) / len(evidence) or 1.0
     found = []
     for record, row in zip(evidence, weighted, strict=True):

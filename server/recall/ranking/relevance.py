@@ -12,12 +12,13 @@ orders what it kept once the pass is over (`rank`): ranking needs every record's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
-from vault_recall.server.recall.ranking.bm25 import FIELDS, FRAMING_WEIGHT, Evidence, coverage, scores
+from vault_recall.server.recall.ranking.bm25 import FIELDS, FRAMING_WEIGHT, Evidence, coverage, holding, scores
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, respelt
 from vault_recall.server.recall.ranking.record_terms import Together, evidence_of, together
 from vault_recall.server.recall.ranking.strict_match import strict_match
@@ -204,11 +205,12 @@ class Ranked:
 
     def rank(self) -> list[Match]:
         weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
-        found = scores(self.every, weights)
-        # What the weak mark needs of every record (answering.py): which terms most hold, and
-        # how many hold each.
-        held_by = tuple(sum(1 for e in self.every if e.weighted(i) > 0) for i in range(len(self.query.terms)))
-        self.query = replace(self.query, common=common_terms(self.every, self.query.required), held_by=held_by)
+        # How many records hold each term, counted once: BM25's document frequencies, and what
+        # the weak mark needs (answering.py): which terms most hold, and how many hold each.
+        held_by = holding(self.every, len(self.query.terms))
+        found = scores(self.every, weights, held_by)
+        common = common_terms(held_by, len(self.every), self.query.required)
+        self.query = replace(self.query, common=common, held_by=held_by)
         query = self.query
         # As slim() makes them, positionally: one Match per answering record.
         matches = [Match(*fields, found[index], evidence, query) for index, fields, evidence in self.answering]
@@ -241,13 +243,12 @@ COMMON_SHARE = 1 / 2
 COMMON_AMONG_AT_LEAST = 5
 
 
-def common_terms(evidence: list[Evidence], required: tuple[int, ...]) -> frozenset[int]:
-    """The required terms more than COMMON_SHARE of the records hold."""
-    if len(evidence) < COMMON_AMONG_AT_LEAST:
+def common_terms(held_by: Sequence[int], records: int, required: tuple[int, ...]) -> frozenset[int]:
+    """The required terms more than COMMON_SHARE of the `records` records hold (`held_by`: how
+    many hold each term, bm25.holding)."""
+    if records < COMMON_AMONG_AT_LEAST:
         return frozenset()
-    return frozenset(
-        i for i in required if sum(1 for record in evidence if record.weighted(i) > 0) > COMMON_SHARE * len(evidence)
-    )
+    return frozenset(i for i in required if held_by[i] > COMMON_SHARE * records)
 
 
 Ordering = Newest | Strict | Ranked

@@ -15,7 +15,7 @@ import pytest
 from tests.support.vaults import record, write_vault
 from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.ranking.answering import NEARLY_ALL, answers
-from vault_recall.server.recall.ranking.bm25 import Evidence
+from vault_recall.server.recall.ranking.bm25 import Evidence, holding
 from vault_recall.server.recall.ranking.languages import SUPPORTED, language
 from vault_recall.server.recall.ranking.query_terms import Query, parse_query
 from vault_recall.server.recall.ranking.relevance import COMMON_AMONG_AT_LEAST, common_terms
@@ -139,9 +139,12 @@ def evidence(*held: bool) -> Evidence:
 
 def test_a_word_more_than_half_of_the_records_hold_is_common() -> None:
     records = [evidence(True, False)] * 3 + [evidence(False, True)] * 2
-    assert common_terms(records, (0, 1)) == frozenset({0})  # 3 of 5 hold term 0, 2 of 5 term 1
-    assert common_terms(records[: COMMON_AMONG_AT_LEAST - 1], (0, 1)) == frozenset()  # too few to tell
-    assert common_terms(records, (1,)) == frozenset()
+    held_by = holding(records, 2)
+    assert held_by == (3, 2)
+    assert common_terms(held_by, len(records), (0, 1)) == frozenset({0})  # 3 of 5 hold term 0, 2 of 5 term 1
+    few = records[: COMMON_AMONG_AT_LEAST - 1]
+    assert common_terms(holding(few, 2), len(few), (0, 1)) == frozenset()  # too few to tell
+    assert common_terms(held_by, len(records), (1,)) == frozenset()
 
 
 def test_a_record_lacking_only_a_word_most_records_hold_is_not_weak(tmp_path: Path) -> None:
