@@ -55,6 +55,7 @@ class SniView:
         self._stopped: asyncio.Event | None = None
         self._pending: Shown | None = None
         self._registering: asyncio.Task[None] | None = None
+        self._on_bus = False  # the objects are exported on a live connection: looks may be sent
         self.registrations = 0
 
     # -- TrayView -------------------------------------------------------------------------------
@@ -85,6 +86,12 @@ class SniView:
     # -- on the loop ----------------------------------------------------------------------------
 
     def _show(self, shown: Shown) -> None:
+        if not self._on_bus:
+            # Before the connection (drawn once exported), or after it closed: a look handed
+            # over as Quit disconnected still runs on this loop, and its signals would be
+            # written to a closed socket.
+            self._pending = shown
+            return
         self.item.show(shown.status, shown.recalling, shown.tooltip)
         self.menu.show(shown.items)
 
@@ -95,11 +102,12 @@ class SniView:
     async def _main(self, started: Callable[[], None]) -> None:
         self._stopped = asyncio.Event()
         self._loop = asyncio.get_running_loop()
-        if self._pending is not None:
-            self._show(self._pending)
         bus = await session_bus.connect()
         bus.export(ITEM_PATH, self.item)
         bus.export(MENU_PATH, self.menu)
+        self._on_bus = True
+        if self._pending is not None:
+            self._show(self._pending)
         await bus.request_name(self.name)
         bus.add_message_handler(self._on_message(bus))
         rule = f"type='signal',sender='{session_bus.BUS}',member='NameOwnerChanged',arg0='{WATCHER}'"
@@ -113,6 +121,7 @@ class SniView:
         disconnected = asyncio.ensure_future(bus.wait_for_disconnect())  # type: ignore[no-untyped-call]
         stopped = asyncio.ensure_future(self._stopped.wait())
         await asyncio.wait({disconnected, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        self._on_bus = False
         if disconnected.done():
             log.warning("the D-Bus session ended; the tray ends with it")
         else:

@@ -22,6 +22,7 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from vault_recall.app.clients.catalogue import CLIENTS
@@ -59,6 +60,10 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 NEWS_LIMIT = 50  # the events one look reads at most (notifications name the latest)
 RECALL_MARK_SECONDS = 3.0
+# A write wakes the tray as it reaches the store's log, a moment before the writer publishes
+# it to readers (SQLite's WAL index); a look that finds nothing new, or the store busy, is
+# made again after these pauses, and after them at the next poll.
+LOOK_AGAIN_SECONDS = (0.02, 0.05, 0.1, 0.2, 0.5)
 # Set to a file path, the tray writes its current menu model there as JSON (tests, debugging).
 MENU_DUMP_ENV = "VAULT_RECALL_TRAY_MENU_DUMP"
 
@@ -91,7 +96,6 @@ class TrayApp:
         self._last_event: int | None = newest_event_id(activity_path())
         self._since = time.time()
         self._store = StoreWatch(activity_path(), POLL_SECONDS)
-        self._look_again = False  # the store was busy at the last look
         self._recall_until = 0.0
         self._tree: TreeWatch | None = None  # the active vault's folders, watched for changes
         self._tree_root: Path | None = None
@@ -197,14 +201,24 @@ class TrayApp:
     def _watch(self) -> None:
         """Wait for a write to the store, and poll the rest once a second."""
         tick = time.monotonic() + POLL_SECONDS
+        again: Iterator[float] = iter(())  # pauses before looking again at a store that woke us
+        look_at: float | None = None  # when to look at the store again unwoken; None: not before a write
         try:
             while not self._stop.is_set():
-                written = self._store.wait(tick - time.monotonic())
+                until = tick if look_at is None else min(tick, look_at)
+                written = self._store.wait(until - time.monotonic())
                 if self._stop.is_set():
                     break
                 try:
-                    if written or (self._look_again and time.monotonic() >= tick):
-                        self._hear()
+                    if written or (look_at is not None and time.monotonic() >= look_at):
+                        if written:
+                            again = iter(LOOK_AGAIN_SECONDS)
+                        heard = self._hear()
+                        pause = None if heard else next(again, None)
+                        if pause is not None:
+                            look_at = time.monotonic() + pause
+                        else:  # a store still busy is looked at once a poll, as long as it is
+                            look_at = time.monotonic() + POLL_SECONDS if heard is None else None
                     if time.monotonic() >= tick:
                         tick = time.monotonic() + POLL_SECONDS
                         self._poll()
@@ -213,12 +227,14 @@ class TrayApp:
         finally:
             self._store.close()
 
-    def _hear(self) -> None:
-        """A server wrote the store: what is new, in one query, then the menu."""
+    def _hear(self) -> bool | None:
+        """A server wrote the store: what is new, in one query, then the menu.  True when there
+        was news, False when there was none (yet), None when the store was busy."""
         news = news_after(activity_path(), self._last_event or 0, limit=NEWS_LIMIT)
-        self._look_again = news is None  # busy: looked at again on the next tick
-        if news is None or news.newest == self._last_event:
-            return
+        if news is None:
+            return None
+        if news.newest == self._last_event:
+            return False
         events = news.events
         if self._last_event is None:  # busy as the tray started: only what came since is news
             events = [e for e in events if e.ts >= self._since]
@@ -226,6 +242,7 @@ class TrayApp:
         self._on_recalls(events)
         self._recalled.look(self.state, True, self._notify, self._health_tells)
         self.refresh()
+        return True
 
     def _work(self) -> None:
         while not self._stop.is_set():
