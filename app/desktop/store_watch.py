@@ -17,6 +17,7 @@ import os
 import select
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from vault_recall.app.desktop.tree_watch import (
@@ -39,6 +40,10 @@ from vault_recall.app.desktop.tree_watch import (
 STORE_EVENTS = IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF
 POLL_SECONDS = 1.0
 FOLDER_SECONDS = 1.0  # how often a missing folder is looked for (a stat)
+# A write wakes the watcher as it reaches the store's log, a moment before the writer publishes
+# it to readers (SQLite's WAL index); a look that finds nothing new, or the store busy, is
+# made again after these pauses.
+LOOK_AGAIN_SECONDS = (0.02, 0.05, 0.1, 0.2, 0.5)
 
 
 class StoreWatch:
@@ -140,3 +145,29 @@ class StoreWatch:
                 with contextlib.suppress(OSError):
                     os.close(end)
             self._wake = None
+
+
+class LookAgain:
+    """When to look at the store again without being woken: soon after a wake whose look found
+    nothing new (the write not yet published) or the store busy; then, while it stays busy,
+    once every `poll_seconds`; after a look that found news, not before the next write (an idle
+    tray reads nothing)."""
+
+    def __init__(self, poll_seconds: float) -> None:
+        self.at: float | None = None  # monotonic time of the next unwoken look; None: none
+        self._poll_seconds = poll_seconds
+        self._pauses: Iterator[float] = iter(())
+
+    def due(self) -> bool:
+        return self.at is not None and time.monotonic() >= self.at
+
+    def looked(self, written: bool, heard: bool | None) -> None:
+        """After a look: `written` when a write woke it; `heard` True for news, False for none,
+        None for a busy store."""
+        if written:
+            self._pauses = iter(LOOK_AGAIN_SECONDS)
+        pause = None if heard else next(self._pauses, None)
+        if pause is not None:
+            self.at = time.monotonic() + pause
+        else:
+            self.at = time.monotonic() + self._poll_seconds if heard is None else None

@@ -22,12 +22,11 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.desktop import notifications
-from vault_recall.app.desktop.store_watch import StoreWatch
+from vault_recall.app.desktop.store_watch import LookAgain, StoreWatch
 from vault_recall.app.desktop.tray_hosts import Hosts, HostWatch
 from vault_recall.app.desktop.tree_watch import TreeWatch
 from vault_recall.app.errors import EndpointError, InstallError, RuleChangeError
@@ -60,10 +59,6 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 NEWS_LIMIT = 50  # the events one look reads at most (notifications name the latest)
 RECALL_MARK_SECONDS = 3.0
-# A write wakes the tray as it reaches the store's log, a moment before the writer publishes
-# it to readers (SQLite's WAL index); a look that finds nothing new, or the store busy, is
-# made again after these pauses, and after them at the next poll.
-LOOK_AGAIN_SECONDS = (0.02, 0.05, 0.1, 0.2, 0.5)
 # Set to a file path, the tray writes its current menu model there as JSON (tests, debugging).
 MENU_DUMP_ENV = "VAULT_RECALL_TRAY_MENU_DUMP"
 
@@ -201,24 +196,15 @@ class TrayApp:
     def _watch(self) -> None:
         """Wait for a write to the store, and poll the rest once a second."""
         tick = time.monotonic() + POLL_SECONDS
-        again: Iterator[float] = iter(())  # pauses before looking again at a store that woke us
-        look_at: float | None = None  # when to look at the store again unwoken; None: not before a write
+        again = LookAgain(POLL_SECONDS)
         try:
             while not self._stop.is_set():
-                until = tick if look_at is None else min(tick, look_at)
-                written = self._store.wait(until - time.monotonic())
+                written = self._store.wait(min(tick, again.at or tick) - time.monotonic())
                 if self._stop.is_set():
                     break
                 try:
-                    if written or (look_at is not None and time.monotonic() >= look_at):
-                        if written:
-                            again = iter(LOOK_AGAIN_SECONDS)
-                        heard = self._hear()
-                        pause = None if heard else next(again, None)
-                        if pause is not None:
-                            look_at = time.monotonic() + pause
-                        else:  # a store still busy is looked at once a poll, as long as it is
-                            look_at = time.monotonic() + POLL_SECONDS if heard is None else None
+                    if written or again.due():
+                        again.looked(written, self._hear())
                     if time.monotonic() >= tick:
                         tick = time.monotonic() + POLL_SECONDS
                         self._poll()

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.support.activity_events import event
-from vault_recall.app.desktop.store_watch import StoreWatch
+from vault_recall.app.desktop.store_watch import LOOK_AGAIN_SECONDS, LookAgain, StoreWatch
 from vault_recall.app.state.activity_view import news_after, recent_events
 from vault_recall.server.activity.store import ActivityWriter
 from vault_recall.server.config.config_file import activity_path
@@ -87,3 +88,21 @@ def test_a_store_whose_folder_comes_later_is_watched_once_it_is_there(
         assert woke == [True]
     finally:
         watch.close()
+
+
+def test_a_look_that_found_nothing_is_made_again_soon_and_news_ends_the_looks() -> None:
+    again = LookAgain(poll_seconds=3600.0)
+    assert again.at is None and not again.due()  # no look without a write
+    pauses: list[float | None] = []
+    for _ in range(len(LOOK_AGAIN_SECONDS) + 1):
+        before = time.monotonic()
+        again.looked(written=not pauses, heard=False)  # woken once, then nothing each time
+        pauses.append(None if again.at is None else again.at - before)
+    assert all(p is not None and 0 < p <= 1.0 for p in pauses[:-1]) and pauses[-1] is None
+    again.looked(written=True, heard=None)  # busy: soon, then once a poll while it stays busy
+    assert again.at is not None and again.at - time.monotonic() <= LOOK_AGAIN_SECONDS[0]
+    for _ in LOOK_AGAIN_SECONDS:
+        again.looked(written=False, heard=None)
+    assert again.at is not None and again.at - time.monotonic() > 3000
+    again.looked(written=False, heard=True)
+    assert again.at is None  # news read: an idle tray reads nothing until the next write
