@@ -1,0 +1,314 @@
+"""Two `serve` processes — one of an earlier commit, one of this tree — asked the same calls
+over the same vault, their answers compared field by field.
+
+What is asked comes from the vault's own notes (tests/support/asked_calls.py); what may differ
+is declared here, each difference checked as narrowly as the change that explains it:
+
+- `weak_mark`: a recall's `weak_match` goes from true to false, nothing else in the answer
+  changed, and a record returned holds at least three quarters of the query's words together
+  (`coverage` ≥ 0.75): the nearly-all rule of ranking/answering.py;
+- `fence_links`: get_backlinks finds more lines, each in a note holding a fence line the
+  earlier reading of fences got wrong (`fence_sensitive`), the lines it found before kept in
+  order — judged on both servers' whole listings, each answer a page of its own;
+- `fence_headings`: read_note of such a note lists other sections (and has the one asked for
+  instead of saying it has none), and a recall's record of such a note holds its words in
+  other places (`matched`, `coverage`) — a heading after the block is one now;
+- `descriptions`: the sentence on `weak_match` in the server's instructions, and in
+  recall_context's description the sentences on `coverage` and `weak_match`.
+
+Anything else is a difference the test reports, with the call and both values.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import CallToolResult, TextContent
+
+Json = Any
+RECALLS = ("recall_context", "recall_activity")
+NEARLY_ALL = 0.75
+
+# A fence line the earlier reading took wrongly: a fence line in a quote (inside a fence opened
+# outside it, it closed or opened one), one indented four columns or more, and a backtick line
+# whose info string holds a backtick (inline code, not a fence).
+_FENCE_SENSITIVE = re.compile(
+    r"^[ \t]*>[ \t>]*(?:```|~~~)|^(?: {4}|\t)[ \t>]*(?:```|~~~)|^[ \t>]*```[^`\n]*`", re.MULTILINE
+)
+
+
+def fence_sensitive(vault: Path) -> frozenset[str]:
+    """Vault paths of the notes whose fences the two readings may tell apart."""
+    found = set()
+    for path in vault.rglob("*.md"):
+        if path.is_file() and _FENCE_SENSITIVE.search(path.read_bytes().decode("utf-8", "replace")):
+            found.add(path.relative_to(vault).as_posix())
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class Side:
+    """How to start one of the two servers: its command and its environment."""
+
+    command: Sequence[str]
+    env: Mapping[str, str]
+
+    def params(self, client: str, cwd: Path) -> StdioServerParameters:
+        command = [*self.command, "serve", "--client", client]
+        return StdioServerParameters(command=command[0], args=command[1:], env=dict(self.env), cwd=str(cwd))
+
+
+def answer_of(result: CallToolResult) -> Json:
+    """What a call answered: its structured result, or its error's text."""
+    if result.is_error:
+        texts = [block.text for block in result.content if isinstance(block, TextContent)]
+        return {"error": texts}
+    return {"result": result.structured_content}
+
+
+@dataclass(frozen=True)
+class Difference:
+    tool: str
+    args: Mapping[str, Json]
+    where: str
+    before: Json
+    after: Json
+
+    def __str__(self) -> str:
+        said = f"{self.tool}({dict(self.args)}) at {self.where}"
+        return f"{said}: before {_short(self.before)}, after {_short(self.after)}"
+
+
+def _short(value: Json, most: int = 400) -> str:
+    said = repr(value)
+    return said if len(said) <= most else said[: most - 20] + f"… ({len(said)} characters)"
+
+
+def differences(before: Json, after: Json, where: str = "") -> Iterator[tuple[str, Json, Json]]:
+    """(where, before, after) for each place the two values differ, as deep as both go."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in sorted(set(before) | set(after)):
+            missing = "<absent>"
+            yield from differences(before.get(key, missing), after.get(key, missing), f"{where}.{key}")
+    elif isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for index, (one, other) in enumerate(zip(before, after, strict=True)):
+            yield from differences(one, other, f"{where}[{index}]")
+    elif before != after or type(before) is not type(after):
+        yield where, before, after
+
+
+def _weak_mark(tool: str, diffs: Sequence[tuple[str, Json, Json]], after: Json) -> bool:
+    if tool not in RECALLS or list(diffs) != [(".result.weak_match", True, False)]:
+        return False
+    records = after["result"]["records"]
+    return any(NEARLY_ALL <= r.get("coverage", 0) < 1 for r in records)
+
+
+def paged_from(page: Json, full: Json, offset: int) -> bool:
+    """Whether a get_backlinks page is the slice of the whole listing it says it is."""
+    if "result" not in page or "result" not in full or full["result"]["omitted"]:
+        return False
+    lines, every = page["result"]["records"], full["result"]["records"]
+    after_page = len(every) - offset - len(lines)
+    return bool(lines == every[offset : offset + len(lines)] and page["result"]["omitted"] == after_page)
+
+
+def gained_in_fences(before: Json, after: Json, sensitive: frozenset[str]) -> bool:
+    """Whether the whole backlinks listing after is the one before with lines added, each in a
+    note whose fences the two readings tell apart, and nothing else changed."""
+    if "result" not in before or "result" not in after:
+        return False
+    old, new = before["result"], after["result"]
+    if {k for k in set(old) | set(new) if old.get(k) != new.get(k)} != {"records"}:
+        return False
+    kept = iter(new["records"])
+    if not all(any(line == found for found in kept) for line in old["records"]):
+        return False  # the lines found before, in order, among the lines found now
+    gained = [line for line in new["records"] if line not in old["records"]]
+    return bool(gained) and all(line["path"] in sensitive for line in gained)
+
+
+def _names(path: str) -> set[str]:
+    """What a read_note argument may say for the note at `path`."""
+    return {path, path.removesuffix(".md"), Path(path).stem}
+
+
+def _fence_note(
+    tool: str, args: Mapping[str, Json], diffs: Sequence[tuple[str, Json, Json]], sensitive: frozenset[str]
+) -> bool:
+    """read_note of a note whose fences the two readings tell apart: its sections (and so
+    whether the section asked is there) may differ."""
+    if tool != "read_note" or not any(args["note"].split("#")[0] in _names(path) for path in sensitive):
+        return False
+    found_now = [where for where, old, _ in diffs if where in {".error", ".result"}]
+    if found_now and [w for w, *_ in diffs] != [".error", ".result"]:
+        return False
+    if found_now and "has no section" not in str(diffs[0][1]):
+        return False
+    return all(where.startswith(".result.sections") or where in found_now for where, _, _ in diffs)
+
+
+_RECORD_PART = re.compile(r"\.result\.(records|omitted_best)\[(\d+)\]\.(matched|coverage)\b")
+
+
+def _fence_matches(tool: str, diffs: Sequence[tuple[str, Json, Json]], after: Json, sensitive: frozenset[str]) -> bool:
+    """A recall returning the same records, where those of notes whose fences the two readings
+    tell apart hold their words in other places (a heading after the block)."""
+    if tool not in RECALLS:
+        return False
+    for where, _, _ in diffs:
+        part = _RECORD_PART.match(where)
+        if part is None or after["result"][part.group(1)][int(part.group(2))]["path"] not in sensitive:
+            return False
+    return True
+
+
+def allowed(
+    tool: str, args: Mapping[str, Json], before: Json, after: Json, sensitive: frozenset[str]
+) -> tuple[str | None, list[tuple[str, Json, Json]]]:
+    """The declared change (module docstring) that explains the two answers' differences, if
+    one does, and the differences.  (get_backlinks' is judged on whole listings: Pair.ask.)"""
+    diffs = list(differences(before, after))
+    if not diffs:
+        return None, diffs
+    if _weak_mark(tool, diffs, after):
+        return "weak_mark", diffs
+    if _fence_note(tool, args, diffs, sensitive) or _fence_matches(tool, diffs, after, sensitive):
+        return "fence_headings", diffs
+    return None, diffs
+
+
+# The sentence on `weak_match` that the nearly-all rule rewrote: in the instructions, and in
+# recall_context's description.
+_WEAK_SENTENCES = (
+    re.compile(r"When a recall says\s+`weak_match: true`.*?does not say\.", re.DOTALL),
+    re.compile(r"`coverage` the share of the query's.*?does not say\.", re.DOTALL),
+)
+
+
+def without_weak_sentence(text: str | None) -> str | None:
+    if text is None:
+        return None
+    for sentence in _WEAK_SENTENCES:
+        text = sentence.sub("<weak_match sentence>", text)
+    return text
+
+
+@dataclass
+class Tally:
+    """What a comparison did: calls compared, differences each declared change explained (by
+    tool), and those nothing explained."""
+
+    calls: int = 0
+    explained: Counter[str] = field(default_factory=Counter)
+    unexplained: list[Difference] = field(default_factory=list)
+    by_tool: Counter[str] = field(default_factory=Counter)
+    missed: int = 0  # calls this tree answered with an error or with no records
+    told: int = 0  # answers carrying `changed_since_recalled`
+
+    def note(self, tool: str, after: Json) -> None:
+        self.calls += 1
+        self.by_tool[tool] += 1
+        if "error" in after or after["result"].get("records") == []:
+            self.missed += 1
+        self.told += "changed_since_recalled" in after.get("result", {})
+
+
+@dataclass
+class Pair:
+    """The two servers of one client over one vault, asked the same calls at once."""
+
+    before: Client
+    after: Client
+    sensitive: frozenset[str]
+    tally: Tally
+
+    async def both(self, tool: str, arguments: Mapping[str, Json]) -> tuple[Json, Json]:
+        """Both servers' answers to one call, asked at once."""
+        answers: dict[str, Json] = {}
+
+        async def one(name: str, session: Client) -> None:
+            answers[name] = answer_of(await session.call_tool(tool, dict(arguments)))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(one, "before", self.before)
+            group.start_soon(one, "after", self.after)
+        self.tally.note(tool, answers["after"])
+        return answers["before"], answers["after"]
+
+    async def ask(self, tool: str, args: Mapping[str, Json] | None = None) -> Json:
+        """Ask both; compare; return this tree's answer (what later calls are chosen from)."""
+        arguments = dict(args or {})
+        before, after = await self.both(tool, arguments)
+        kind, diffs = allowed(tool, arguments, before, after, self.sensitive)
+        if diffs and tool == "get_backlinks" and await self._gained_in_fences(arguments, before, after):
+            kind = "fence_links"
+        if kind is not None:
+            self.tally.explained[f"{kind}: {tool}"] += 1
+        else:
+            self.tally.unexplained += [Difference(tool, arguments, w, b, a) for w, b, a in diffs]
+        return after
+
+    async def _gained_in_fences(self, arguments: Mapping[str, Json], before: Json, after: Json) -> bool:
+        """Backlinks differ as the fence fix explains: each answer is a page of its server's
+        whole listing, and the whole listing gained lines in fence-sensitive notes only."""
+        whole = {"note": arguments["note"], "limit": 200, "budget": 65536}
+        whole_before, whole_after = await self.both("get_backlinks", whole)
+        offset = arguments.get("offset", 0)
+        return (
+            paged_from(before, whole_before, offset)
+            and paged_from(after, whole_after, offset)
+            and gained_in_fences(whole_before, whole_after, self.sensitive)
+        )
+
+    async def compare_listings(self) -> None:
+        """The instructions and the tools each server offers: the same but for the weak sentence."""
+        before_tools = {t.name: t for t in (await self.before.list_tools()).tools}
+        after_tools = {t.name: t for t in (await self.after.list_tools()).tools}
+        self.tally.calls += 1
+        pairs: list[tuple[str, Json, Json]] = [
+            (
+                "instructions",
+                without_weak_sentence(self.before.instructions),
+                without_weak_sentence(self.after.instructions),
+            ),
+            ("tools", sorted(before_tools), sorted(after_tools)),
+        ]
+        for name in sorted(set(before_tools) & set(after_tools)):
+            old, new = before_tools[name], after_tools[name]
+            pairs += [
+                (f"{name}.description", without_weak_sentence(old.description), without_weak_sentence(new.description)),
+                (f"{name}.input_schema", old.input_schema, new.input_schema),
+                (f"{name}.output_schema", old.output_schema, new.output_schema),
+                (f"{name}.annotations", old.annotations, new.annotations),
+            ]
+        for where, old_value, new_value in pairs:
+            if old_value != new_value:
+                self.tally.unexplained.append(Difference("tools/list", {}, where, old_value, new_value))
+        if any(without_weak_sentence(t.description) != t.description for t in after_tools.values()):
+            self.tally.explained["descriptions: tools/list"] += 1
+
+
+@asynccontextmanager
+async def pair(before: Side, after: Side, client: str, vault: Path, cwd: Path, tally: Tally) -> AsyncIterator[Pair]:
+    """Both servers of `client` running, each in its own process."""
+    async with AsyncExitStack() as stack:
+        old = await stack.enter_async_context(Client(before.params(client, cwd), read_timeout_seconds=60))
+        new = await stack.enter_async_context(Client(after.params(client, cwd), read_timeout_seconds=60))
+        yield Pair(old, new, fence_sensitive(vault), tally)
+
+
+def side_env(home: Path, **extra: str) -> dict[str, str]:
+    """This process's environment with its own config and state folder (and `extra`)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return {**env, "VAULT_RECALL_HOME": str(home), **extra}
