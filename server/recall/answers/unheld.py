@@ -36,6 +36,7 @@ from vault_recall.server.obsidian.note import note_title
 from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS, lf_text
 from vault_recall.server.recall.finding.record_tally import plain_note
 from vault_recall.server.recall.ranking.words import fold_for_ranking
+from vault_recall.server.recall.records import is_current
 from vault_recall.server.recall.subject_rules import SubjectRules
 
 
@@ -86,7 +87,7 @@ def unheld_look(
         if records is not None:
             if plain is not None and plain.record is not None:
                 subjects, status, kind = plain.record
-                if (status, kind) != ("active", "decision") or not records(subjects):
+                if not is_current(status, kind) or not records(subjects):
                     return False  # a valid record the recall does not take: nothing to count or report
             elif opens_block and plain is None:
                 return True
@@ -94,7 +95,7 @@ def unheld_look(
                 return True  # an ordinary note: a record only as the rules make it (its own
                 # status or kind are looked at below)
         else:
-            if plain is not None and plain.record is not None and plain.record[1:] != ("active", "decision"):
+            if plain is not None and plain.record is not None and not is_current(*plain.record[1:]):
                 return False  # a valid record that is not current: never counted, never a problem
             if rules and rules.may_take(path, data):
                 return True
