@@ -17,7 +17,8 @@ from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
 from vault_recall.server.recall.answers.recall_answer import Passed, RecallShapes, finish, pack_recall
 from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
-from vault_recall.server.recall.finding.scan import Looked, each_looked_at, each_parsed, each_record
+from vault_recall.server.recall.finding.looking import Looked
+from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
 from vault_recall.server.recall.ranking.query_terms import parse_query
