@@ -19,6 +19,7 @@ from vault_recall.app.state.activity_view import (
     latest_recalls,
     newest_event_id,
     recent_events,
+    status_text,
     store_problem,
 )
 from vault_recall.app.state.health import HealthReport, check_health
@@ -109,12 +110,12 @@ def _format_event(event: EventRow, current: Mapping[NoteRef, str | None], *, as_
     changed = _changed_since(event, current)
     if as_json:
         returned = [{"path": path, "revision": given} for path, given in event.given()]
-        fields = {k: v for k, v in event.__dict__.items() if k != "revisions"}
+        fields = {k: v for k, v in event.__dict__.items() if k != "revisions"} | {"status": status_text(event.status)}
         return json.dumps(fields | {"returned": returned, "changed_since": changed}, ensure_ascii=False)
     what = event.subject or ""
     if event.query:
         what += f" {event.query!r}" if what else repr(event.query)
-    result = event.error if event.error else f"{event.status}, {len(event.returned)} returned"
+    result = event.error if event.error else f"{status_text(event.status)}, {len(event.returned)} returned"
     marks = {c["path"]: " (changed since)" if c["now"] else " (gone since)" for c in changed}
     shown = [path + marks.get(path, "") for path in event.returned[:3]]
     notes = "; ".join(shown) + (" …" if len(event.returned) > 3 else "")

@@ -10,10 +10,41 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
+from vault_recall.server.activity.events import EventStatus, event_status
 from vault_recall.server.activity.store import SCHEMA_VERSION, connect
 from vault_recall.server.errors import ActivityStoreError
+
+
+@dataclass(frozen=True, slots=True)
+class OtherStatus:
+    """An event's status that is none this version writes: one another version wrote."""
+
+    word: str
+
+
+def read_status(value: object) -> EventStatus | OtherStatus | None:
+    """An event's status as its row holds it.  Every version of Vault Recall a person runs
+    writes to the one store, so a row may hold a word an older or newer one wrote: that is
+    kept as OtherStatus, shown as written and taken as the server's news that the vault
+    looked otherwise than the last health check (as before the statuses were typed), rather
+    than dropped as if the call had said nothing."""
+    if value is None:
+        return None
+    known = event_status(value)
+    return known if known is not None else OtherStatus(str(value))
+
+
+def status_text(status: EventStatus | OtherStatus | None) -> str | None:
+    """An event's status as written in its row (None: it has none)."""
+    match status:
+        case None | "ok" | "degraded" | "unavailable" | "error":
+            return status
+        case OtherStatus(word):
+            return word
+        case _:
+            assert_never(status)
 
 
 @dataclass(frozen=True)
@@ -26,7 +57,7 @@ class EventRow:
     vault: str | None
     subject: str | None
     query: str | None
-    status: str | None
+    status: EventStatus | OtherStatus | None  # read_status
     omitted: int | None
     duration_ms: float
     error: str | None
@@ -57,9 +88,11 @@ class ClientSummary:
     last_ts: float
 
 
-_EVENT_COLUMNS = (
-    "id, ts, client, client_name, tool, vault, subject, query, status, omitted, duration_ms, error, client_version"
+_COLUMNS = (
+    *("id", "ts", "client", "client_name", "tool", "vault", "subject", "query", "status", "omitted", "duration_ms"),
+    *("error", "client_version"),
 )
+_EVENT_COLUMNS = ", ".join(_COLUMNS)
 
 
 def store_problem(path: Path) -> str | None:
@@ -234,12 +267,15 @@ def _events(rows: Iterable[Sequence[Any]]) -> list[EventRow]:
         _, notes = gathered.setdefault(int(fields[0]), (fields, []))
         if note is not None:
             notes.append((str(note), revision if isinstance(revision, str) else None))
-    return [
-        EventRow(  # type: ignore[misc]
-            *fields[:-1],
-            returned=tuple(note for note, _ in notes),
-            revisions=tuple(revision for _, revision in notes),
-            client_version=fields[-1],
-        )
-        for fields, notes in gathered.values()
-    ]
+    return [_event(fields, notes) for fields, notes in gathered.values()]
+
+
+def _event(fields: Sequence[Any], notes: list[tuple[str, str | None]]) -> EventRow:
+    """One event from its columns' values and its returned notes."""
+    columns = dict(zip(_COLUMNS, fields, strict=True))
+    columns["status"] = read_status(columns["status"])
+    return EventRow(
+        **columns,
+        returned=tuple(note for note, _ in notes),
+        revisions=tuple(revision for _, revision in notes),
+    )

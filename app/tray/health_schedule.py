@@ -9,8 +9,12 @@ change is one method: an ask made while a check runs is never lost as the check 
 from __future__ import annotations
 
 import threading
+from typing import assert_never
 
+from vault_recall.app.state.activity_view import OtherStatus
 from vault_recall.app.state.health import HealthReport
+from vault_recall.server.activity.events import EventStatus
+from vault_recall.server.recall.results import Status
 
 # Health is re-checked when the vault's folder changes, when a recall reports another status,
 # and otherwise every 30 checks' worth of time: 15 s for a small vault, up to 5 min for a huge one.
@@ -81,3 +85,17 @@ class HealthSchedule:
         """The check failed (logged): the next one starts when it was due anyway."""
         with self._lock:
             self._checking = False
+
+
+def saw_otherwise(status: EventStatus | OtherStatus | None, health: Status) -> bool:
+    """Whether a call that ended with `status` saw the vault otherwise than the last health
+    check (`health`): a server's news that the health is to be looked at again now."""
+    match status:
+        case None | "error":
+            return False  # the call read no vault, or said nothing of it
+        case "ok" | "degraded" | "unavailable":
+            return status != health
+        case OtherStatus():
+            return True  # another version's word: no status this one's checks give
+        case _:
+            assert_never(status)

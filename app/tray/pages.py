@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from html import escape
 from pathlib import Path
+from typing import assert_never
 
-from vault_recall.app.state.activity_view import EventRow
+from vault_recall.app.state.activity_view import EventRow, OtherStatus, status_text
 from vault_recall.app.state.atomic_write import write_atomically
 from vault_recall.app.state.note_revisions import NoteRef, change_of
 from vault_recall.app.timefmt import clock
+from vault_recall.server.activity.events import EventStatus
 from vault_recall.server.config.config_file import state_dir
 
 STYLE = """
@@ -138,6 +140,18 @@ to fix. <code>{c} health</code> lists every broken note.</p>
     return page("Vault Recall — help", body)
 
 
+def _unavailable(status: EventStatus | OtherStatus | None) -> bool:
+    """Whether a call's status says it could not read the vault (a failed call says so in its
+    error instead; a word of another version says nothing this one knows)."""
+    match status:
+        case "unavailable":
+            return True
+        case None | "ok" | "degraded" | "error" | OtherStatus():
+            return False
+        case _:
+            assert_never(status)
+
+
 def activity_page(
     events: Iterable[EventRow], total: int, now_revisions: Mapping[NoteRef, str | None], keep_query: bool
 ) -> str:
@@ -155,8 +169,8 @@ def activity_page(
         query = (
             escape(event.query) if event.query else ('<span class="muted">not kept</span>' if not keep_query else "")
         )
-        status = escape(event.error) if event.error else escape(event.status or "")
-        status_class = ' class="bad"' if event.error or event.status == "unavailable" else ""
+        status = escape(event.error) if event.error else escape(status_text(event.status) or "")
+        status_class = ' class="bad"' if event.error or _unavailable(event.status) else ""
         rows.append(
             f"<tr><td>{escape(clock(event.ts))}</td><td>{escape(event.client)}</td><td>{escape(event.tool)}</td>"
             f"<td>{escape(event.subject or '')}</td><td>{query}</td><td{status_class}>{status}</td>"

@@ -42,7 +42,7 @@ from vault_recall.app.tray.approvals import ApprovalNotices, approval_action, re
 from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
 from vault_recall.app.tray.endpoint_menu import with_endpoint
 from vault_recall.app.tray.health_news import health_news
-from vault_recall.app.tray.health_schedule import HealthSchedule
+from vault_recall.app.tray.health_schedule import HealthSchedule, saw_otherwise
 from vault_recall.app.tray.installed import InstalledClients
 from vault_recall.app.tray.menu import Action, asked, build_menu, note_name, status_of, tooltip
 from vault_recall.app.tray.menu_items import TrayState
@@ -288,7 +288,7 @@ class TrayApp:
 
     def _on_recalls(self, events: list[EventRow]) -> None:
         health = self._health.report
-        if health is not None and any(e.status not in (None, "error", health.status) for e in events):
+        if health is not None and any(saw_otherwise(e.status, health.status) for e in events):
             self._health.ask()  # a server just saw the vault differently: look again now
         fresh = [e for e in events if e.returned]
         if not fresh:

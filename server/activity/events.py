@@ -7,9 +7,19 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from vault_recall.server.errors import show_value
+
+# How a call ended, as its event keeps it: its result's status (results.Status, which every
+# tool's result carries), or "error" when it gave no result (refused, or failed).
+EventStatus = Literal["ok", "degraded", "unavailable", "error"]
+_STATUS_OF: dict[str, EventStatus] = {status: status for status in get_args(EventStatus)}
+
+
+def event_status(value: object) -> EventStatus | None:
+    """`value` as one of the statuses an event keeps, or None when it is none of them."""
+    return _STATUS_OF.get(value) if isinstance(value, str) else None
 
 
 @dataclass(frozen=True)
@@ -26,7 +36,7 @@ class ActivityEvent:
     vault: str | None = None
     subject: str | None = None
     query: str | None = None
-    status: str | None = None
+    status: EventStatus | None = None
     returned: tuple[tuple[str, str | None], ...] = ()  # (path, revision)
     omitted: int | None = None
     error: str | None = None
@@ -70,7 +80,8 @@ def event_from_result(
         vault=result.get("vault") if result else vault,
         subject=arguments.get("subject") if isinstance(arguments.get("subject"), str) else None,
         query=(str(query)[:500] if query is not None else None) if keep_query_text else None,
-        status=(result or {}).get("status") if result else "error",
+        # None: a result without a status of its own, which none of the tools gives.
+        status=event_status(result.get("status")) if result else "error",
         returned=tuple(dict.fromkeys(returned)),
         omitted=(result or {}).get("omitted") if result else None,
         error=error,

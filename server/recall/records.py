@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from typing import Literal, assert_never, get_args
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.obsidian.note_bytes import SLUG_TEXT
@@ -13,16 +14,21 @@ from vault_recall.server.obsidian.values import PropertyValue
 from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 
 SUBJECT_PATTERN = SLUG_TEXT  # always used with fullmatch
-STATUSES = ("active", "archived")
-KINDS = ("decision", "event")
+# A record's status and kind: the words the record rules accept (docs/vault.md).  A note's
+# own property is held to them exactly (`_status_of`); one a subject rule takes reads its own
+# words loosely and never breaks (`ruled_record`).
+RecordStatus = Literal["active", "archived"]
+RecordKind = Literal["decision", "event"]
+STATUSES: tuple[RecordStatus, ...] = get_args(RecordStatus)
+KINDS: tuple[RecordKind, ...] = get_args(RecordKind)
 
 
 @dataclass(frozen=True)
 class MemoryRecord:
     note: Note
     subjects: tuple[str, ...]
-    status: str  # active | archived
-    kind: str  # decision | event
+    status: RecordStatus
+    kind: RecordKind
     date: str | None  # YYYY-MM-DD; required for events
 
 
@@ -44,22 +50,17 @@ def as_record(note: Note, rules: SubjectRules = NO_RULES) -> MemoryRecord | Inva
     subjects = _subjects(props["subject"])
     if subjects is None:
         return _broken(note, "subject", "must be a slug (a-z, 0-9, '-', at most 64) or a list of them", None)
-    status = props.get("status", "active")
+    status = _status_of(props.get("status"))
     if status is None:
-        status = "active"
-    if status not in STATUSES:
         return _broken(note, "status", "must be 'active' or 'archived'", subjects)
-    kind = props.get("kind", "decision")
+    kind = _kind_of(props.get("kind"))
     if kind is None:
-        kind = "decision"
-    if kind not in KINDS:
         return _broken(note, "kind", "must be 'decision' or 'event'", subjects)
     date = props.get("date")
     if date is not None and not is_calendar_date(date):
         return _broken(note, "date", "must be a real date written YYYY-MM-DD", subjects)
     if kind == "event" and date is None:
         return _broken(note, "date", "is required when kind is 'event' (YYYY-MM-DD)", subjects)
-    assert isinstance(status, str) and isinstance(kind, str)
     return MemoryRecord(
         note=note,
         subjects=subjects,
@@ -83,8 +84,48 @@ def ruled_record(note: Note, subjects: tuple[str, ...], daily: str | None) -> Me
     date = _date_in(props.get("date")) or daily
     # Its own `kind` first; else a daily note is an event, anything else a decision.
     event = said == "event" if said in ("event", "decision") else daily is not None
-    kind = "event" if event and date is not None else "decision"
+    kind: RecordKind = "event" if event and date is not None else "decision"
     return MemoryRecord(note=note, subjects=subjects, status="archived" if archived else "active", kind=kind, date=date)
+
+
+def recalled(status: RecordStatus) -> bool:
+    """Whether a record of this status is recalled: an archived one is kept out of recall."""
+    match status:
+        case "active":
+            return True
+        case "archived":
+            return False
+        case _:
+            assert_never(status)
+
+
+def is_current(status: RecordStatus, kind: RecordKind) -> bool:
+    """Whether a record of this status and kind is current, what recall_context recalls: an
+    active decision (an event is history, recall_activity's)."""
+    return recalled(status) and kind == "decision"
+
+
+def _status_of(value: PropertyValue) -> RecordStatus | None:
+    """A record's own `status` property, by the rules: none (or null) is active; any value but
+    the two exact words is None, a broken record ('Archived', 'draft', a list, a number)."""
+    match value:
+        case None | "active":
+            return "active"
+        case "archived":
+            return "archived"
+        case _:
+            return None
+
+
+def _kind_of(value: PropertyValue) -> RecordKind | None:
+    """A record's own `kind` property, as `_status_of` reads `status`: none is a decision."""
+    match value:
+        case None | "decision":
+            return "decision"
+        case "event":
+            return "event"
+        case _:
+            return None
 
 
 def _word(value: PropertyValue) -> str | None:

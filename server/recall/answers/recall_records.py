@@ -17,14 +17,22 @@ from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
 from vault_recall.server.recall.answers.recall_answer import Passed, RecallShapes, finish, pack_recall
 from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
-from vault_recall.server.recall.finding.scan import Looked, each_looked_at, each_parsed, each_record
+from vault_recall.server.recall.finding.looking import Looked
+from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import allowed_distance, near_words, nearest
 from vault_recall.server.recall.ranking.words import folded_words, query_words
-from vault_recall.server.recall.records import MemoryRecord, as_record, is_calendar_date, ruled_record
+from vault_recall.server.recall.records import (
+    MemoryRecord,
+    as_record,
+    is_calendar_date,
+    is_current,
+    recalled,
+    ruled_record,
+)
 from vault_recall.server.recall.results import Problem, RecallHead, RecallResult, Record
 from vault_recall.server.recall.scope import Scope
 from vault_recall.server.vault.listing import VaultListing, vault_name
@@ -56,7 +64,7 @@ def recall_context(
         scope.exposure.require_subject(subject, scope.client)
 
     def current(record: MemoryRecord) -> bool:
-        return record.status == "active" and record.kind == "decision"
+        return is_current(record.status, record.kind)
 
     ordering = _ordering(text, match, scope, subject, dated=False)
     return _answer(scope, subject, current, ordering, budget=budget, limit=limit, unheld=True)
@@ -81,7 +89,7 @@ def recall_activity(
     scope.exposure.require_subject(subject, scope.client)
 
     def in_history(record: MemoryRecord) -> bool:
-        if record.status != "active" or record.kind != "event":
+        if not recalled(record.status) or record.kind != "event":
             return False
         return on_or_after is None or (record.date or "") >= on_or_after
 

@@ -17,8 +17,9 @@ from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, is_u
 from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.answers.arguments import check_range, check_subject
 from vault_recall.server.recall.finding.hit_lines import HitLines, LineCounter
+from vault_recall.server.recall.finding.looking import Answer, Looked, Told
 from vault_recall.server.recall.finding.record_tally import plain_note
-from vault_recall.server.recall.finding.scan import Looked, as_seen, each_looked_at, record_item
+from vault_recall.server.recall.finding.scan import as_seen, each_looked_at, record_item
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
 from vault_recall.server.recall.finding.text_prefilter import CASE_ESCAPES, AsciiView, Phrase, digits_in, phrase_filter
 from vault_recall.server.recall.finding.view import answer_anew, in_view
@@ -138,11 +139,12 @@ _Seen = tuple[int, int, HitLines]
 
 def _looker(
     pattern: Phrase, counter: LineCounter, exposure: Exposure, subject: str | None
-) -> Callable[[str, bytes], _Seen | bool]:
+) -> Callable[[str, bytes], Answer[_Seen]]:
     """What tells, for one search, from a note's bytes what parsing it would: whether this
     client sees it (a valid note without properties, or one whose properties block is of the
-    plainest shape: record_tally.plain_note) and its hit lines — or that it must be parsed
-    (True), or that it cannot matter (False: the phrase is not in it, or nobody here sees it)."""
+    plainest shape: record_tally.plain_note) and its hit lines (Told) — or that it must be
+    parsed ("parse"), or that it cannot matter ("skip": the phrase is not in it, or nobody here
+    sees it)."""
     wanted = subject.encode("ascii") if subject is not None else None
     # The whole vault without a subject sees every note; anything else sees records only.
     records_only = exposure.mode != "vault" or subject is not None
@@ -153,41 +155,41 @@ def _looker(
     view = AsciiView(CASE_ESCAPES, [needle]) if needle else None
     digits = digits_in(needle)  # looked for in the raw bytes, before lowering them
 
-    def look(path: str, data: bytes) -> _Seen | bool:
+    def look(path: str, data: bytes) -> Answer[_Seen]:
         if digits and digits not in data:
-            return False
+            return "skip"
         if view is not None:
             lowered = cast(bytes, view.of(data))  # phrase_filter's own test, its lowered bytes kept
             if needle not in lowered:
-                return False
+                return "skip"
         elif not worth(data):
-            return False
+            return "skip"
         opens_block = data.startswith(BLOCK_STARTS)
         plain = plain_note(data, len(data)) if opens_block else None
         if records_only:
             if taking and taking.may_take(path, data):
-                return True
+                return "parse"
             if plain is None:
                 # Parsed, unless it can be no record of the subject nor a broken note about it.
-                return not plainly_not_about(wanted, data)
+                return "skip" if plainly_not_about(wanted, data) else "parse"
             if plain.record is None:
-                return False  # an ordinary note: only records are seen here
+                return "skip"  # an ordinary note: only records are seen here
             subjects = plain.record[0]
             if wanted is not None and subject not in subjects:
-                return False
+                return "skip"
             if not exposure.allows_record_subjects(subjects):
-                return False
+                return "skip"
         elif opens_block and plain is None:
-            return True  # properties to parse: they may be broken, a problem to report
+            return "parse"  # properties to parse: they may be broken, a problem to report
         elif not opens_block and data.startswith(UTF8_BOM):
-            return True  # left to the full reading
+            return "parse"  # left to the full reading
         if view is not None:
             # An ASCII phrase is counted on the view's bytes: its lines are the text's (UTF-8
             # never writes a '\n' byte inside a character), and a line holds the phrase in the
             # text exactly when it does in the view.  Only the text must be UTF-8 (plain_note
             # has checked that of a note with properties).
             if plain is None and not is_utf8(data, len(data)):
-                return True  # reported as a problem by the full reading
+                return "parse"  # reported as a problem by the full reading
             if lowered.startswith(UTF8_BOM):
                 lowered = lowered[len(UTF8_BOM) :]
             lowered = lf_bytes(lowered)
@@ -196,9 +198,9 @@ def _looker(
             try:
                 text = decode_note_text(data)
             except UnicodeDecodeError:
-                return True  # reported as a problem by the full reading
+                return "parse"  # reported as a problem by the full reading
             lines = counter.in_text(text)
-        return (len(data), zlib.crc32(data), lines) if lines.number else False
+        return Told((len(data), zlib.crc32(data), lines)) if lines.number else "skip"
 
     return look
 

@@ -3,10 +3,13 @@ the vault's subject rules, with counts of their records — read fresh, keeping 
 
 from __future__ import annotations
 
+from typing import Literal, assert_never
+
 from vault_recall.server.obsidian.note import InvalidNote, iso_utc
 from vault_recall.server.recall.finding.scan import each_tally
 from vault_recall.server.recall.finding.view import could_be_about, listing_or_unavailable, problem
 from vault_recall.server.recall.packing import MAX_PROBLEMS
+from vault_recall.server.recall.records import RecordKind, RecordStatus
 from vault_recall.server.recall.results import ListSubjectsResult, Problem, SubjectCount
 from vault_recall.server.recall.scope import Scope
 
@@ -33,12 +36,7 @@ def list_subjects(scope: Scope) -> ListSubjectsResult:
             if not exposure.allows_subject(subject):
                 continue
             entry = counts.setdefault(subject, _zero(subject))
-            if record.status == "archived":
-                entry["archived"] += 1
-            elif record.kind == "event":
-                entry["events"] += 1
-            else:
-                entry["active"] += 1
+            entry[_counted_as(record.status, record.kind)] += 1
             newest[subject] = max(newest.get(subject, record.mtime_ns), record.mtime_ns)
     for subject in exposure.rules.subjects:
         if exposure.allows_subject(subject):
@@ -53,6 +51,19 @@ def list_subjects(scope: Scope) -> ListSubjectsResult:
     if problems:
         result["status"] = "degraded"
     return result
+
+
+def _counted_as(status: RecordStatus, kind: RecordKind) -> Literal["active", "archived", "events"]:
+    """The count a record adds to: every archived record in one, the active ones by kind."""
+    match status, kind:
+        case ("archived", _):
+            return "archived"
+        case ("active", "event"):
+            return "events"
+        case ("active", "decision"):
+            return "active"
+        case _:
+            assert_never((status, kind))
 
 
 def _zero(subject: str) -> SubjectCount:

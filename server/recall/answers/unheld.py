@@ -34,8 +34,10 @@ from dataclasses import dataclass
 
 from vault_recall.server.obsidian.note import note_title
 from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS, lf_text
+from vault_recall.server.recall.finding.looking import Answer, Told
 from vault_recall.server.recall.finding.record_tally import plain_note
 from vault_recall.server.recall.ranking.words import fold_for_ranking
+from vault_recall.server.recall.records import is_current
 from vault_recall.server.recall.subject_rules import SubjectRules
 
 
@@ -48,10 +50,10 @@ class Unheld:
 
 def unheld_look(
     gates: tuple[str, ...], rules: SubjectRules, records: Callable[[tuple[str, ...]], bool] | None = None
-) -> Callable[[str, bytes], Unheld | bool]:
-    """For scan.each_looked_at: a note's Unheld when its bytes tell it for certain (see the
-    module's docstring); False for a valid record that is no active decision, holding no gate
-    (the recall keeps none: it is skipped); else True (parse it).  `gates`: every gate of the
+) -> Callable[[str, bytes], Answer[Unheld]]:
+    """For scan.each_looked_at: a note's Unheld (Told) when its bytes tell it for certain (see
+    the module's docstring); "skip" for a valid record that is no active decision, holding no
+    gate (the recall keeps none); else "parse".  `gates`: every gate of the
     query's terms.
 
     `records`, for scan.each_record (a recall of a subject's records, or of every record the
@@ -66,13 +68,13 @@ def unheld_look(
     by_folders_only = bool(rules) and not rules.text_rules and not any(rule.daily_notes for rule in rules.rules)
     numbers_matter = any(_NUMBER_TEXT.fullmatch(gate) for gate in gates)
 
-    def look(path: str, data: bytes) -> Unheld | bool:
+    def look(path: str, data: bytes) -> Answer[Unheld]:
         # The cheapest looks first: a note holding a gate is parsed, whatever else it is.
         title = note_title(path)
         folded_title = fold_for_ranking(title)
         for gate in gates:  # loops, not any(): run for every note of the vault
             if gate in folded_title:
-                return True
+                return "parse"
         ascii_text = data.isascii()
         if ascii_text:
             # Block and body folded at once (fold of ASCII text lowers it); a gate, all word
@@ -80,59 +82,59 @@ def unheld_look(
             lowered = data.lower()
             for gate_bytes in wanted:
                 if gate_bytes in lowered:
-                    return True
+                    return "parse"
         opens_block = data.startswith(BLOCK_STARTS)
         plain = plain_note(data, len(data)) if opens_block else None
         if records is not None:
             if plain is not None and plain.record is not None:
                 subjects, status, kind = plain.record
-                if (status, kind) != ("active", "decision") or not records(subjects):
-                    return False  # a valid record the recall does not take: nothing to count or report
+                if not is_current(status, kind) or not records(subjects):
+                    return "skip"  # a valid record the recall does not take: nothing to count or report
             elif opens_block and plain is None:
-                return True
+                return "parse"
             elif not by_folders_only or not records(rules.by_path(path)):
-                return True  # an ordinary note: a record only as the rules make it (its own
+                return "parse"  # an ordinary note: a record only as the rules make it (its own
                 # status or kind are looked at below)
         else:
-            if plain is not None and plain.record is not None and plain.record[1:] != ("active", "decision"):
-                return False  # a valid record that is not current: never counted, never a problem
+            if plain is not None and plain.record is not None and not is_current(*plain.record[1:]):
+                return "skip"  # a valid record that is not current: never counted, never a problem
             if rules and rules.may_take(path, data):
-                return True
+                return "parse"
         if opens_block and plain is None:
-            return True
+            return "parse"
         body_start = 0
         if plain is not None:
             body_start = plain.body_start
             if plain.record is None and (
                 data.find(b"\nstatus", 0, body_start) >= 0 or data.find(b"\nkind", 0, body_start) >= 0
             ):
-                return True  # an ordinary note's own status or kind: ruled_record reads them
+                return "parse"  # an ordinary note's own status or kind: ruled_record reads them
             if numbers_matter and _NUMBER_START.search(data, 0, body_start) is not None:
-                return True  # a number among its values is read as the number's text ('0x1F': '31')
+                return "parse"  # a number among its values is read as the number's text ('0x1F': '31')
         elif data.startswith(_OTHER_STARTS):
-            return True  # a BOM before no block, or UTF-16: read whole
+            return "parse"  # a BOM before no block, or UTF-16: read whole
         if ascii_text:
             crlf = data.count(b"\r\n", body_start) if b"\r" in data else 0  # a memchr first
-            return Unheld(len(data) - body_start - crlf + len(title))
+            return Told(Unheld(len(data) - body_start - crlf + len(title)))
         if body_start:
             # Its aliases and tags: plain or quoted text without escapes, each in the block as
             # written — folded as the block lowered, when it is ASCII.
             block = data[:body_start]
             if not block.isascii():
-                return True
+                return "parse"
             lowered_block = block.lower()
             for gate_bytes in wanted:
                 if gate_bytes in lowered_block:
-                    return True
+                    return "parse"
         try:
             body = lf_text(data[body_start:].decode("utf-8"))
         except UnicodeDecodeError:
-            return True
+            return "parse"
         folded = fold_for_ranking(body)  # as evidence_of folds the body: with no gate in it, it looks no further
         for gate in gates:
             if gate in folded:
-                return True
-        return Unheld(len(body) + len(title))
+                return "parse"
+        return Told(Unheld(len(body) + len(title)))
 
     return look
 

@@ -29,7 +29,7 @@ from vault_recall.server.obsidian.note_bytes import (
     plain_slug,
     slugs_named,
 )
-from vault_recall.server.recall.records import KINDS, STATUSES
+from vault_recall.server.recall.records import KINDS, STATUSES, RecordKind, RecordStatus
 
 _NAME = PROPERTY_NAME.encode()
 # A letter outside ASCII, as UTF-8: two bytes, or three (CJK and most scripts) — leaving out
@@ -89,8 +89,9 @@ _PROPERTY_LINE = re.compile(rb"^(" + _NAME + rb"): *+([^\r\n]*+)", re.MULTILINE)
 _RECORD_NAMES = frozenset((b"subject", b"status", b"kind", b"date"))
 _SUBJECT_ITEMS = re.compile(rb"^subject: *\r?\n((?:[ -][^\n]*\n)*)", re.MULTILINE)
 _DATE = re.compile(DATE.encode())
-_STATUSES = {status.encode(): status for status in STATUSES}
-_KINDS = {kind.encode(): kind for kind in KINDS}
+# Exactly the words records.py accepts of a record's own properties: any other is "unsure".
+_STATUSES: dict[bytes, RecordStatus] = {status.encode(): status for status in STATUSES}
+_KINDS: dict[bytes, RecordKind] = {kind.encode(): kind for kind in KINDS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +99,12 @@ class Tally:
     """What list_subjects counts of one valid record."""
 
     subjects: tuple[str, ...]
-    status: str  # active | archived
-    kind: str  # decision | event
+    status: RecordStatus
+    kind: RecordKind
     mtime_ns: int
 
 
-RecordFacts = tuple[tuple[str, ...], str, str]  # subjects, status, kind
+RecordFacts = tuple[tuple[str, ...], RecordStatus, RecordKind]  # subjects, status, kind
 
 
 @dataclass(frozen=True, slots=True)

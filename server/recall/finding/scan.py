@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Generic, TypeVar, cast, overload
+from typing import TypeVar, assert_never, overload
 
 from vault_recall.server.errors import NoteChanged, NoteTooLarge
 from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
+from vault_recall.server.recall.finding.looking import Answer, Looked, Told
 from vault_recall.server.recall.finding.one_note import read_one, undecodable_note, unreadable_folder
 from vault_recall.server.recall.finding.record_tally import Tally, plain_record
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
@@ -122,21 +123,12 @@ def _each_parsed(
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class Looked(Generic[T]):
-    """What a pass's `look` made of a note's bytes, without parsing it."""
-
-    path: str
-    seen: T
-    mtime_ns: int
-
-
 def each_looked_at(
-    root: Path, listing: VaultListing, look: Callable[[str, bytes], T | bool]
+    root: Path, listing: VaultListing, look: Callable[[str, bytes], Answer[T]]
 ) -> Iterator[Note | InvalidNote | Looked[T]]:
-    """Every note, shown to `look` as its exact whole bytes first: False skips it, True has it
-    parsed (given as each_parsed gives it), and anything else is given as `Looked` — what
-    `look` made of the bytes, when it could tell all the call needs without parsing.
+    """Every note, shown to `look` as its exact whole bytes first: "skip" skips it, "parse"
+    has it parsed (given as each_parsed gives it), and Told is given as `Looked` —
+    what `look` made of the bytes, when it could tell all the call needs without parsing.
 
     `look` may skip only notes that could change neither the call's answer nor its problems,
     and must answer for the others exactly as their parsing would.  Notes in the template
@@ -163,32 +155,40 @@ def each_looked_at(
                 if parsed is not None:
                     yield parsed
                 continue
-            if read is not None:
-                data, mtime_ns, seen = read
-                yield parse_note(path, data, mtime_ns) if seen is True else Looked(path, cast(T, seen), mtime_ns)
+            if read is None:
+                continue
+            data, mtime_ns, answer = read
+            match answer:
+                case "skip":
+                    pass
+                case "parse":
+                    yield parse_note(path, data, mtime_ns)
+                case Told():
+                    yield Looked(path, answer.seen, mtime_ns)  # not Told(seen): half the cost
+                case _:
+                    assert_never(answer)
 
 
 def _look_at(
-    chain: FolderChain, path: str, look: Callable[[str, bytes], T | bool], buffer: bytearray, size: int
-) -> tuple[bytes, int, T | bool] | None:
-    """One note for each_looked_at, in one open: None when `look` skips it, else its bytes,
-    time and what `look` made of them.  Most notes fit the first read and are skipped on it,
-    before anything else is asked of the file."""
+    chain: FolderChain, path: str, look: Callable[[str, bytes], Answer[T]], buffer: bytearray, size: int
+) -> tuple[bytes, int, Answer[T]] | None:
+    """One note for each_looked_at, in one open: its bytes, time and what `look` answered of
+    them — None when it skipped the note on the first read, as most notes fit it: before
+    anything else is asked of the file."""
     fd = chain.open_note(path)
     try:
         start, length = read_start(fd, buffer)
         data = bytes(memoryview(start)[:length])
         if length < size:
-            seen = look(path, data)
-            if seen is False:
+            answer = look(path, data)
+            if answer == "skip":
                 return None
             st = os.fstat(fd)
             if stat.S_ISREG(st.st_mode) and st.st_size == length:
-                return data, st.st_mtime_ns, seen
+                return data, st.st_mtime_ns, answer
         # Larger than the first read, or changing while read: read whole, and looked at whole.
         raw = read_rest(fd, path, start, length)
-        seen = look(path, raw.data)
-        return None if seen is False else (raw.data, raw.mtime_ns, seen)
+        return raw.data, raw.mtime_ns, look(path, raw.data)
     finally:
         os.close(fd)
 
@@ -210,7 +210,7 @@ def each_record(
     worth: Callable[[bytes | bytearray], bool] | None = None,
     rules: SubjectRules = NO_RULES,
     *,
-    look: Callable[[str, bytes], T | bool],
+    look: Callable[[str, bytes], Answer[T]],
 ) -> Iterator[MemoryRecord | InvalidNote | Looked[T]]: ...
 def each_record(
     root: Path,
@@ -218,7 +218,7 @@ def each_record(
     subject: str | None,
     worth: Callable[[bytes | bytearray], bool] | None = None,
     rules: SubjectRules = NO_RULES,
-    look: Callable[[str, bytes], T | bool] | None = None,
+    look: Callable[[str, bytes], Answer[T]] | None = None,
 ) -> Iterator[MemoryRecord | InvalidNote | Looked[T]]:
     """The records of `subject` (None: of every subject) and the invalid notes that could be
     about it, one at a time, so a caller that only counts keeps nothing.
@@ -235,8 +235,8 @@ def each_record(
     under its folder, or its bytes holding its tag or value) is read whole and parsed too.
 
     `look`, as each_looked_at's: shown the whole bytes of each note read whole, it has it
-    parsed (True), skipped (False: it could change neither the call's answer nor its
-    problems) or given as `Looked`.
+    parsed ("parse"), skipped ("skip": it could change neither the call's answer nor its
+    problems) or given as `Looked` (Told).
     """
     wanted = subject.encode("ascii") if subject is not None else None
     taking = rules.of_subject(subject)
@@ -278,14 +278,17 @@ def each_record(
             else:
                 if raw is None:
                     continue
-                if look is not None:
-                    seen = look(path, raw.data)
-                    if seen is False:
+                answer: Answer[T] = "parse" if look is None else look(path, raw.data)
+                match answer:
+                    case "skip":
                         continue
-                    if seen is not True:
-                        yield Looked(path, seen, raw.mtime_ns)
+                    case "parse":
+                        parsed = parse_note(path, raw.data, raw.mtime_ns)
+                    case Told():
+                        yield Looked(path, answer.seen, raw.mtime_ns)
                         continue
-                parsed = parse_note(path, raw.data, raw.mtime_ns)
+                    case _:
+                        assert_never(answer)
             # record_item, inline: this loop runs for every note a recall cannot skip.
             if parsed is None:
                 continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
@@ -24,3 +25,14 @@ def test_the_activity_command_prints_and_filters(capsys: pytest.CaptureFixture[s
     assert main(["activity", "--client", "zed", "--json"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert json.loads(line)["tool"] == "list_subjects"
+
+
+def test_a_status_another_version_wrote_is_printed_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    save_config(Config(activity=ActivitySettings()))
+    assert ActivityWriter().append(activity_path(), event("cursor", returned=(("A.md", "r"),)))
+    with sqlite3.connect(activity_path()) as raw:
+        raw.execute("UPDATE events SET status = 'paused'")
+    assert main(["activity"]) == 0
+    assert "paused, 1 returned" in capsys.readouterr().out
+    assert main(["activity", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "paused"

@@ -1,14 +1,19 @@
 """When the tray checks the vault's health (app/tray/health_schedule.py), written by three threads:
 every change holds its one lock, whichever thread makes it, and an ask made while a check runs
-survives the check's end."""
+survives the check's end; a recall whose status differs from the last report asks for one."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 
+import pytest
+
+from vault_recall.app.state.activity_view import OtherStatus
 from vault_recall.app.state.health import check_health
-from vault_recall.app.tray.health_schedule import HEALTH_MIN_SECONDS, HealthSchedule
+from vault_recall.app.tray.health_schedule import HEALTH_MIN_SECONDS, HealthSchedule, saw_otherwise
+from vault_recall.server.activity.events import EventStatus
+from vault_recall.server.recall.results import Status
 
 
 class OwnedLock:
@@ -113,3 +118,22 @@ def test_subjects_are_looked_for_once_per_change_of_the_vault_or_its_rules() -> 
     schedule.spent(0.1)  # the suggestions' own cost spaces the checks too (10 times it)
     schedule.ask()
     assert not schedule.begin(1.2) and not schedule.begin(2.0) and schedule.begin(2.2)
+
+
+@pytest.mark.parametrize(
+    ("status", "health", "news"),
+    [
+        ("ok", "ok", False),
+        ("degraded", "ok", True),  # a server found a broken note the last check did not
+        ("unavailable", "degraded", True),
+        ("ok", "unavailable", True),
+        ("unavailable", "unavailable", False),
+        ("error", "ok", False),  # the call read no vault: nothing said of it
+        (None, "degraded", False),
+        (OtherStatus("paused"), "ok", True),  # another version's word: looked again, as before
+    ],
+)
+def test_a_call_that_saw_the_vault_otherwise_asks_for_a_check(
+    status: EventStatus | OtherStatus | None, health: Status, news: bool
+) -> None:
+    assert saw_otherwise(status, health) is news

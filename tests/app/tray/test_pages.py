@@ -4,10 +4,12 @@ lists every call with what it returned and escapes what clients sent, pages are 
 from __future__ import annotations
 
 import stat
+from dataclasses import replace
 from pathlib import Path
 
-from vault_recall.app.state.activity_view import EventRow
+from vault_recall.app.state.activity_view import EventRow, OtherStatus
 from vault_recall.app.tray.pages import activity_page, help_page, write_page
+from vault_recall.server.activity.events import EventStatus
 
 
 def test_help_explains_records_with_an_example_and_the_command_to_add_a_vault() -> None:
@@ -55,6 +57,16 @@ def test_the_activity_page_lists_calls_with_notes_and_revisions_and_escapes_what
     assert "The 2 newest of 5 calls kept." in html
     assert "not kept" in activity_page([event(1, None)], 1, {}, False)
     assert "No activity yet" in activity_page([], 0, {}, True)
+
+
+def test_the_activity_page_shows_a_status_as_written_and_marks_only_an_unreadable_vault() -> None:
+    def row(status: EventStatus | OtherStatus | None) -> str:
+        html = activity_page([replace(event(1, "q"), status=status)], 1, {}, True)
+        return html[html.index("<tr><td>") :]
+
+    assert '<td class="bad">unavailable</td>' in row("unavailable")
+    assert "<td>degraded</td>" in row("degraded") and "<td></td><td>Build decision.md" in row(None)
+    assert "<td>a &lt;new&gt; word</td>" in row(OtherStatus("a <new> word"))  # another version's
 
 
 def test_a_page_is_written_for_the_person_only(tmp_path: Path) -> None:

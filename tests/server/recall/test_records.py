@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
-from vault_recall.server.recall.records import MemoryRecord, as_record
+from vault_recall.server.recall.records import MemoryRecord, as_record, ruled_record
 
 
 def classify(props: str) -> MemoryRecord | InvalidNote | None:
@@ -67,3 +67,50 @@ def test_a_broken_record_value_names_its_line() -> None:
     status = classify("title: x\n'status': done\nsubject: s")
     assert isinstance(status, InvalidNote)
     assert status.reason == "R.md, line 3: property 'status' must be 'active' or 'archived'"
+
+
+@pytest.mark.parametrize(
+    ("written", "status"),
+    [
+        ("", "active"),  # no `status`: the default
+        ("status:", "active"),  # null, as if not written
+        ("status: active", "active"),
+        ("status: archived", "archived"),
+        ("status: 'archived'", "archived"),  # quoted text is the same text
+        ("status: Archived", None),  # exact words only: a note of its own subject is held to them
+        ("status: ARCHIVED", None),
+        ("status: draft", None),
+        ("status: archived ", "archived"),  # YAML drops the blank
+        ("status: [archived]", None),
+        ("status: true", None),
+        ("status: 1", None),
+    ],
+)
+def test_a_record_of_its_own_subject_takes_only_the_exact_status_words(written: str, status: str | None) -> None:
+    """None: the note is reported as broken, naming the rule, rather than counted as a record."""
+    found = classify("subject: x" + (f"\n{written}" if written else ""))
+    if status is None:
+        assert isinstance(found, InvalidNote)
+        assert "property 'status' must be 'active' or 'archived'" in found.reason
+    else:
+        assert isinstance(found, MemoryRecord)
+        assert found.status == status
+
+
+@pytest.mark.parametrize(
+    ("written", "status"),
+    [
+        ("", "active"),
+        ("status: archived", "archived"),
+        ("status: Archived", "archived"),  # the person's own words, read loosely: case and blanks
+        ("status: ' ARCHIVED '", "archived"),
+        ("status: draft", "active"),  # a status of theirs, no claim about the record
+        ("status: reading", "active"),
+        ("status: [archived]", "active"),
+        ("status: true", "active"),
+    ],
+)
+def test_a_note_a_rule_takes_is_archived_only_when_it_says_so(written: str, status: str) -> None:
+    note = parse_note("R.md", f"---\ntitle: t\n{written}\n---\nbody\n".encode(), 0)
+    assert isinstance(note, Note)
+    assert ruled_record(note, ("x",), None).status == status

@@ -13,6 +13,7 @@ from tests.support.tricky_notes import ODD, TRICKY
 from tests.support.vaults import write_vault
 from vault_recall.server.obsidian.note import Note, parse_note
 from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
+from vault_recall.server.recall.finding.looking import Told
 from vault_recall.server.recall.ranking.query_terms import StemMemo, parse_query
 from vault_recall.server.recall.ranking.record_terms import evidence_of
 from vault_recall.server.recall.records import MemoryRecord, as_record, ruled_record
@@ -79,13 +80,13 @@ def test_a_note_counted_from_its_bytes_is_what_parsing_makes_of_it(
         evidence = evidence_of(parsed, asked, memo) if isinstance(parsed, Note) else None
         if evidence is not None and not any(evidence.weights) and isinstance(record, MemoryRecord | None):
             holding_none += 1
-        if seen is True:
+        if seen == "parse":
             continue
-        if seen is False:  # skipped: a valid record the recall does not keep
+        if seen == "skip":  # a valid record the recall does not keep
             assert isinstance(record, MemoryRecord), path
             assert (record.status, record.kind) != ("active", "decision"), path
             continue
-        assert isinstance(seen, Unheld), path
+        assert isinstance(seen, Told) and isinstance(seen.seen, Unheld), path
         told += 1
         # Valid, current as _every_note takes it, holding no term, and of the length ranked.
         assert isinstance(parsed, Note), path
@@ -93,7 +94,7 @@ def test_a_note_counted_from_its_bytes_is_what_parsing_makes_of_it(
         assert record is None or isinstance(record, MemoryRecord), path
         assert (current.status, current.kind) == ("active", "decision"), path
         assert evidence is not None and not any(evidence.weights), path
-        assert seen.length == evidence.length, path
+        assert seen.seen.length == evidence.length, path
     if query == "zzzqx":  # held by no note: the ASCII ones are told from their bytes
         ascii_notes = sum(1 for _, data in notes if data.isascii())
         assert told > ascii_notes / 2, (told, ascii_notes, holding_none)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -17,6 +18,7 @@ from tests.support.tricky_notes import KELVIN, ODD, TRICKY
 from tests.support.vaults import write_vault
 from vault_recall.server.recall.answers import search
 from vault_recall.server.recall.finding import scan
+from vault_recall.server.recall.finding.looking import Answer, Looked
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.listing import VaultListing, list_notes
@@ -55,11 +57,14 @@ def test_the_counted_search_answers_as_the_one_that_kept_every_note(
             assert json_size(found) <= budget
 
 
+T = TypeVar("T")
+
+
 def test_most_notes_are_counted_from_their_bytes(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     looked: list[object] = []
     real = scan.each_looked_at
 
-    def counting(root: Path, listing: VaultListing, look: Callable[[str, bytes], object]) -> Iterator[object]:
+    def counting(root: Path, listing: VaultListing, look: Callable[[str, bytes], Answer[T]]) -> Iterator[object]:
         for item in real(root, listing, look):
             looked.append(item)
             yield item
@@ -69,5 +74,5 @@ def test_most_notes_are_counted_from_their_bytes(vault: Path, monkeypatch: pytes
     for scope in scopes(vault):
         looked.clear()
         search.search_notes(scope, "cache")
-        parsed = [item for item in looked if not isinstance(item, scan.Looked)]
+        parsed = [item for item in looked if not isinstance(item, Looked)]
         assert len(parsed) < 0.35 * notes, scope.exposure.mode  # the tricky ones, mostly
