@@ -301,7 +301,7 @@ async def _freshness(client: Client, vault: Path, edits: int) -> int:
         if records and f"edit number {number}\n" in records[0]["text"] and current != previous:
             fresh += 1
         previous = current
-    note.unlink()
+    note.unlink(missing_ok=True)  # never made when there were no edits (--edits 0)
     return fresh
 
 
