@@ -22,7 +22,7 @@ from vault_recall.server.recall.finding.record_tally import plain_note
 from vault_recall.server.recall.finding.scan import as_seen, each_looked_at, record_item
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
 from vault_recall.server.recall.finding.text_prefilter import CASE_ESCAPES, AsciiView, Phrase, digits_in, phrase_filter
-from vault_recall.server.recall.finding.view import answer_anew, in_view
+from vault_recall.server.recall.finding.view import answer_anew, could_be_about, in_view
 from vault_recall.server.recall.finding.view import problem as view_problem
 from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, shortened_by
 from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchResult
@@ -124,7 +124,7 @@ def _find_hits(
             continue  # an ordinary note, or a record of other subjects only
         note, trouble = in_view(exposure, record)
         if trouble is not None:
-            about = subject is None or trouble.subjects is None or subject in trouble.subjects
+            about = subject is None or could_be_about(trouble, [subject], exposure)
             if about and could_hold(trouble, pattern):
                 broken[trouble.path] = view_problem(trouble)
             continue  # a note whose record cannot be read is no record of any subject

@@ -39,10 +39,12 @@ def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tu
     if isinstance(parsed, InvalidNote):
         if exposure.mode == "vault":
             return parsed.readable, parsed
-        # A note that could not be read at all might be anything: only a client that may see
-        # every note is told of it (the person sees it in health and the tray).
-        shown = not parsed.unread and parsed.mentions_subject and exposure.allows_record_subjects(parsed.subjects)
-        return None, parsed if shown else None
+        # Told of it exactly when recall and list_subjects would be (could_be_about): a note
+        # naming a subject it may see, or one a rule of such a subject may take.  A note that
+        # could not be read at all might be anything: only a client that may see every note is
+        # told of it (the person sees it in health and the tray).
+        exposed = sorted(exposure.subjects) if exposure.mode == "subjects" else None
+        return None, parsed if could_be_about(parsed, exposed, exposure) else None
     record = parsed if isinstance(parsed, MemoryRecord) else as_record(parsed, exposure.rules)
     note = parsed.note if isinstance(parsed, MemoryRecord) else parsed
     if isinstance(record, InvalidNote):

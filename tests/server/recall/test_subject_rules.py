@@ -11,7 +11,7 @@ import pytest
 from tests.support.vaults import record, snapshot, write_vault
 from vault_recall.server.config.config_file import parse_config
 from vault_recall.server.errors import ConfigError, NotExposed
-from vault_recall.server.recall.answers import recall_records, search, subjects
+from vault_recall.server.recall.answers import reading, recall_records, search, subjects
 from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
 from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
@@ -152,3 +152,28 @@ def test_a_bad_rule_in_the_config_is_one_sentence(rule: dict[str, object], words
     data = {"version": 1, "vaults": [{"name": "v", "path": "/v", "subject_rules": [rule]}], "active_vault": "v"}
     with pytest.raises(ConfigError, match=words):
         parse_config(json.dumps(data).encode(), Path("config.json"))
+
+
+@pytest.mark.parametrize(("mode", "shared"), [("records", frozenset()), ("subjects", frozenset({"reading"}))])
+def test_a_broken_note_a_rule_takes_is_the_same_problem_to_every_tool(
+    vault: Path, mode: ExposureMode, shared: frozenset[str]
+) -> None:
+    # Properties YAML cannot read ('@' starts no plain scalar), in the folder a rule takes:
+    # recall and list_subjects say it could be missing, and so must reading and searching it.
+    broken = "Reading/Kepano.md"
+    (vault / broken).write_text("---\naliases:\n- @kepano\n---\nSpice notes by kepano.\n")
+    seen = scope(vault, mode, shared)
+    problems = {
+        "recall_context": recall_records.recall_context(seen, "reading", "spice").get("problems", []),
+        "list_subjects": subjects.list_subjects(seen).get("problems", []),
+        "search_notes": search.search_notes(seen, "kepano").get("problems", []),
+        "search_notes by subject": search.search_notes(seen, "kepano", subject="reading").get("problems", []),
+        "read_note": reading.read_note(seen, broken).get("problems", []),
+    }
+    assert {tool: [p["path"] for p in found] for tool, found in problems.items()} == {
+        tool: [broken] for tool in problems
+    }
+    # A subject no rule of which can take it is not told of it.
+    (vault / "Elsewhere").mkdir()
+    (vault / "Elsewhere/Kepano.md").write_text("---\naliases:\n- @kepano\n---\nKitchen notes.\n")
+    assert search.search_notes(seen, "kitchen notes").get("problems", []) == []
