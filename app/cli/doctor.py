@@ -276,15 +276,15 @@ def _by_oauth(spec: ClientSpec, at: str) -> Check:
         acting = ", ".join(sorted({f"{grant.client!r} ({grant.app_name})" for grant in live}))
         count = "1 grant acts" if len(live) == 1 else f"{len(live)} grants act"
         return Check(what, True, f"{at}: authorizes with OAuth; {count} as {acting}")
-    # Its own app waiting, or failing that an app no client is known by (it may be this one).
+    # Only its own app's request is offered for approval.  An app no client is known by may be
+    # this one, or any program at all: it is named, never offered as the fix, since approving
+    # it as this client would give it everything this client may see.
     own = [request for request in waiting if known_client(request.name) == spec.id]
-    asking = own or [request for request in waiting if known_client(request.name) is None]
-    if asking:
-        listed = ", ".join(f"{request.name!r} (code {request.approval_code})" for request in asking)
-        code = asking[0].approval_code if len(asking) == 1 else "CODE"
-        as_id = "" if own else f" --as {spec.id}"
+    if own:
+        listed = ", ".join(f"{request.name!r} (code {request.approval_code})" for request in own)
+        code = own[0].approval_code if len(own) == 1 else "CODE"
         fix = (
-            f"vault-recall client approve {code}{as_id} (it acts as {spec.id}; --as ID names it otherwise), "
+            f"vault-recall client approve {code} (it acts as {spec.id}; --as ID names it otherwise), "
             f"or deny it: vault-recall client deny {code}"
         )
         return Check(what, False, f"{at}: authorizes with OAuth, and waits for your approval: {listed}", fix)
@@ -294,7 +294,18 @@ def _by_oauth(spec: ClientSpec, at: str) -> Check:
         last = replayed[-1]
         why = f"its grant ({last.client!r}) was revoked because {last.why_revoked()}"
         return Check(what, False, f"{at}: authorizes with OAuth, but {why}", fix)
-    return Check(what, False, f"{at}: authorizes with OAuth, and {spec.name} holds no grant here yet", fix)
+    detail = f"{at}: authorizes with OAuth, and {spec.name} holds no grant here yet"
+    unknown = [request for request in waiting if known_client(request.name) is None]
+    if unknown:
+        listed = ", ".join(f"{request.name!r} (code {request.approval_code})" for request in unknown)
+        detail += f"; waiting for approval, by a name no client is known by: {listed}"
+        code = unknown[0].approval_code if len(unknown) == 1 else "CODE"
+        fix += (
+            f" — approve one of those only if it is {spec.name} "
+            f"(vault-recall client approve {code} --as {spec.id}); "
+            "vault-recall client grants lists them"
+        )
+    return Check(what, False, detail, fix)
 
 
 def _is_of(spec: ClientSpec, app_name: str, client: str) -> bool:

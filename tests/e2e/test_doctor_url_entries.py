@@ -297,17 +297,25 @@ def test_an_oauth_entry_is_judged_by_the_grant_its_app_holds_whatever_id_it_was_
     assert verdict == "FAIL" and "holds no grant here yet" in line, line
 
 
-def test_an_unknown_app_approved_as_the_clients_own_id_counts_for_it(
+def test_an_unknown_app_is_named_never_offered_and_counts_once_approved_as_the_clients_id(
     home: Path, endpoint: Endpoint, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_oauth_entry(home, "claude-code", endpoint.url)
+    write_oauth_entry(home, "gemini", endpoint.url)
     waiting = start_authorization(endpoint, "Some proxy")
-    verdict, line, fix = doctor_says(capsys, "claude-code")
-    assert verdict == "FAIL" and f"'Some proxy' (code {waiting.approval_code})" in line, line
-    assert fix.startswith(f"fix: vault-recall client approve {waiting.approval_code} --as claude-code")
-    run_fix(capsys, fix, url=endpoint.url)
+    for client in ("claude-code", "gemini"):
+        # Any program may register under any name: approving it as this client would give it
+        # all the client may see, so the fix is the client's own login, and the app only named.
+        verdict, line, fix = doctor_says(capsys, client)
+        assert verdict == "FAIL" and "holds no grant here yet" in line, line
+        assert f"'Some proxy' (code {waiting.approval_code})" in line, line
+        assert fix.startswith(f"fix: {LOGINS[client]}") and "then vault-recall client approve CODE with" in fix, fix
+        assert "only if it is " in fix and f"approve {waiting.approval_code} --as {client})" in fix, fix
+    run_fix(capsys, f"fix: vault-recall client approve {waiting.approval_code} --as claude-code", url=endpoint.url)
     verdict, line, _ = doctor_says(capsys, "claude-code")
     assert verdict == "ok" and "1 grant acts as 'claude-code' (Some proxy)" in line, line
+    verdict, line, _ = doctor_says(capsys, "gemini")
+    assert verdict == "FAIL" and "Some proxy" not in line, line  # approved: waits no more
 
 
 def test_without_oauth_an_entry_naming_no_token_is_told_to_carry_one(
