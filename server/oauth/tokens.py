@@ -161,11 +161,11 @@ def exchange_refresh(
             grant_id, client_id, resource, expires, used = row
             if used is not None and now - used > REFRESH_REUSE_SECONDS:
                 revoke_grant(db, grant_id, now, REFRESH_REPLAYED)
-                refused = "refresh token was already used; the grant is revoked"
+                refused = "refresh token was already used (a replay); the grant is revoked: authorize again"
             elif expires < now:
                 refused = "refresh token has expired"
             elif not grant_live(db, grant_id):
-                refused = "the grant was revoked (vault-recall client revoke); authorize again"
+                refused = f"the grant was revoked: {_revoked_why(db, grant_id)}; authorize again"
             else:
                 if used is None:
                     db.execute("UPDATE tokens SET used = ? WHERE sha256 = ?", (now, secret_hash(token)))
@@ -218,15 +218,15 @@ def client_of_access_token(token: str, *, now: float | None = None) -> tuple[str
     # Every request with an access token comes here: one connection, a write only once a minute.
     with connect(write=False) as db:
         row = db.execute(
-            "SELECT t.grant_id, g.client, t.expires, g.revoked, g.last_used FROM tokens t "
+            "SELECT t.grant_id, g.client, t.expires, g.revoked, g.revoked_why, g.last_used FROM tokens t "
             "JOIN grants g ON g.id = t.grant_id WHERE t.sha256 = ? AND t.kind = 'access'",
             (secret_hash(token),),
         ).fetchone()
         if row is None:
             return None, "this access token is not valid: it is not one this endpoint issued"
-        grant_id, client, expires, revoked, last_used = row
+        grant_id, client, expires, revoked, revoked_why, last_used = row
         if revoked is not None:
-            return None, "this access token's grant was revoked (vault-recall client revoke); authorize again"
+            return None, f"this access token's grant was revoked: {_told_app(revoked_why)}; authorize again"
         if expires < now:
             return None, "this access token has expired; refresh it"
         stale = last_used is None or last_used < now - 60
@@ -289,6 +289,22 @@ def revoke(target: str, *, now: float | None = None) -> list[Grant]:
 def grant_live(db: sqlite3.Connection, grant_id: str) -> bool:
     row = db.execute("SELECT revoked FROM grants WHERE id = ?", (grant_id,)).fetchone()
     return row is not None and row[0] is None
+
+
+def _revoked_why(db: sqlite3.Connection, grant_id: str) -> str:
+    row = db.execute("SELECT revoked_why FROM grants WHERE id = ?", (grant_id,)).fetchone()
+    return _told_app(row[0] if row is not None else None)
+
+
+def _told_app(why: str | None) -> str:
+    """Why a grant went, as the app is told when it next uses it: the person's command only
+    when the person revoked it, so that an app (and whoever reads its log) learns what to do."""
+    return {
+        CODE_REPLAYED: "its authorization code was presented a second time (a replay)",
+        REFRESH_REPLAYED: "a refresh token it had used was presented again (a replay)",
+        BY_PERSON: "the person revoked it (vault-recall client revoke)",
+        BY_APP: "the app revoked it (at /revoke)",
+    }.get(why or "", "it was revoked")
 
 
 def revoke_grant(db: sqlite3.Connection, grant_id: str, now: float, why: str) -> None:

@@ -109,5 +109,6 @@ def test_the_inspector_authorizes_with_oauth_after_approval_and_is_cut_off_by_re
             timeout=120,
         )
         assert again.returncode != 0
-        assert "the grant was revoked (vault-recall client revoke)" in again.stderr  # our reason, shown as given
+        # Our reason, shown as given.
+        assert "revoked: the person revoked it (vault-recall client revoke)" in again.stderr
     assert len([e for e in recent_events(activity_path(), client="inspector-oauth")]) == 1

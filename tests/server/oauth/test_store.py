@@ -294,3 +294,27 @@ def test_a_request_status_is_one_of_the_closed_set_or_the_store_is_refused() -> 
         assert oauth_approvals.request_status(status) == status
     with pytest.raises(OAuthStoreError, match="unknown status 'lost'"):
         oauth_approvals.request_status("lost")
+
+
+def test_an_app_is_told_why_its_grant_went_not_only_that_the_person_revoked_it() -> None:
+    # Each way a grant goes, and what a request with its access token and a refresh are told.
+    told: dict[str, tuple[str, str]] = {}
+    by_person = _granted()
+    oauth_tokens.revoke("claude-code", now=NOW + 10)
+    by_app = _granted("codex", "Codex", "app-2")
+    oauth_tokens.revoke_token(by_app.refresh_token, now=NOW + 10)
+    replayed = _granted("gemini", "Gemini CLI MCP Client", "app-3")
+    oauth_tokens.exchange_refresh(replayed.refresh_token, (), now=NOW + 10)
+    with pytest.raises(GrantGone):  # presented again after the window: a replay
+        oauth_tokens.exchange_refresh(replayed.refresh_token, (), now=NOW + 20 + oauth_store.REFRESH_REUSE_SECONDS)
+    for name, issued in (("person", by_person), ("app", by_app), ("replay", replayed)):
+        _, access_why = oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 30)
+        with pytest.raises(GrantGone) as refresh:
+            oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 30)
+        told[name] = (access_why, str(refresh.value))
+    for name, (access_why, refresh_why) in told.items():
+        for why in (access_why, refresh_why):
+            assert "revoked" in why and "authorize again" in why, (name, why)
+            assert ("vault-recall client revoke" in why) == (name == "person"), (name, why)
+    assert all("the app revoked it" in why for why in told["app"])
+    assert all("replay" in why for why in told["replay"][:1])  # the refresh itself says "already used"
