@@ -51,14 +51,14 @@ def vault_add(args: argparse.Namespace) -> int:
     name = (args.name if args.name is not None else path.name).strip()
     if not name:
         raise CommandError("this vault needs a name: give one with --name")
-    if not (path / ".obsidian").is_dir():
-        print(f"note: {path} has no .obsidian folder; is it an Obsidian vault? Added anyway.", file=sys.stderr)
 
     def change(config: Config) -> Config:
+        # The folder first: a second name for a vault already added is never what was meant.
+        same = [v.name for v in config.vaults if Path(v.path).expanduser().absolute() == path]
+        if same:
+            raise CommandError(f"{path} is added already, as {same[0]!r} (vault-recall vault use {same[0]})")
         if config.vault(name):
             raise CommandError(f"a vault named {name!r} exists already; pick another with --name")
-        if any(Path(v.path).expanduser().absolute() == path for v in config.vaults):
-            raise CommandError(f"{path} is added already")
         current = config.vault(config.active_vault) if config.active_vault else None
         active = name if current is None or current.sample else config.active_vault  # your first vault
         return dataclasses.replace(
@@ -67,6 +67,8 @@ def vault_add(args: argparse.Namespace) -> int:
 
     config = update_config(change)
     print(f"Added vault {name!r} ({path})" + (", now active" if config.active_vault == name else ""))
+    if not (path / ".obsidian").is_dir():  # told once it is added: a refused add adds no note
+        print(f"note: {path} has no .obsidian folder; is it an Obsidian vault?", file=sys.stderr)
     return 0
 
 

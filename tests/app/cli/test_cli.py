@@ -91,6 +91,20 @@ def test_adding_a_vault_twice_is_refused(capsys: pytest.CaptureFixture[str], two
     assert code == 1 and "is added already" in err
     code, _, err = run(capsys, "vault", "add", str(two_vaults[1]), "--name", "Work")
     assert code == 1 and "a vault named 'Work' exists already" in err
+    # Its own folder under its own name: the folder is what was added already, not the name.
+    code, _, err = run(capsys, "vault", "add", str(work))
+    assert code == 1 and err == f"vault-recall: {work} is added already, as 'Work' (vault-recall vault use Work)\n"
+
+
+def test_a_folder_without_obsidian_is_added_with_one_note_and_a_refused_one_says_only_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    plain = write_vault(tmp_path / "Plain", {"A.md": "a"})
+    code, out, err = run(capsys, "vault", "add", str(plain))
+    assert code == 0 and out.startswith("Added vault 'Plain'")
+    assert err == f"note: {plain} has no .obsidian folder; is it an Obsidian vault?\n"
+    code, out, err = run(capsys, "vault", "add", str(plain), "--name", "Again")
+    assert code == 1 and out == "" and err.count("\n") == 1 and "is added already" in err  # no "added" note
 
 
 def test_removing_a_vault_a_client_uses_is_refused(
