@@ -29,8 +29,8 @@ NO_MATCH_HINT = (
     "for the newest records"
 )
 NO_RECORDS_HINT = "there are no current records here"
-# The best matches left out are named, up to this many, in at most this share of the budget
-# (room kept for them when there is more to answer than fits).
+# The best matches left out are named, up to this many; this share of the budget is kept free
+# for them when there is more to answer than fits (they may use the rest the records left too).
 MAX_NAMED = 5
 NAMED_SHARE = 8  # a budget's eighth: 512 bytes of the default 4,096
 
@@ -181,12 +181,15 @@ def _put_first(result: RecallResult, record: Record, *, budget: int, limit: int)
 def _name_left_out(result: RecallResult, passed: Passed, shapes: RecallShapes, budget: int) -> None:
     """Name the best matches that did not fit — path, title, size and what matched — so that
     a long record ranked first does not hide the one meant behind a count.  In rank order,
-    at most MAX_NAMED, within the budget's NAMED_SHARE and the budget itself."""
+    at most MAX_NAMED, in all the budget the records left: packing kept its NAMED_SHARE free
+    for them, and what the records did not fill besides is theirs too — at a small budget a
+    name (a hundred bytes or so) is wider than the share alone, and a count with no name
+    leaves the model nothing to read."""
     returned = {record["path"] for record in result["records"]}
     named: list[OmittedRecord] = []
     result["omitted_best"] = named
     start = json_size(result)
-    room = min(budget - start, budget // NAMED_SHARE)
+    room = budget - start
     used = 0
     for found in passed.ranked:
         if len(named) == MAX_NAMED:
