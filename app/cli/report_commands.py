@@ -36,7 +36,7 @@ from vault_recall.app.tray.changed_notes import (
 )
 from vault_recall.app.tray.health_news import CHOOSE_BY_COMMAND, SHOWN, unreadable_news
 from vault_recall.app.tray.menu_items import client_name
-from vault_recall.app.tray.notices import PAUSED_STATUS, SAMPLE, problem_line
+from vault_recall.app.tray.notices import PAUSED_STATUS, SAMPLE, plural, problem_line
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ACTIVE, Config, activity_path, config_path, load_config
 from vault_recall.server.errors import ConfigError
@@ -197,7 +197,7 @@ def status(args: argparse.Namespace) -> int:
         sees = describe_exposure(entry.exposure) if entry else "records (not registered)"
         vault = entry.vault if entry else ACTIVE
         summary = seen.get(client_id)
-        last = f"{summary.calls} calls, last {ago(summary.last_ts)}" if summary else "no calls"
+        last = f"{plural(summary.calls, 'call')}, last {ago(summary.last_ts)}" if summary else "no calls"
         print(f"  {client_id}: vault {vault}, sees {sees}; {last}")
     store = activity_path()
     problem = store_problem(store)

@@ -183,6 +183,14 @@ def test_status_on_one_screen(capsys: pytest.CaptureFixture[str]) -> None:
     assert "* sample-vault" in out and "health: sample-vault — 10 notes, 7 records, no problems" in out
     assert "cursor: vault active, sees memory records of every subject; no calls" in out
 
+    # One call is "1 call", not "1 calls"; two are "2 calls".
+    for count in (1, 2):
+        event = ActivityEvent(client="cursor", tool="list_subjects", duration_ms=1, ts=time.time() - 60, vault="x")
+        assert ActivityWriter().append(activity_path(), event)
+        out = run(capsys, "status")[1]
+        calls = "1 call," if count == 1 else "2 calls,"
+        assert f"cursor: vault active, sees memory records of every subject; {calls} last " in out
+
 
 def test_status_says_the_trays_notices_in_the_same_sentences(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
