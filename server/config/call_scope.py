@@ -87,7 +87,11 @@ def scope_in(config: Config, options: ServeOptions) -> Scope:
     name = config.active_vault if entry.vault == ACTIVE else entry.vault
     vault = config.vault(name) if name else None
     if vault is None:
-        why = "no vault is configured: add one with `vault-recall vault add PATH` (or start the server with --vault)"
+        # Said to every client, by stdio or URL: `http` has no --vault, so the way out named
+        # is the one that works for both (and the tray's Vault menu, which writes the same config).
+        why = (
+            "no vault is configured: add one with `vault-recall vault add PATH`, or choose one in the tray's Vault menu"
+        )
         return Scope(client=options.client, vault=None, exposure=exposure, why=why)
     folder = Path(vault.path).expanduser()
     notice = SAMPLE_NOTICE if vault.sample else None

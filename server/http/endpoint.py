@@ -36,7 +36,7 @@ from starlette.types import ASGIApp
 
 from vault_recall.server.activity.recorder import record_activity
 from vault_recall.server.activity.store import Call
-from vault_recall.server.config.call_scope import ServeOptions
+from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.config.tokens import client_of_token
 from vault_recall.server.errors import ListenError
@@ -220,6 +220,13 @@ def run_endpoint(
         # For the person (and the tray, which reads the address from it): this stdout is no MCP wire.
         sys.stdout.write(f"Vault Recall endpoint: {listen.url(port)}{warning}\n{outside}{how} Ctrl-C stops it.\n")
         sys.stdout.flush()
+        # Every call reads the config anew, so this is only how things stand now — but a person
+        # who starts the endpoint before adding a vault (or while paused) should not learn it
+        # from a client's `unavailable` first.
+        now = current_scope(ServeOptions(client="http"))
+        if now.vault is None and now.why:
+            sys.stderr.write(f"vault-recall http: every client is answered 'unavailable' for now: {now.why}\n")
+            sys.stderr.flush()
 
     app, server = build_endpoint(listen, extra_hosts, public, oauth, access_seconds, on_started=started)
     config = uvicorn.Config(

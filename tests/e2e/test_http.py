@@ -136,6 +136,29 @@ async def test_switching_the_active_vault_reaches_a_running_endpoint_on_the_next
             assert (await call(session, "list_subjects"))["vault"] == "Second"
 
 
+async def test_an_endpoint_started_before_any_vault_says_so_and_serves_one_added_later(tmp_path: Path) -> None:
+    update_config(lambda c: dataclasses.replace(c, clients=(ClientEntry("cursor", "active", "records"),)))
+    token = issue_token("cursor")[0]
+    with running_endpoint() as endpoint:
+        async with http_client(endpoint.url, token) as session:
+            first = await call(session, "list_subjects")
+            assert first["status"] == "unavailable" and "vault-recall vault add PATH" in first["reason"]
+            assert "--vault" not in first["reason"]  # `http` has no such option
+            vault = copy_sample_vault(tmp_path / "Sample vault")
+            update_config(
+                lambda c: dataclasses.replace(c, vaults=(VaultEntry("Sample", str(vault)),), active_vault="Sample")
+            )
+            assert (await call(session, "list_subjects"))["status"] == "ok"
+    # Said once, at the start, to the person who started it (the log is whole once it has stopped).
+    said = [line for line in endpoint.log().splitlines() if "answered 'unavailable'" in line]
+    assert said == [f"vault-recall http: every client is answered 'unavailable' for now: {first['reason']}"]
+
+    with running_endpoint() as endpoint:
+        async with http_client(endpoint.url, token) as session:
+            assert (await call(session, "list_subjects"))["status"] == "ok"
+    assert "unavailable" not in endpoint.log()
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*vault_recall_command(), *args], capture_output=True, text=True, env=dict(os.environ), timeout=60

@@ -172,6 +172,8 @@ def test_a_broken_config_makes_the_scope_unavailable_with_its_error() -> None:
 def test_no_vault_configured_says_how_to_add_one() -> None:
     scope = current_scope(ServeOptions(client="cursor"))
     assert scope.vault is None and "vault-recall vault add PATH" in (scope.why or "")
+    # The same sentence reaches a client of `vault-recall http`, which has no --vault to offer.
+    assert "--vault" not in (scope.why or "") and "tray" in (scope.why or "")
 
 
 def test_json_written_is_the_documented_shape() -> None:
