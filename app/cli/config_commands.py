@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import sys
 from pathlib import Path
 from typing import assert_never
@@ -198,7 +199,36 @@ def client_expose(args: argparse.Namespace) -> int:
 
     update_config(change)
     print(f"Client {args.id!r} now sees: {describe_exposure(rule)} — from its next call on")
+    if isinstance(rule, tuple):
+        for line in _subjects_not_there(args.id, rule):
+            print(f"note: {line}", file=sys.stderr)
     return 0
+
+
+def _subjects_not_there(client_id: str, subjects: tuple[str, ...]) -> list[str]:
+    """The subjects shared that the client's vault has no note or rule for yet — a typo, most
+    often.  Kept, not refused: a subject may be shared before its first note is written."""
+    from vault_recall.app.state.health import check_health
+    from vault_recall.server.config.call_scope import ServeOptions, current_scope
+
+    scope = current_scope(ServeOptions(client=client_id))
+    if scope.vault is None:
+        return []
+    report = check_health(scope.vault, rules=scope.exposure.rules)
+    if report.status == "unavailable":
+        return []
+    known = sorted({entry["subject"] for entry in report.subjects} | set(scope.exposure.rules.subjects))
+    lines = []
+    for subject in subjects:
+        if subject in known:
+            continue
+        close = difflib.get_close_matches(subject, known, n=1)
+        meant = f"did you mean {close[0]!r}? " if close else ""
+        lines.append(
+            f"vault {report.vault!r} has no subject {subject!r} yet ({meant}{client_id!r} sees its records "
+            "once a note's properties or a subject rule name it)"
+        )
+    return lines
 
 
 def describe_exposure(exposure: ClientExposure) -> str:

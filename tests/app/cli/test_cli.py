@@ -129,6 +129,29 @@ def test_client_add_expose_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1 and "is registered already" in err
 
 
+def test_expose_notes_a_subject_the_vault_has_no_note_or_rule_for(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    work = write_vault(
+        tmp_path / "Work",
+        {"Build.md": "---\nsubject: build-system\n---\nWe build with Bazel.\n", "Ops/Deploy.md": "Argo.\n"},
+    )
+    run(capsys, "vault", "add", str(work))
+    run(capsys, "subject", "add", "ops", "--folder", "Ops")
+    code, out, err = run(capsys, "client", "expose", "cursor", "build-sytem", "ops", "build-system", "later")
+    # Kept as asked (a subject may be shared before its first note), each unknown one noted.
+    assert code == 0 and "now sees: records of build-sytem, ops, build-system, later" in out
+    assert load_config().client("cursor").exposure == ("build-sytem", "ops", "build-system", "later")  # type: ignore[union-attr]
+    assert err.splitlines() == [
+        "note: vault 'Work' has no subject 'build-sytem' yet (did you mean 'build-system'? 'cursor' sees its "
+        "records once a note's properties or a subject rule name it)",
+        "note: vault 'Work' has no subject 'later' yet ('cursor' sees its records once a note's properties or a "
+        "subject rule name it)",
+    ]
+    code, _, err = run(capsys, "client", "expose", "cursor", "ops", "build-system")
+    assert code == 0 and err == ""
+
+
 def test_every_command_reports_a_broken_config_and_leaves_it(capsys: pytest.CaptureFixture[str]) -> None:
     path = config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
