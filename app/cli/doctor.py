@@ -216,16 +216,24 @@ def _url_answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
     again = f"vault-recall install {spec.id} --form http" + ("" if url == DEFAULT_URL else f" --url {url}")
     if spec.id == "codex":
         again += f", then export the {TOKEN_ENV} line it prints where you start Codex"
+    # An entry naming no token most often authorizes with OAuth: `install --form http` would
+    # swap that for a token, another setup than the person's, so its address is corrected in place.
+    readdress = f"correct the URL in {path}" if sends.names_none else again
     answer = probe_url(url, sends.token, activity_path())
     at = f"{path}: by URL, {url}"
     match answer.outcome:
         case "unreachable" | "timeout":
-            return Check(what, False, f"{at}: {answer.detail}", _start_fix(url, again))
+            return Check(what, False, f"{at}: {answer.detail}", _start_fix(url, readdress))
         case "not_ours":
-            return Check(what, False, f"{at}: {answer.detail}", f"check the address in {path}; {again} writes another")
+            fix = f"check the address in {path}" + ("" if sends.names_none else f"; {again} writes another")
+            return Check(what, False, f"{at}: {answer.detail}", fix)
         case "wrong_path":
             right = urlunsplit(urlsplit(url)._replace(path=answer.path or PATH))
-            fix = f"vault-recall install {spec.id} --form http --url {right}"
+            fix = (
+                f"put {right} as the URL in {path}"
+                if sends.names_none
+                else f"vault-recall install {spec.id} --form http --url {right}"
+            )
             return Check(what, False, f"{at}: {answer.detail} ({answer.path})", fix)
         case "no_token":
             if answer.oauth and sends.names_none:

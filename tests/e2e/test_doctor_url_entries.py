@@ -270,6 +270,28 @@ def test_an_entry_that_authorizes_with_oauth_is_told_to_log_in_never_to_reinstal
     assert "install" not in fix  # a URL entry with a token would be another setup than the person's
 
 
+def test_an_oauth_entry_at_a_wrong_address_is_corrected_in_place_never_reinstalled(
+    home: Path, endpoint: Endpoint, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = write_oauth_entry(home, "gemini", f"http://127.0.0.1:{port}/mcp")
+    verdict, line, fix = doctor_says(capsys, "gemini")
+    assert verdict == "FAIL" and "nothing listens there" in line, line
+    assert f"vault-recall http --listen 127.0.0.1:{port}" in fix and f"correct the URL in {path}" in fix, fix
+    assert "install" not in fix  # it would swap the person's OAuth for a token
+
+    wrong = endpoint.url.replace("/mcp", "/mpc")
+    write_oauth_entry(home, "gemini", wrong)
+    verdict, line, fix = doctor_says(capsys, "gemini")
+    assert verdict == "FAIL" and "answers there at another path (/mcp)" in line, line
+    assert fix == f"fix: put {endpoint.url} as the URL in {path}"
+    write_oauth_entry(home, "gemini", endpoint.url)  # the fix, done as the person would
+    verdict, line, _ = doctor_says(capsys, "gemini")
+    assert "authorizes with OAuth" in line, line
+
+
 @pytest.mark.parametrize("client", sorted(OAUTH_ENTRIES))
 @pytest.mark.parametrize("as_client", [None, "work-laptop"])
 def test_an_oauth_entry_is_judged_by_the_grant_its_app_holds_whatever_id_it_was_approved_as(
