@@ -61,7 +61,9 @@ class Ledger:
             if was not in self.given[path]:
                 broken.append(f"{path}: told a change from {was[:8]}, a revision the client was never given")
             if (path, was) in seen:
-                broken.append(f"{path}: the change from {was[:8]} was told twice")
+                # Each telling's new revision and answer, to tell a race from a regression.
+                tellings = [f"-> {(n or 'gone')[:8]}" for p, w, n in self.told if (p, w) == (path, was)]
+                broken.append(f"{path}: the change from {was[:8]} was told twice ({', '.join(tellings)})")
             seen.add((path, was))
         gone = {path for path, _, now in self.told if now is None}
         for path in notes:

@@ -10,7 +10,8 @@ sees them now — the vault in use, Obsidian's Excluded files and template folde
 `view.in_view` on the freshly parsed note.  A note with other bytes is reported with its new
 revision; one that is gone, unreadable or no longer visible to the client is reported with
 `now: null` and nothing more.  Once told, the new revision is what is remembered (a gone note
-is forgotten), so each change is told once; a change that does not fit the call's budget waits
+is remembered as gone, so that an answer made before cannot bring back the revision told
+gone), so each change is told once; a change that does not fit the call's budget waits
 for the next call.
 
 Told means delivered.  An answer is built on a worker thread but may never reach its client: it
@@ -224,9 +225,10 @@ class Pending:
 
 @dataclass
 class _Known:
-    """The revision of one note a client last got, and when the server read it."""
+    """The revision of one note a client last got, and when the server read it; revision None:
+    the client was told the note is gone, then (it is checked no more)."""
 
-    revision: str
+    revision: str | None
     read: int
 
 
@@ -249,7 +251,11 @@ class HandedOutNotes:
             remembered = self._clients.get(client)
             if remembered is None:
                 return []
-            return [Handed(vault, path, known.revision) for (vault, path), known in reversed(remembered.items())]
+            return [
+                Handed(vault, path, known.revision)
+                for (vault, path), known in reversed(remembered.items())
+                if known.revision is not None
+            ]
 
     def reserve(
         self,
@@ -280,7 +286,7 @@ class HandedOutNotes:
 
     def settle(self, client: str, told: Sequence[NoteChange], handed: Sequence[Handed]) -> None:
         """An answer delivered: the changes told are now known to the client (a gone note is
-        forgotten), and the notes handed out are remembered at their revisions."""
+        remembered as gone), and the notes handed out are remembered at their revisions."""
         stamp = now_stamp()
         with self._lock:
             self._settle(client, told, handed, stamp, stamp)
@@ -325,20 +331,29 @@ class HandedOutNotes:
             key = (change.vault, change.path)
             if _revision(remembered, change) != change.was:
                 continue  # another answer of this client handed the note out anew meanwhile
-            if change.now is None:
-                del remembered[key]
-            else:
-                remembered[key] = _Known(change.now, checked_by)
+            # Gone is remembered as gone, from when it was checked: an answer that handed the
+            # note out before, delivered after this one, must not bring back the revision just
+            # told gone (its change would be told twice, should the note come back).
+            remembered[key] = _Known(change.now, checked_by)
         while len(remembered) > self._per_client:
-            remembered.popitem(last=False)
+            # A note told gone goes first: it only guards against answers still in flight.
+            gone = next((k for k, known in remembered.items() if known.revision is None), None)
+            if gone is not None:
+                del remembered[gone]
+            else:
+                remembered.popitem(last=False)
         if not remembered:
             del self._clients[client]
         while len(self._clients) > self._max_clients:
             self._clients.popitem(last=False)
 
     def clients(self) -> int:
+        """How many clients have notes remembered (not only notes told gone) to check."""
         with self._lock:
-            return len(self._clients)
+            return sum(
+                any(known.revision is not None for known in remembered.values())
+                for remembered in self._clients.values()
+            )
 
     def held(self, client: str) -> int:
         """How many changes of this client answers in flight hold now."""

@@ -100,3 +100,21 @@ def test_a_gone_note_told_is_forgotten_once_delivered() -> None:
     assert given(memory) == {"A.md": "1", "B.md": "1"}  # still held, not yet delivered
     gone.commit()
     assert given(memory) == {"B.md": "1"}
+
+
+def test_an_answer_delivered_late_does_not_bring_back_a_note_told_gone() -> None:
+    memory = HandedOutNotes()
+    memory.settle("c", [], [Handed(VAULT, "A.md", "1")])
+    slow = reserve(memory, [], [Handed(VAULT, "A.md", "1")], read_from=10)  # read 1 at 10
+    gone = reserve(memory, [NoteChange(VAULT, "A.md", "1", None)], read_from=20, checked_by=30)
+    assert slow is not None and gone is not None
+    gone.commit()  # the client knows its 1 is gone (deleted, or no longer shown to it)
+    slow.commit()  # delivered after: its 1 is what the client was just told is gone
+    assert given(memory) == {}
+    # Back as 2 (restored by a sync tool, or shown again): nothing is told from 1 a second time.
+    assert reserve(memory, [NoteChange(VAULT, "A.md", "1", "2")]) is None
+    # An answer that read it after it came back hands it out anew, and its changes are told.
+    fresh = reserve(memory, [], [Handed(VAULT, "A.md", "2")], read_from=40)
+    assert fresh is not None
+    fresh.commit()
+    assert given(memory) == {"A.md": "2"}
