@@ -167,3 +167,33 @@ class SdkRefusals:
         ]
         await self._send({**start, "headers": headers})
         await self._send({"type": "http.response.body", "body": body, "more_body": message.get("more_body", False)})
+
+
+class WrongMethod:
+    """The `send` of one OAuth request, putting a route's 405 (Starlette's line of plain text)
+    into our format, naming the methods the path takes — every other response passes as it is."""
+
+    def __init__(self, send: Send, path: str) -> None:
+        self._send = send
+        self._path = path
+        self._held: Message | None = None
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start" and int(message["status"]) == 405:
+            self._held = message
+            return
+        if self._held is None:
+            await self._send(message)
+            return
+        if message["type"] != "http.response.body" or message.get("more_body", False):
+            return  # the refusal's own plain text is replaced whole once it ends
+        start, self._held = self._held, None
+        allow = next((v.decode("latin-1") for k, v in start.get("headers", []) if k.lower() == b"allow"), "")
+        # OPTIONS (CORS) and HEAD come with the others; the methods a client means are these.
+        methods = [m.strip() for m in allow.split(",") if m.strip() and m.strip() not in ("OPTIONS", "HEAD")]
+        takes = " and ".join(sorted(methods)) if methods else "other methods"
+        body = refusal_body("method_not_allowed", f"{self._path} takes {takes} only")
+        kept = [(k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-type", b"content-length")]
+        headers = [*kept, (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]
+        await self._send({**start, "headers": headers})
+        await self._send({"type": "http.response.body", "body": body})

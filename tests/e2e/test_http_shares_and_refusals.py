@@ -199,8 +199,10 @@ def test_every_refusal_is_a_status_and_one_sentence_in_one_format(endpoint: tupl
     in_session = {**auth, "Mcp-Session-Id": session, "Mcp-Protocol-Version": PROTOCOL}
     ping = b'{"jsonrpc":"2.0","id":3,"method":"ping"}'
 
-    def raw(method: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, dict[str, str], bytes]:
-        lines = [f"{method} /mcp HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close"]
+    def raw(
+        method: str, headers: dict[str, str], body: bytes = b"", path: str = "/mcp"
+    ) -> tuple[int, dict[str, str], bytes]:
+        lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close"]
         lines += [f"{k}: {v}" for k, v in headers.items()] + [f"Content-Length: {len(body)}", "", ""]
         return parse_response(raw_request(port, "\r\n".join(lines).encode() + body))
 
@@ -217,8 +219,16 @@ def test_every_refusal_is_a_status_and_one_sentence_in_one_format(endpoint: tupl
         "accepts no JSON": (post(port, ping, {**in_session, "Accept": "text/plain"}), 406),
         "body too large": (post(port, b"[" + b" " * 70_000 + b"]", in_session), 413),
         "method not allowed": (raw("PUT", in_session, ping), 405),
+        "OAuth token by GET": (raw("GET", {}, path="/token"), 405),
+        "OAuth registration by GET": (raw("GET", {}, path="/register"), 405),
+        "OAuth authorization by DELETE": (raw("DELETE", {}, path="/authorize"), 405),
         "not HTTP": (parse_response(raw_request(port, b"HELLO THERE\r\n\r\n")), 400),
     }
     for name, ((status, _, body), expected) in cases.items():
         assert status == expected, (name, status, body)
         one_sentence(body)
+    # A wrong method at an OAuth path names what the path takes.
+    assert json.loads(cases["OAuth token by GET"][0][2])["error_description"] == "/token takes POST only"
+    assert json.loads(cases["OAuth authorization by DELETE"][0][2])["error_description"] == (
+        "/authorize takes GET and POST only"
+    )

@@ -51,6 +51,7 @@ from vault_recall.server.http.oauth.provider import (
     events,
     same_resource,
 )
+from vault_recall.server.http.refusals import WrongMethod
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
@@ -283,7 +284,7 @@ class OAuthEndpoint:
                 self._routers.clear()
             router = self._routers[address.issuer] = build_router(address, self.access_seconds)
         try:
-            await router(scope, receive, send)
+            await router(scope, receive, WrongMethod(send, path).send)
         except OAuthStoreError as exc:
             log.warning("an OAuth request failed: %s", exc)
             await JSONResponse(
