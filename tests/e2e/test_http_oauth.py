@@ -437,6 +437,26 @@ def test_a_swapped_redirect_uri_gets_no_code(tmp_path: Path) -> None:
             assert refused.json()["error"] in ("invalid_redirect_uri", "invalid_client_metadata"), uri
 
 
+def test_a_registration_refused_says_why_in_one_sentence(tmp_path: Path) -> None:
+    with oauth_endpoint(tmp_path) as (_, base):
+        cases = {
+            '{"redirect_uris": ["notaurl"]}': "redirect_uris[0] must be an absolute URL (such as "
+            "http://127.0.0.1:PORT/callback); got 'notaurl'",
+            '{"redirect_uris": "x", "client_name": 5}': "client_name must be text (and 1 more problem)",
+            "{}": "redirect_uris is required",
+            "[1]": "the registration must be one JSON object of client metadata (RFC 7591)",
+            "nonsense": "the registration must be one JSON object of client metadata (RFC 7591)",
+        }
+        for body, sentence in cases.items():
+            refused = httpx2.post(
+                f"{base}/register", content=body, headers={"Content-Type": "application/json"}, timeout=30
+            )
+            assert refused.status_code == 400, body
+            assert refused.json() == {"error": "invalid_client_metadata", "error_description": sentence}, body
+        # Metadata it takes still registers, through the SDK's own handler.
+        assert register(base, "Fine app")
+
+
 def test_pkce_missing_or_wrong_gets_no_token(tmp_path: Path) -> None:
     with oauth_endpoint(tmp_path) as (endpoint, base):
         client_id = register(base, "Careless app")

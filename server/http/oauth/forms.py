@@ -10,6 +10,8 @@ get this bounded one.  Imports only the SDK, Starlette and http_address.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from mcp.server.auth.provider import construct_redirect_uri
@@ -57,3 +59,29 @@ def with_issuer(response: Response, issuer: str, own_prefix: str) -> Response:
     if "iss" not in parse_qs(urlsplit(location).query):
         response.headers["location"] = construct_redirect_uri(location, iss=issuer)
     return response
+
+
+def metadata_refusal(errors: Sequence[Mapping[str, Any]]) -> str:
+    """One sentence for a registration whose client metadata is refused (RFC 7591's
+    `invalid_client_metadata`): the first problem in our words, and how many more there are —
+    not pydantic's lines, one per field, in its own vocabulary."""
+    first = errors[0]
+    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first.get("loc", ()))
+    field = where.lstrip(".") or "the registration"
+    kind = str(first.get("type", ""))
+    value = first.get("input")
+    if kind in ("json_invalid", "json_type", "model_type", "model_attributes_type", "dict_type"):
+        sentence = "the registration must be one JSON object of client metadata (RFC 7591)"
+    elif kind == "missing":
+        sentence = f"{field} is required"
+    elif kind == "string_type":
+        sentence = f"{field} must be text"
+    elif kind == "list_type":
+        sentence = f"{field} must be a list"
+    elif kind.startswith("url_"):
+        shown = repr(value)[:80] if isinstance(value, str) else "a value that is not text"
+        sentence = f"{field} must be an absolute URL (such as http://127.0.0.1:PORT/callback); got {shown}"
+    else:
+        sentence = f"{field} is not valid: {str(first.get('msg', 'refused')).lower()}"
+    more = len(errors) - 1
+    return sentence + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")

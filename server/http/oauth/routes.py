@@ -30,8 +30,8 @@ from mcp.server.auth.provider import construct_redirect_uri
 from mcp.server.auth.routes import build_metadata
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.server.transport_security import RequestBodyLimitMiddleware
-from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
-from pydantic import AnyHttpUrl
+from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
+from pydantic import AnyHttpUrl, ValidationError
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -42,7 +42,7 @@ from vault_recall.server.errors import ApprovalError, FormRefused, OAuthStoreErr
 from vault_recall.server.http.address import PATH, PublicUrl, is_loopback
 from vault_recall.server.http.guard import host_name
 from vault_recall.server.http.oauth import page as oauth_page
-from vault_recall.server.http.oauth.forms import NO_STORE, read_form, refused, with_issuer
+from vault_recall.server.http.oauth.forms import NO_STORE, metadata_refusal, read_form, refused, with_issuer
 from vault_recall.server.http.oauth.provider import (
     WAIT_PATH,
     Address,
@@ -158,7 +158,7 @@ def build_router(address: Address, access_seconds: int = oauth_store.ACCESS_SECO
         Route(
             "/register",
             endpoint=_cors(
-                _limited(request_response(RegistrationHandler(provider, registration).handle)),
+                _limited(request_response(partial(_register, RegistrationHandler(provider, registration)))),
                 ["POST", "OPTIONS"],
             ),
             methods=["POST", "OPTIONS"],
@@ -229,6 +229,18 @@ async def _wait_page(limiter: anyio.CapacityLimiter, request: Request) -> Respon
         request_now.redirect_uri, code=code, state=request_now.state, iss=request_now.issuer
     )
     return RedirectResponse(target, status_code=302, headers={"Cache-Control": "no-store"})
+
+
+async def _register(handler: RegistrationHandler, request: Request) -> Response:
+    """The SDK's registration, with metadata it would refuse refused first in one sentence of
+    ours (it joins pydantic's messages, one line per field).  The body is read once: Starlette
+    keeps it on the request for the handler."""
+    try:
+        OAuthClientMetadata.model_validate_json(await request.body())
+    except ValidationError as exc:
+        body = {"error": "invalid_client_metadata", "error_description": metadata_refusal(exc.errors())}
+        return JSONResponse(body, status_code=400, headers=NO_STORE)
+    return await handler.handle(request)
 
 
 def _denied(found: oauth_approvals.Request, why: str) -> Response:
