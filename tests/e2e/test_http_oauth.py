@@ -437,6 +437,30 @@ def test_a_swapped_redirect_uri_gets_no_code(tmp_path: Path) -> None:
             assert refused.json()["error"] in ("invalid_redirect_uri", "invalid_client_metadata"), uri
 
 
+def test_a_loopback_redirect_uri_may_come_with_any_port(tmp_path: Path) -> None:
+    # RFC 8252 §7.3: a native app registers its loopback URI once and listens, each time it asks,
+    # on whichever port is free then.
+    with oauth_endpoint(tmp_path) as (endpoint, base):
+        client_id = register(base, "Native app")  # http://127.0.0.1:9/callback
+        verifier, challenge = pkce()
+        today = "http://127.0.0.1:45678/callback"
+        waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge, today)))
+        approve(waiting)
+        landed = redirect_after_answer(waiting)
+        assert landed.startswith(today + "?"), landed
+        tokens = exchange(endpoint, query_of(landed)["code"], client_id, verifier, redirect_uri=today)
+        assert tokens.status_code == 200 and tokens.json()["access_token"], tokens.text
+        # Only the port may differ: another path, host or scheme is still not the app's.
+        for other in (
+            "http://127.0.0.1:45678/elsewhere",
+            "http://127.0.0.2:9/callback",
+            "https://127.0.0.1:9/callback",
+        ):
+            refused = httpx2.get(f"{base}/authorize", params=authorize_params(client_id, challenge, other), timeout=30)
+            assert refused.status_code == 400 and "location" not in refused.headers, other
+            assert "not registered" in refused.json()["error_description"], other
+
+
 def test_a_registration_refused_says_why_in_one_sentence(tmp_path: Path) -> None:
     with oauth_endpoint(tmp_path) as (_, base):
         cases = {

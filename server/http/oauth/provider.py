@@ -111,6 +111,34 @@ class RegisteredApp(OAuthClientInformationFull):
     def validate_scope(self, requested_scope: str | None) -> list[str] | None:
         return None if requested_scope is None else requested_scope.split()
 
+    def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
+        """A registered URI, as the SDK checks it — except that a loopback one may come with
+        any port (RFC 8252 §7.3: a native app listens on whichever port is free when it asks)."""
+        if redirect_uri is not None and any(
+            loopback_but_port(str(redirect_uri), str(registered)) for registered in self.redirect_uris or ()
+        ):
+            return redirect_uri
+        return super().validate_redirect_uri(redirect_uri)
+
+
+def loopback_but_port(asked: str, registered: str) -> bool:
+    """Whether `asked` is the loopback http URI `registered` but for its port."""
+    try:
+        one, two = urlsplit(asked), urlsplit(registered)
+        if one.port == two.port:
+            return False  # the same port: the SDK's own exact check decides
+    except ValueError:  # a port that is no port
+        return False
+    host = one.hostname
+    return (
+        one.scheme.lower() == two.scheme.lower() == "http"
+        and host is not None
+        and host == two.hostname
+        and is_loopback(host)
+        and (one.path or "/", one.query, one.username, one.password)
+        == (two.path or "/", two.query, two.username, two.password)
+    )
+
 
 class RecallOAuthProvider:
     """OAuthAuthorizationServerProvider for one address of the endpoint."""
