@@ -11,6 +11,7 @@ command that would switch a client to the other form is never what doctor sugges
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import sqlite3
@@ -20,7 +21,8 @@ from pathlib import Path
 from typing import Any, assert_never
 from urllib.parse import urlsplit, urlunsplit
 
-from vault_recall.app.clients.catalogue import CLIENTS, TOKEN_ENV, ClientSpec
+from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, TOKEN_ENV, ClientSpec
+from vault_recall.app.clients.claude_scopes import LocalEntry, local_entries
 from vault_recall.app.clients.entry_form import form_of
 from vault_recall.app.clients.install import current_entry, read_existing
 from vault_recall.app.clients.probe import entry_argv, probe
@@ -161,16 +163,32 @@ def _clients() -> list[Check]:
         except InstallError as exc:
             checks.append(Check(f"client {spec.id}", False, str(exc), f"fix {path} by hand"))
             continue
-        if entry is None:
-            continue
-        form = form_of(entry)
-        if form == "url":
-            checks.append(_url_answers(spec, path, entry))
-        elif form == "stdio":
-            checks.append(_answers(spec, path, entry))
-        else:
-            checks.append(_neither_form(spec, path, form))
+        if entry is not None:
+            checks.append(_entry_check(spec, path, entry))
+        if spec.id == "claude-code":
+            checks += [_local_check(spec, path, local) for local in local_entries(read_existing(path) or "")]
     return checks
+
+
+def _entry_check(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
+    form = form_of(entry)
+    if form == "url":
+        return _url_answers(spec, path, entry)
+    if form == "stdio":
+        return _answers(spec, path, entry)
+    return _neither_form(spec, path, form)
+
+
+def _local_check(spec: ClientSpec, path: Path, local: LocalEntry) -> Check:
+    """A local-scope entry of Claude Code's, checked as any entry: in its project it is the one
+    used.  Its fix is to remove it there, so the user entry `install` keeps is used instead."""
+    check = _entry_check(spec, Path(f"{path} (local to {local.project})"), local.entry)
+    if check.ok:
+        return check
+    remove = f"in {local.project}: claude mcp remove {SERVER_NAME} -s local (then the user entry is used there)"
+    # `install` writes the user entry, which this one shadows: a fix naming it would change nothing here.
+    fix = remove if "vault-recall install" in check.fix else f"{check.fix}; or {remove}"
+    return dataclasses.replace(check, fix=fix)
 
 
 def _neither_form(spec: ClientSpec, path: Path, form: str) -> Check:

@@ -3,6 +3,7 @@ processes) and says whether it reaches this config, this vault and this activity
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,33 @@ def test_doctor_finds_an_entry_that_reaches_another_config(home: Path, capsys: p
     verdict, line = detail_of(capsys, "client codex")
     assert verdict == "FAIL", line
     assert "reads another config: it finds no vault, this config gives vault 'sample-vault'" in line
+
+
+def test_a_local_scope_claude_code_entry_is_checked_too_and_told_how_to_go(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`claude mcp add` without --scope writes a local entry, which Claude Code uses in its
+    project before the user entry `install` writes: doctor checks each, naming the project."""
+    save_config(Config(vaults=(VaultEntry("Sample", str(SAMPLE_VAULT)),), active_vault="Sample"))
+    assert main(["install", "claude-code"]) == 0
+    path = home / ".claude.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    good = data["mcpServers"]["vault-recall"]
+    stale = {**good, "command": "/opt/old/bin/vault-recall"}
+    data["projects"] = {
+        "/work/site": {"mcpServers": {"vault-recall": good}},
+        "/work/old": {"mcpServers": {"vault-recall": stale}, "allowedTools": []},
+        "/work/none": {"mcpServers": {"other": {"command": "x"}}},
+    }
+    path.write_text(json.dumps(data), encoding="utf-8")
+    capsys.readouterr()
+    main(["doctor"])
+    lines = capsys.readouterr().out.splitlines()
+    ours = [(i, line) for i, line in enumerate(lines) if line[6:].startswith("client claude-code ")]
+    assert len(ours) == 3, lines  # the user entry, and the two local ones
+    (_, user), (_, old), (_, site) = ours  # projects in name order: /work/old, /work/site
+    assert user.startswith("ok") and "(local to" not in user, user
+    assert old.startswith("FAIL") and "(local to /work/old) starts /opt/old/bin/vault-recall" in old, old
+    assert site.startswith("ok") and "(local to /work/site)" in site, site
+    fix = lines[ours[1][0] + 1].strip()
+    assert fix == "fix: in /work/old: claude mcp remove vault-recall -s local (then the user entry is used there)"
