@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -190,3 +192,14 @@ def test_no_page_gives_a_test_count_or_a_suite_time() -> None:
 )
 def test_the_count_check_finds_a_suite_time_and_not_a_product_s_time(text: str, found: bool) -> None:
     assert bool(counts_and_times(text)) == found
+
+
+def test_no_symlink_is_tracked() -> None:
+    """A symlink committed by mistake — a developer's `.venv` pointing at a venv elsewhere, as
+    once happened — breaks README's `python3 -m venv .venv` in every fresh clone."""
+    if not (REPO_ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout with git installed (a wheel or an sdist has no index to read)")
+    index = subprocess.run(
+        ["git", "ls-files", "--stage"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert [line.split("\t", 1)[1] for line in index.splitlines() if line.startswith("120000 ")] == []
