@@ -14,7 +14,10 @@ is declared here, each difference checked as narrowly as the change that explain
   instead of saying it has none), and a recall's record of such a note holds its words in
   other places (`matched`, `coverage`) — a heading after the block is one now;
 - `descriptions`: the sentence on `weak_match` in the server's instructions, and in
-  recall_context's description the sentences on `coverage` and `weak_match`.
+  recall_context's description the sentences on `coverage` and `weak_match`;
+- `more_named`: a recall whose matches did not all fit names more of them in `omitted_best`
+  (those it named before first, in the same order, at most five), nothing else in the answer
+  changed: names may use what the records left of the budget, not only its eighth.
 
 Anything else is a difference the test reports, with the call and both values.
 """
@@ -114,6 +117,14 @@ def _weak_mark(tool: str, diffs: Sequence[tuple[str, Json, Json]], after: Json) 
     return any(NEARLY_ALL <= r.get("coverage", 0) < 1 for r in records)
 
 
+def _more_named(tool: str, diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json) -> bool:
+    if tool != "recall_context" or [where for where, _, _ in diffs] != [".result.omitted_best"]:
+        return False
+    named_before = before["result"].get("omitted_best", [])
+    named_after = after["result"].get("omitted_best", [])
+    return len(named_before) < len(named_after) <= 5 and named_after[: len(named_before)] == named_before
+
+
 def paged_from(page: Json, full: Json, offset: int) -> bool:
     """Whether a get_backlinks page is the slice of the whole listing it says it is."""
     if "result" not in page or "result" not in full or full["result"]["omitted"]:
@@ -185,6 +196,8 @@ def allowed(
         return "weak_mark", diffs
     if _fence_note(tool, args, diffs, sensitive) or _fence_matches(tool, diffs, after, sensitive):
         return "fence_headings", diffs
+    if _more_named(tool, diffs, before, after):
+        return "more_named", diffs
     return None, diffs
 
 
