@@ -191,7 +191,8 @@ class Pending:
     Whichever comes first counts; the other is then a no-op.
 
     `read_from`: when the answer began reading the notes it hands out (no later than it read
-    them); `checked_by`: when it had read again every note whose change it tells."""
+    them); `checked_by`: when it had read again every note whose change it tells (no earlier
+    than it read any note it hands out or tells of)."""
 
     __slots__ = ("_memory", "_open", "checked_by", "client", "handed", "read_from", "told")
 
@@ -225,8 +226,9 @@ class Pending:
 
 @dataclass
 class _Known:
-    """The revision of one note a client last got, and when the server read it; revision None:
-    the client was told the note is gone, then (it is checked no more)."""
+    """The revision of one note a client last got, and by when the server had surely read it
+    (the checked_by of the answer that gave or told it); revision None: the client was told the
+    note is gone, then (it is checked no more)."""
 
     revision: str | None
     read: int
@@ -319,11 +321,13 @@ class HandedOutNotes:
         for note in handed:
             key = (note.vault, note.path)
             known = remembered.get(key)
-            # An answer made before another one read a newer revision may be delivered after
-            # it: the newer revision stays what the client is told changes from, or the change
-            # it was told already would be told again.
+            # `read` is when the remembered revision had surely been read: once its answer had
+            # checked everything (checked_by).  Another answer's revision replaces it only if
+            # that answer began later (read_from), so surely read it later.  Two answers' starts
+            # say nothing of which read first: stamped with its start, an answer begun later that
+            # read the note before an edit brought back a revision whose change was told already.
             if known is None or known.read <= read_from:
-                remembered[key] = _Known(note.revision, read_from)
+                remembered[key] = _Known(note.revision, checked_by)
             remembered.move_to_end(key)
         # After the notes handed out: an answer can hand out a note as its pass read it and tell,
         # from that very revision, that it changed while the answer was being made.

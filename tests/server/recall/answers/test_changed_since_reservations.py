@@ -118,3 +118,28 @@ def test_an_answer_delivered_late_does_not_bring_back_a_note_told_gone() -> None
     assert fresh is not None
     fresh.commit()
     assert given(memory) == {"A.md": "2"}
+
+
+def test_an_answer_begun_later_that_read_before_an_edit_does_not_bring_back_the_old_revision() -> None:
+    # The race CI saw once over stdio ("the change from fcb60893 was told twice").  Times are
+    # now_stamp values: `slow` begins first but reads the note after an edit; `early` begins
+    # later but read it before.  Their starts say nothing of which read first.
+    memory = HandedOutNotes()
+    memory.settle("c", [], [Handed(VAULT, "A.md", "1")])
+    t = 10**18  # after the settle's stamp
+    # slow: begins at t+10, reads 2 (after the edit 1 -> 2 at t+30) and tells 1 -> 2.
+    slow = reserve(
+        memory, [NoteChange(VAULT, "A.md", "1", "2")], [Handed(VAULT, "A.md", "2")], read_from=t + 10, checked_by=t + 45
+    )
+    # early: begins at t+20 and read the note at t+25, before the edit.
+    early = reserve(memory, [], [Handed(VAULT, "A.md", "1")], read_from=t + 20, checked_by=t + 60)
+    assert slow is not None and slow.told and early is not None
+    slow.commit()
+    early.commit()  # delivered after: 1 is no newer than the 2 the client was just told of
+    assert given(memory) == {"A.md": "2"}
+    assert reserve(memory, [NoteChange(VAULT, "A.md", "1", "2")], read_from=t + 70, checked_by=t + 80) is None
+    # An answer begun after 2 was surely read hands out what it read (a later edit, 3).
+    later = reserve(memory, [], [Handed(VAULT, "A.md", "3")], read_from=t + 90, checked_by=t + 95)
+    assert later is not None
+    later.commit()
+    assert given(memory) == {"A.md": "3"}
