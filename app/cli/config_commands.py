@@ -208,16 +208,17 @@ def client_expose(args: argparse.Namespace) -> int:
 def _subjects_not_there(client_id: str, subjects: tuple[str, ...]) -> list[str]:
     """The subjects shared that the client's vault has no note or rule for yet — a typo, most
     often.  Kept, not refused: a subject may be shared before its first note is written."""
-    from vault_recall.app.state.health import check_health
     from vault_recall.server.config.call_scope import ServeOptions, current_scope
+    from vault_recall.server.recall.answers.subjects import list_subjects
+    from vault_recall.server.recall.scope import Exposure
 
     scope = current_scope(ServeOptions(client=client_id))
-    if scope.vault is None:
+    # Every subject of the client's vault, as a client seeing every subject's records lists them
+    # (a rule's subject too, while it takes no note yet) — not only the ones just shared.
+    listed = list_subjects(dataclasses.replace(scope, exposure=Exposure(rules=scope.exposure.rules)))
+    if listed["status"] == "unavailable":
         return []
-    report = check_health(scope.vault, rules=scope.exposure.rules)
-    if report.status == "unavailable":
-        return []
-    known = sorted({entry["subject"] for entry in report.subjects} | set(scope.exposure.rules.subjects))
+    known = [entry["subject"] for entry in listed["subjects"]]
     lines = []
     for subject in subjects:
         if subject in known:
@@ -225,7 +226,7 @@ def _subjects_not_there(client_id: str, subjects: tuple[str, ...]) -> list[str]:
         close = difflib.get_close_matches(subject, known, n=1)
         meant = f"did you mean {close[0]!r}? " if close else ""
         lines.append(
-            f"vault {report.vault!r} has no subject {subject!r} yet ({meant}{client_id!r} sees its records "
+            f"vault {listed['vault']!r} has no subject {subject!r} yet ({meant}{client_id!r} sees its records "
             "once a note's properties or a subject rule name it)"
         )
     return lines
