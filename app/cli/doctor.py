@@ -158,15 +158,16 @@ def _clients() -> list[Check]:
         path = spec.config_file()
         if path is None or not path.exists():
             continue
+        text = read_existing(path) or ""
         try:
-            entry = current_entry(spec, read_existing(path) or "", str(path))
+            entry = current_entry(spec, text, str(path))
         except InstallError as exc:
             checks.append(Check(f"client {spec.id}", False, str(exc), f"fix {path} by hand"))
             continue
         if entry is not None:
             checks.append(_entry_check(spec, path, entry))
         if spec.id == "claude-code":
-            checks += [_local_check(spec, path, local) for local in local_entries(read_existing(path) or "")]
+            checks += [_local_check(spec, path, local) for local in local_entries(text)]
     return checks
 
 
