@@ -158,15 +158,18 @@ class SdkRefusals:
             await self._send(start)
             await self._send({**message, "body": bytes(self._body)})
             return
-        body = refusal_body(refusal.error, refusal.description)
-        kept = [(k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-type", b"content-length")]
-        headers = [
-            *kept,
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode("ascii")),
-        ]
-        await self._send({**start, "headers": headers})
-        await self._send({"type": "http.response.body", "body": body, "more_body": message.get("more_body", False)})
+        # The body has ended here: one still coming waited above, and one too long was passed on.
+        await _send_instead(self._send, start, refusal.error, refusal.description)
+
+
+async def _send_instead(send: Send, start: Message, error: str, description: str) -> None:
+    """The response `start` began (its status and other headers kept), with our one-sentence
+    body in place of the one it had."""
+    body = refusal_body(error, description)
+    kept = [(k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-type", b"content-length")]
+    headers = [*kept, (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]
+    await send({**start, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 class WrongMethod:
@@ -192,8 +195,4 @@ class WrongMethod:
         # OPTIONS (CORS) and HEAD come with the others; the methods a client means are these.
         methods = [m.strip() for m in allow.split(",") if m.strip() and m.strip() not in ("OPTIONS", "HEAD")]
         takes = " and ".join(sorted(methods)) if methods else "other methods"
-        body = refusal_body("method_not_allowed", f"{self._path} takes {takes} only")
-        kept = [(k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-type", b"content-length")]
-        headers = [*kept, (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]
-        await self._send({**start, "headers": headers})
-        await self._send({"type": "http.response.body", "body": body})
+        await _send_instead(self._send, start, "method_not_allowed", f"{self._path} takes {takes} only")
