@@ -167,6 +167,7 @@ GENERAL_WORDS: dict[str, str] = {
         anything everything again even later long new old same different enough right able
         possible best better good bad lot lots kind sort part instead apply applies applied
         write writes wrote written writing happens happening stay stays stop stops
+        often always usually sometimes
     """,
     "german": """
         machen macht machst gemacht mache geht gehen gegangen kommt kommen kam gekommen nehmen

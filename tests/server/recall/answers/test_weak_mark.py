@@ -88,6 +88,8 @@ def test_an_abbreviation_spelled_with_a_hyphen_keeps_its_short_form() -> None:
     ("query", "languages", "general"),
     [
         ("How do I keep my notes backed up?", ("english",), {"keep"}),
+        # How often, as German 'oft' and French 'souvent' were already.
+        ("How often do we rotate the keys?", ("english",), {"often"}),
         ("Dürfen wir Änderungen an der Konsole von Hand machen?", ("english",), {"durfen", "machen"}),
         ("O que fazemos quando o servidor cai?", ("english",), {"fazemos"}),
         ("¿Qué hago si llega material roto?", ("english",), {"hago"}),
@@ -120,6 +122,20 @@ def test_a_record_lacking_only_a_general_word_is_not_weak(tmp_path: Path) -> Non
     assert result["weak_match"] is False
     # A topic word the record lacks still marks it.
     assert recalled(vault, "notes", "how do I keep the vault backups encrypted?")["weak_match"] is True
+
+
+def test_how_often_asked_of_a_subject_finds_its_records_not_an_empty_answer(tmp_path: Path) -> None:
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            "Release cadence.md": record("release-process", "# Release cadence\nWe release every two weeks."),
+            "Release signing.md": record("release-process", "Builds are signed by the CI key."),
+        },
+    )
+    # 'release' is the subject's own word; 'often' was the one meaningful word, and no record
+    # held it: the answer was empty.  The record named after the release comes first.
+    result = recalled(vault, "release-process", "how often do we release?")
+    assert first(result)["path"] == "Release cadence.md" and result["weak_match"] is False
 
 
 def test_a_german_question_s_verbs_do_not_count_against_the_record(tmp_path: Path) -> None:
