@@ -23,7 +23,7 @@ from vault_recall.server.recall.finding.view import answer_anew, could_be_about,
 from vault_recall.server.recall.packing import Shaped
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
-from vault_recall.server.recall.ranking.spelling import allowed_distance, near_words, nearest
+from vault_recall.server.recall.ranking.spelling import allowed_distance, near_words, nearest, relatable, related
 from vault_recall.server.recall.ranking.words import folded_words, query_words
 from vault_recall.server.recall.records import (
     MemoryRecord,
@@ -189,7 +189,7 @@ def _respelt(
     records hold takes its place (spelling.py): one pass more to gather their words, and one
     to measure again — only then, so a query spelt right costs nothing more."""
     wanted = {i: ranked.query.terms[i].word for i in ranked.unmatched()}
-    wanted = {i: word for i, word in wanted.items() if allowed_distance(word)}
+    wanted = {i: word for i, word in wanted.items() if allowed_distance(word) or relatable(word)}
     if not wanted:
         return ranked
     unused: list[Problem] = []  # the first pass reported them
@@ -199,7 +199,12 @@ def _respelt(
         if isinstance(record, MemoryRecord) and keep(record)
     )
     vocabulary = near_words(texts, wanted.values())
-    corrections = {i: found for i, word in wanted.items() if (found := nearest(word, vocabulary)) is not None}
+    stems = ranked.memo.stems
+    corrections = {
+        i: found
+        for i, word in wanted.items()
+        if (found := nearest(word, vocabulary) or related(word, vocabulary, stems)) is not None
+    }
     if not corrections:
         return ranked
     again = ranked.respelt(corrections)

@@ -4,17 +4,28 @@ Only for a meaningful query word no record holds in any form ("pestisides"): the
 records in question are looked at, and the nearest by plain edit distance (Levenshtein: one
 letter added, dropped or changed) is taken — at most 1 for a word of up to 7 letters, 2 for a
 longer one, never for a word under 4 letters or holding digits (too many words are that
-near).  Ties go to the word more records hold, then the alphabet.  The answer names both
-(`matched`: "pestisides → pesticides"), so nobody takes a guess for what was asked.
+near).  Ties go to the word more records hold, then the alphabet.
+
+Failing that, a word of the same family the stemmer parts is taken: "registration" (stem
+`registr`) for "registered" (`regist`), "specification" for "specify" — one's stem begins the
+other's, in a language of the call, and the shorter is at least RELATED_AT letters (a shorter
+one joins unrelated words: `integ` of "integer" begins `integr` of "integration").  Longest
+shared stem first, then the word more records hold, then the alphabet.
+
+The answer names both (`matched`: "pestisides → pesticides"), so nobody takes a guess for what
+was asked.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 SHORTEST = 4  # letters of a word worth correcting
 LONG_AT = 8  # letters from which two edits are allowed
+RELATED_AT = 6  # letters of a stem that begins another word's stem for the two to be one family
+
+Stems = Callable[[str], Iterable[tuple[str, str]]]  # a folded word → its (language, stem) pairs
 
 
 def allowed_distance(word: str) -> int:
@@ -55,13 +66,44 @@ def nearest(word: str, vocabulary: Counter[str]) -> str | None:
     return None if best is None else best[2]
 
 
+def relatable(word: str) -> bool:
+    """Whether a word may be taken for another of its family (long enough, letters only)."""
+    return len(word) >= RELATED_AT and word.isalpha()
+
+
+def related(word: str, vocabulary: Counter[str], stems: Stems) -> str | None:
+    """The word of `vocabulary` of the same family as `word` that the stemmer parts from it
+    (the module's docstring); None when there is none."""
+    if not relatable(word):
+        return None
+    own = list(stems(word))
+    best: tuple[int, int, str] | None = None
+    for candidate, holding in vocabulary.items():
+        if candidate == word or candidate[:RELATED_AT] != word[:RELATED_AT]:
+            continue
+        for language, stem in stems(candidate):
+            for other_language, asked in own:
+                shorter, longer = sorted((stem, asked), key=len)
+                if (
+                    language == other_language
+                    and len(shorter) >= RELATED_AT
+                    and longer.startswith(shorter)
+                    and (best is None or (-len(shorter), -holding, candidate) < best)
+                ):
+                    best = (-len(shorter), -holding, candidate)
+    return None if best is None else best[2]
+
+
 def near_words(texts: Iterable[list[str]], words: Iterable[str]) -> Counter[str]:
     """Of the records' words (each record's folded words), those as long as a correction of
-    one of `words` can be, with how many records hold each."""
+    one of `words` can be, or starting as one of its family must, with how many records hold
+    each."""
+    words = list(words)
     lengths = {
         n for word in words if (most := allowed_distance(word)) for n in range(len(word) - most, len(word) + most + 1)
     }
+    starts = {word[:RELATED_AT] for word in words if relatable(word)}
     counted: Counter[str] = Counter()
     for record_words in texts:
-        counted.update({w for w in record_words if len(w) in lengths and w.isalpha()})
+        counted.update({w for w in record_words if (len(w) in lengths or w[:RELATED_AT] in starts) and w.isalpha()})
     return counted

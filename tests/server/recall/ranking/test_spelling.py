@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 
 from tests.support.vaults import record, write_vault
 from vault_recall.server.recall.answers import recall_records
-from vault_recall.server.recall.ranking.spelling import allowed_distance, edit_distance, near_words, nearest
+from vault_recall.server.recall.ranking.languages import language
+from vault_recall.server.recall.ranking.query_terms import StemMemo
+from vault_recall.server.recall.ranking.spelling import (
+    allowed_distance,
+    edit_distance,
+    near_words,
+    nearest,
+    related,
+)
 from vault_recall.server.recall.scope import Exposure, Scope
 
 
@@ -44,6 +52,46 @@ def test_the_nearest_word_ties_go_to_the_word_more_records_hold_then_the_alphabe
 def test_only_words_as_long_as_a_correction_can_be_are_gathered() -> None:
     gathered = near_words([["the", "pesticides", "on", "crops"], ["pesticides", "x1x1x1x1x1"]], ["pestisides"])
     assert gathered == Counter({"pesticides": 2})
+    # And words starting as one of a long word's family must, whatever their length.
+    family = near_words([["registered", "regional", "registers"], ["register", "x"]], ["registration"])
+    assert family == Counter({"registered": 1, "registers": 1, "register": 1})
+
+
+def english_stems(word: str) -> frozenset[tuple[str, str]]:
+    return StemMemo((language("english"),)).stems(word)
+
+
+def test_a_word_of_the_same_family_the_stemmer_parts_is_related() -> None:
+    # Snowball: registration → registr, registered → regist; specification → specif, specify → specifi.
+    assert related("registration", Counter({"registered": 1, "regional": 9}), english_stems) == "registered"
+    assert related("specification", Counter({"specify": 2}), english_stems) == "specify"
+    # The longest shared stem wins, then the word more records hold.
+    assert related("registration", Counter({"registered": 5, "registrar": 1}), english_stems) == "registrar"
+    assert related("registration", Counter({"registered": 1, "register": 3}), english_stems) == "register"
+
+
+def test_a_stem_shorter_than_six_letters_relates_nothing() -> None:
+    # integer → integ begins integration → integr, but five letters join unrelated words.
+    assert related("integration", Counter({"integer": 4}), english_stems) is None
+    assert related("notification", Counter({"notify": 1}), english_stems) is None  # notif: five
+    assert related("register", Counter({"registration": 1}), english_stems) == "registration"
+    assert related("k8s-cluster", Counter({"k8s-clusters": 1}), english_stems) is None
+
+
+def test_a_word_of_the_same_family_finds_the_record_and_says_so(tmp_path: Path) -> None:
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            "Samples.md": record("samples", "# Samples are registered in eLabFTW\nBefore freezing."),
+            "Freezers.md": record("samples", "Freezers are checked weekly."),
+        },
+    )
+    scope = Scope(client="test", vault=vault, exposure=Exposure())
+    # 'sample' is the subject's own word; 'registration' no record holds as the stemmer sees it.
+    result = recall_records.recall_context(scope, "samples", "sample registration")
+    assert [r["path"] for r in result["records"]] == ["Samples.md"]
+    assert "registration → registered" in result["records"][0]["matched"]
+    assert result["weak_match"] is True  # a guess, marked
 
 
 def test_a_misspelt_word_finds_the_record_and_says_what_it_was_taken_for(tmp_path: Path) -> None:
