@@ -13,6 +13,7 @@ quoted inside any of these sentences: shortened, so a huge argument never makes 
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -121,5 +122,14 @@ class FormRefused(VaultRecallError):
 
 
 def show_value(value: object, limit: int = 60) -> str:
-    text = repr(value)
+    """A value as an error sentence quotes it: text in quotes, anything else as JSON writes it
+    (`null`, `true`, `["a"]`) — arguments come as JSON, and Python's `None` or `True` is not
+    what the caller sent."""
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):  # not a JSON value (a CLI's own object): as Python shows it
+            text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

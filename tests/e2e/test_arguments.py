@@ -34,7 +34,10 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str | None]] = [
     ("recall_context", {**GOOD, "limit": 21}, "limit must be a whole number from 1 to 20; got 21"),
     ("recall_context", {**GOOD, "limit": "3"}, None),  # lenient JSON: "3" is read as 3
     ("recall_context", {**GOOD, "match": "most"}, "match must be 'any' or 'all'; got 'most'"),
-    ("recall_context", {**GOOD, "match": None}, "match must be 'any' or 'all'"),
+    # A value is shown as JSON writes it, as it was sent: null, true, a list — not Python's None.
+    ("recall_context", {**GOOD, "match": None}, "match must be 'any' or 'all'; got null"),
+    ("recall_context", {**GOOD, "budget": True}, "budget must be a whole number from 512 to 65536; got true"),
+    ("recall_context", {**GOOD, "query": ["bazel", None]}, 'query must be text (or left out); got ["bazel", null]'),
     (
         "recall_context",
         {**GOOD, "budjet": 512},
