@@ -65,9 +65,13 @@ def snippet_command(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     print(text, end="" if text.endswith("\n") else "\n")
     try:
-        register(spec.id)
+        added = register(spec.id)
     except ConfigError as exc:
         print(f"note: {spec.id} is not registered in the config: {exc}", file=sys.stderr)
+        return 0
+    if added:  # on stderr: stdout is the snippet alone, to paste or pipe
+        said = f"Registered client {spec.id!r} in Vault Recall's config: its calls show under that name"
+        print(said, file=sys.stderr)
     return 0
 
 

@@ -133,11 +133,16 @@ def test_snippet_list_names_every_client(capsys: pytest.CaptureFixture[str]) -> 
         assert f"{spec.id} " in out and spec.name in out
 
 
-def test_printing_a_snippet_registers_the_client(capsys: pytest.CaptureFixture[str]) -> None:
+def test_printing_a_snippet_registers_the_client_and_says_so_beside_it(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["snippet", "cursor"]) == 0
-    out = capsys.readouterr().out
-    assert json.loads(out)["mcpServers"][SERVER_NAME]["args"] == ["serve", "--client", "cursor"]
+    printed = capsys.readouterr()
+    # stdout is the snippet alone (to paste or pipe); what changed in our config is on stderr.
+    assert json.loads(printed.out)["mcpServers"][SERVER_NAME]["args"] == ["serve", "--client", "cursor"]
     assert load_config().client("cursor") is not None
+    assert printed.err == "Registered client 'cursor' in Vault Recall's config: its calls show under that name\n"
+    # Printed again, nothing is added, and nothing said.
+    assert main(["snippet", "cursor"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_an_unknown_client_lists_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
