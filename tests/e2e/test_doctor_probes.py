@@ -4,6 +4,8 @@ processes) and says whether it reaches this config, this vault and this activity
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ from tests.support.doctor import checks, detail_of, own_home
 from tests.support.paths import SAMPLE_VAULT
 from vault_recall.app.cli.main import main
 from vault_recall.app.state.config_store import save_config
-from vault_recall.server.config.config_file import Config, VaultEntry
+from vault_recall.server.config.config_file import Config, VaultEntry, activity_path
 
 pytestmark = [pytest.mark.e2e]
 
@@ -28,6 +30,12 @@ def test_doctor_on_a_healthy_setup(home: Path, capsys: pytest.CaptureFixture[str
     capsys.readouterr()
     _, found = checks(capsys)
     assert (found["config"], found["vault"], found["activity"], found["client cursor"]) == ("ok", "ok", "ok", "ok")
+    # The probe's call was seen in the store, then taken out: it was not cursor's own call.
+    with closing(sqlite3.connect(activity_path())) as store:
+        assert store.execute("SELECT COUNT(*) FROM events").fetchone() == (0,)
+    assert main(["client", "list"]) == 0
+    listed = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("cursor"))
+    assert listed.endswith("no calls yet"), listed
 
 
 def test_doctor_starts_each_entry_as_its_client_does_and_finds_this_config(
