@@ -68,6 +68,9 @@ class OAuthRoutes(Protocol):
 
 class OAuthAddress(Protocol):
     @property
+    def resource(self) -> str: ...
+
+    @property
     def resource_metadata(self) -> str: ...
 
 
@@ -258,7 +261,15 @@ class EndpointGuard:
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(8)
         if self.oauth is not None and token.startswith(oauth_store.ACCESS_PREFIX):
-            return await self._grant_client(token)
+            address = self.oauth.address_for(headers.get("host"))
+            if address is None:  # an address OAuth is not offered at: no token was issued for it
+                return None, Refusal(
+                    401,
+                    "invalid_token",
+                    "this access token is not valid at this address: OAuth is offered only on this computer's "
+                    "loopback address or at the endpoint's https --public-url; use a client token here",
+                )
+            return await self._grant_client(token, address.resource)
         try:
             client = await anyio.to_thread.run_sync(self.client_of, token, limiter=self._limiter)
         except ConfigError as exc:
@@ -275,12 +286,13 @@ class EndpointGuard:
             )
         return client, None
 
-    async def _grant_client(self, token: str) -> tuple[str | None, Refusal | None]:
-        """The client an OAuth access token acts as, from its grant in the store as it is now."""
+    async def _grant_client(self, token: str, resource: str) -> tuple[str | None, Refusal | None]:
+        """The client an OAuth access token acts as, from its grant in the store as it is now —
+        if it was issued for `resource`, this endpoint at the address it was reached by."""
         assert self._limiter is not None
         try:
             client, why = await anyio.to_thread.run_sync(
-                oauth_tokens.client_of_access_token, token, limiter=self._limiter
+                oauth_tokens.client_of_access_token, token, resource, limiter=self._limiter
             )
         except OAuthStoreError as exc:
             log.warning("refused a request: %s", exc)

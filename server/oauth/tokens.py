@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from vault_recall.server.errors import GrantGone
+from vault_recall.server.oauth.resources import same_resource
 from vault_recall.server.oauth.store import (
     ACCESS_PREFIX,
     ACCESS_SECONDS,
@@ -210,21 +211,27 @@ def load_token(token: str) -> Token | None:
     return Token(kind, grant_id, client_id, client, tuple(scopes.split()), resource, expires, used, revoked is not None)
 
 
-def client_of_access_token(token: str, *, now: float | None = None) -> tuple[str | None, str]:
-    """(our client id, '') for a live access token, else (None, why it is refused)."""
+def client_of_access_token(token: str, resource: str, *, now: float | None = None) -> tuple[str | None, str]:
+    """(our client id, '') for a live access token issued for `resource` (the MCP endpoint's URL
+    at the address the request came by: resources.py), else (None, why it is refused)."""
     now = time.time() if now is None else now
     if not token.startswith(ACCESS_PREFIX) or len(token) > MAX_SECRET_LENGTH:
         return None, "this access token is not valid: it is not one this endpoint issued"
     # Every request with an access token comes here: one connection, a write only once a minute.
     with connect(write=False) as db:
         row = db.execute(
-            "SELECT t.grant_id, g.client, t.expires, g.revoked, g.revoked_why, g.last_used FROM tokens t "
+            "SELECT t.grant_id, g.client, t.expires, g.revoked, g.revoked_why, g.last_used, t.resource FROM tokens t "
             "JOIN grants g ON g.id = t.grant_id WHERE t.sha256 = ? AND t.kind = 'access'",
             (secret_hash(token),),
         ).fetchone()
         if row is None:
             return None, "this access token is not valid: it is not one this endpoint issued"
-        grant_id, client, expires, revoked, revoked_why, last_used = row
+        grant_id, client, expires, revoked, revoked_why, last_used, issued_for = row
+        if not same_resource(issued_for, resource):
+            return None, (
+                f"this access token was issued for {issued_for}, not for {resource}: "
+                "authorize at this address to use it"
+            )
         if revoked is not None:
             return None, f"this access token's grant was revoked: {_told_app(revoked_why)}; authorize again"
         if expires < now:

@@ -612,3 +612,28 @@ def test_a_session_opened_with_one_clients_grant_is_not_continued_with_another_c
             timeout=30,
         )
         assert own.status_code == 200 and "recall_context" in own.text
+
+
+def test_a_token_is_taken_only_by_the_endpoint_and_address_it_was_issued_for(tmp_path: Path) -> None:
+    """RFC 8707 and the MCP spec's audience check: a second endpoint of this computer shares
+    the OAuth store (another port), and took the first one's tokens before."""
+    with oauth_endpoint(tmp_path) as (endpoint, base), running_endpoint() as other:
+        client_id = register(base, "Audience app")
+        verifier, challenge = pkce()
+        landed = approved_for_mcp(base, client_id, challenge, as_client="laptop")
+        tokens = exchange(endpoint, landed["code"], client_id, verifier).json()
+        assert mcp_post(endpoint, tokens["access_token"]).status_code == 200
+        elsewhere = f"http://127.0.0.1:{other.port}/mcp"
+        refused = mcp_post(other, tokens["access_token"])
+        assert refused.status_code == 401, refused.text
+        assert refused.json()["error_description"] == (
+            f"this access token was issued for {base}/mcp, not for {elsewhere}: authorize at this address to use it"
+        )
+        assert 'error="invalid_token"' in refused.headers["www-authenticate"]
+        # The same endpoint by another of its names is another resource, too.
+        by_name = mcp_post(endpoint, tokens["access_token"], host=f"localhost:{endpoint.port}")
+        assert by_name.status_code == 401 and "not for http://localhost:" in by_name.json()["error_description"]
+        # Nor is its refresh token redeemed there: the app is sent to authorize at that address.
+        form = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": client_id}
+        assert token_request(other, **form).status_code in (400, 401)
+        assert token_request(endpoint, **form).status_code == 200  # still good where it was issued

@@ -47,6 +47,7 @@ from vault_recall.server.http.oauth.forms import read_form
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
+from vault_recall.server.oauth.resources import same_resource
 
 T = TypeVar("T")
 # What the person running `vault-recall http` in a terminal needs to see: who waits for approval
@@ -217,8 +218,8 @@ class RecallOAuthProvider:
     ) -> AuthorizationCode | None:
         # A used code is loaded too, so that its exchange sees the replay and revokes the grant.
         code = await _run(partial(oauth_tokens.load_code, authorization_code), self.limiter)
-        if code is None:
-            return None
+        if code is None or not same_resource(code.resource, self.address.resource):
+            return None  # unknown, or asked for at another endpoint or address: not redeemed here
         return AuthorizationCode(
             code=authorization_code,
             scopes=list(code.scopes),
@@ -243,8 +244,8 @@ class RecallOAuthProvider:
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
         token = await _run(partial(oauth_tokens.load_token, refresh_token), self.limiter)
-        if token is None or token.kind != "refresh":
-            return None
+        if token is None or token.kind != "refresh" or not same_resource(token.resource, self.address.resource):
+            return None  # unknown, or issued at another endpoint or address: not refreshed here
         return RefreshToken(
             token=refresh_token,
             client_id=token.client_id,
@@ -269,6 +270,8 @@ class RecallOAuthProvider:
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = await _run(partial(oauth_tokens.load_token, token), self.limiter)
         if found is None or found.kind != "access" or found.revoked or found.expires < time.time():
+            return None
+        if not same_resource(found.resource, self.address.resource):
             return None
         return AccessToken(
             token=token,
@@ -297,25 +300,6 @@ def _token(issued: oauth_tokens.Issued) -> OAuthToken:
         scope=" ".join(issued.scopes) or None,
         refresh_token=issued.refresh_token,
     )
-
-
-def same_resource(given: str, ours: str) -> bool:
-    """RFC 8707's resource compared as a URL: case of scheme and host, a default port and a
-    trailing slash do not matter."""
-
-    def normal(url: str) -> tuple[str, str, int | None, str] | None:
-        try:
-            parts = urlsplit(url.strip())
-            port = parts.port or {"https": 443, "http": 80}.get(parts.scheme.lower())
-            host = (parts.hostname or "").lower()
-        except ValueError:
-            return None
-        if parts.query or parts.fragment:
-            return None
-        return parts.scheme.lower(), host, port, parts.path.rstrip("/")
-
-    mine = normal(ours)
-    return mine is not None and normal(given) == mine
 
 
 class HashedClientAuthenticator(ClientAuthenticator):

@@ -49,12 +49,12 @@ from vault_recall.server.http.oauth.provider import (
     HashedClientAuthenticator,
     RecallOAuthProvider,
     events,
-    same_resource,
 )
 from vault_recall.server.http.refusals import WrongMethod
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
+from vault_recall.server.oauth.resources import same_resource
 
 log = logging.getLogger(__name__)
 

@@ -16,6 +16,7 @@ from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
 
 NOW = 1_800_000_000.0
+RESOURCE = "http://127.0.0.1:27183/mcp"  # the endpoint every request here asked for
 
 
 def _app(name: str = "Claude Code", client_id: str = "app-1", secret: str | None = None) -> oauth_approvals.App:
@@ -34,7 +35,7 @@ def _request(app: oauth_approvals.App, now: float = NOW) -> tuple[str, oauth_app
         code_challenge="challenge",
         state="s1",
         scopes=(),
-        resource="http://127.0.0.1:27183/mcp",
+        resource=RESOURCE,
         issuer="http://127.0.0.1:27183",
         now=now,
     )
@@ -108,9 +109,9 @@ def test_an_app_is_approved_as_its_known_clients_id_or_one_made_of_its_name_unle
 
 def test_every_token_of_a_grant_acts_as_the_client_it_was_approved_as() -> None:
     issued = _granted("work-laptop")
-    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 10) == ("work-laptop", "")
+    assert oauth_tokens.client_of_access_token(issued.access_token, RESOURCE, now=NOW + 10) == ("work-laptop", "")
     refreshed = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 20)
-    assert oauth_tokens.client_of_access_token(refreshed.access_token, now=NOW + 21) == ("work-laptop", "")
+    assert oauth_tokens.client_of_access_token(refreshed.access_token, RESOURCE, now=NOW + 21) == ("work-laptop", "")
 
 
 def test_an_approval_as_an_impossible_client_id_is_refused() -> None:
@@ -128,7 +129,7 @@ def test_a_code_is_used_once_and_its_replay_revokes_the_grant() -> None:
     issued = oauth_tokens.exchange_code(code, now=NOW + 3)
     with pytest.raises(GrantGone, match="already used"):
         oauth_tokens.exchange_code(code, now=NOW + 4)
-    client, why = oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 5)
+    client, why = oauth_tokens.client_of_access_token(issued.access_token, RESOURCE, now=NOW + 5)
     assert client is None and "revoked" in why
     with pytest.raises(GrantGone, match="revoked"):
         oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 6)
@@ -150,7 +151,7 @@ def test_a_refresh_token_is_rotated_and_a_used_one_presented_again_revokes_the_g
     later = NOW + 10 + oauth_store.REFRESH_REUSE_SECONDS + 1
     with pytest.raises(GrantGone, match="already used"):
         oauth_tokens.exchange_refresh(issued.refresh_token, (), now=later)
-    assert oauth_tokens.client_of_access_token(second.access_token, now=later + 1)[0] is None
+    assert oauth_tokens.client_of_access_token(second.access_token, RESOURCE, now=later + 1)[0] is None
     assert oauth_tokens.grants() == []
 
 
@@ -160,7 +161,7 @@ def test_a_client_refreshing_twice_at_once_gets_two_pairs_and_keeps_its_grant() 
     second = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 10.5)
     assert first.access_token != second.access_token
     for pair in (first, second):
-        assert oauth_tokens.client_of_access_token(pair.access_token, now=NOW + 11)[0] == "claude-code"
+        assert oauth_tokens.client_of_access_token(pair.access_token, RESOURCE, now=NOW + 11)[0] == "claude-code"
     # The window runs from the first use, not the last: the token stays spent.
     with pytest.raises(GrantGone, match="already used"):
         oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 10 + oauth_store.REFRESH_REUSE_SECONDS + 1)
@@ -169,10 +170,10 @@ def test_a_client_refreshing_twice_at_once_gets_two_pairs_and_keeps_its_grant() 
 def test_an_access_token_expires_after_an_hour_and_a_refresh_gives_a_new_one() -> None:
     issued = _granted()
     late = NOW + 3 + oauth_store.ACCESS_SECONDS + 1
-    client, why = oauth_tokens.client_of_access_token(issued.access_token, now=late)
+    client, why = oauth_tokens.client_of_access_token(issued.access_token, RESOURCE, now=late)
     assert client is None and "expired" in why
     fresh = oauth_tokens.exchange_refresh(issued.refresh_token, (), now=late)
-    assert oauth_tokens.client_of_access_token(fresh.access_token, now=late + 1)[0] == "claude-code"
+    assert oauth_tokens.client_of_access_token(fresh.access_token, RESOURCE, now=late + 1)[0] == "claude-code"
 
 
 def test_revoking_a_client_stops_every_grant_of_it_and_no_other() -> None:
@@ -180,8 +181,8 @@ def test_revoking_a_client_stops_every_grant_of_it_and_no_other() -> None:
     codex = _granted("codex", "Codex", "app-2")
     revoked = oauth_tokens.revoke("claude-code", now=NOW + 10)
     assert [g.client for g in revoked] == ["claude-code"]
-    assert oauth_tokens.client_of_access_token(claude.access_token, now=NOW + 11)[0] is None
-    assert oauth_tokens.client_of_access_token(codex.access_token, now=NOW + 11)[0] == "codex"
+    assert oauth_tokens.client_of_access_token(claude.access_token, RESOURCE, now=NOW + 11)[0] is None
+    assert oauth_tokens.client_of_access_token(codex.access_token, RESOURCE, now=NOW + 11)[0] == "codex"
     with pytest.raises(GrantGone, match="revoked"):
         oauth_tokens.exchange_refresh(claude.refresh_token, (), now=NOW + 12)
     assert [g.client for g in oauth_tokens.grants()] == ["codex"]
@@ -191,12 +192,12 @@ def test_a_grant_is_revoked_by_its_own_id_too() -> None:
     issued = _granted()
     (grant,) = oauth_tokens.grants()
     assert [g.id for g in oauth_tokens.revoke(grant.id, now=NOW + 10)] == [grant.id]
-    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 11)[0] is None
+    assert oauth_tokens.client_of_access_token(issued.access_token, RESOURCE, now=NOW + 11)[0] is None
 
 
 def test_a_token_that_is_not_ours_names_no_client() -> None:
-    assert oauth_tokens.client_of_access_token("vra_" + "x" * 43, now=NOW)[0] is None
-    assert oauth_tokens.client_of_access_token("vrt_" + "x" * 43, now=NOW)[0] is None
+    assert oauth_tokens.client_of_access_token("vra_" + "x" * 43, RESOURCE, now=NOW)[0] is None
+    assert oauth_tokens.client_of_access_token("vrt_" + "x" * 43, RESOURCE, now=NOW)[0] is None
     assert oauth_tokens.load_token("vra_" + "x" * 1000) is None
 
 
@@ -226,11 +227,11 @@ def test_the_store_is_readable_by_its_owner_only_and_holds_no_secret() -> None:
 
 def test_a_store_removed_while_in_use_is_read_as_empty_and_made_again_by_the_next_write() -> None:
     issued = _granted()
-    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 5)[0] == "claude-code"
+    assert oauth_tokens.client_of_access_token(issued.access_token, RESOURCE, now=NOW + 5)[0] == "claude-code"
     path = oauth_store.store_path()
     for leftover in path.parent.glob(path.name + "*"):
         leftover.unlink()
-    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 6)[0] is None
+    assert oauth_tokens.client_of_access_token(issued.access_token, RESOURCE, now=NOW + 6)[0] is None
     assert oauth_tokens.grants() == []
     assert not path.exists()  # reading makes no store
     _app("Again", "app-2")
@@ -254,7 +255,7 @@ def test_a_flood_of_registrations_keeps_the_store_bounded_and_the_granted_app(mo
     assert oauth_approvals.get_app("app-1") is not None
     assert oauth_approvals.get_app("flood-0") is None  # the oldest went first
     assert oauth_approvals.get_app(f"flood-{flood - 1}") is not None
-    assert oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 20)[0] is not None
+    assert oauth_tokens.client_of_access_token(issued.access_token, RESOURCE, now=NOW + 20)[0] is not None
     # A day later, registrations never approved are forgotten at the next registration.
     oauth_approvals.register_app(
         "late", "Late", "{}", None, now=NOW + 10 + flood + oauth_store.UNUSED_REGISTRATION_SECONDS
@@ -308,7 +309,7 @@ def test_an_app_is_told_why_its_grant_went_not_only_that_the_person_revoked_it()
     with pytest.raises(GrantGone):  # presented again after the window: a replay
         oauth_tokens.exchange_refresh(replayed.refresh_token, (), now=NOW + 20 + oauth_store.REFRESH_REUSE_SECONDS)
     for name, issued in (("person", by_person), ("app", by_app), ("replay", replayed)):
-        _, access_why = oauth_tokens.client_of_access_token(issued.access_token, now=NOW + 30)
+        _, access_why = oauth_tokens.client_of_access_token(issued.access_token, RESOURCE, now=NOW + 30)
         with pytest.raises(GrantGone) as refresh:
             oauth_tokens.exchange_refresh(issued.refresh_token, (), now=NOW + 30)
         told[name] = (access_why, str(refresh.value))
@@ -318,3 +319,17 @@ def test_an_app_is_told_why_its_grant_went_not_only_that_the_person_revoked_it()
             assert ("vault-recall client revoke" in why) == (name == "person"), (name, why)
     assert all("the app revoked it" in why for why in told["app"])
     assert all("replay" in why for why in told["replay"][:1])  # the refresh itself says "already used"
+
+
+def test_an_access_token_is_taken_only_by_the_resource_it_was_issued_for() -> None:
+    """RFC 8707: another endpoint sharing this store (another port), or this one reached by
+    another name, refuses it, saying where it belongs."""
+    issued = _granted("claude-code")
+    assert oauth_tokens.client_of_access_token(issued.access_token, RESOURCE, now=NOW + 5)[0] == "claude-code"
+    # The same URL written another way (the scheme's case, a trailing slash) is the same resource.
+    assert oauth_tokens.client_of_access_token(issued.access_token, "HTTP://127.0.0.1:27183/mcp/", now=NOW + 5)[0]
+    for other in ("http://127.0.0.1:9000/mcp", "http://localhost:27183/mcp", "https://vault.example.net/mcp"):
+        client, why = oauth_tokens.client_of_access_token(issued.access_token, other, now=NOW + 5)
+        assert client is None and why == (
+            f"this access token was issued for {RESOURCE}, not for {other}: authorize at this address to use it"
+        )
