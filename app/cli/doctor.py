@@ -15,12 +15,12 @@ import dataclasses
 import os
 import shlex
 import sqlite3
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, assert_never
 from urllib.parse import urlsplit, urlunsplit
 
+from vault_recall.app.cli.doctor_check import Check
+from vault_recall.app.cli.doctor_desktop import desktop_checks
 from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, TOKEN_ENV, ClientSpec
 from vault_recall.app.clients.claude_scopes import LocalEntry, local_entries
 from vault_recall.app.clients.entry_form import form_of
@@ -28,12 +28,9 @@ from vault_recall.app.clients.install import current_entry, read_existing
 from vault_recall.app.clients.probe import entry_argv, probe
 from vault_recall.app.clients.url_probe import UrlAnswer, probe_url
 from vault_recall.app.clients.url_token import url_token
-from vault_recall.app.desktop import clipboard, folder_picker, tray_hosts
 from vault_recall.app.errors import InstallError
 from vault_recall.app.state.activity_view import store_problem
 from vault_recall.app.state.health import check_health
-from vault_recall.app.tray.backend import tray_problem
-from vault_recall.app.tray.panels import gtk_available, missing_host
 from vault_recall.server.activity.store import connect
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import activity_path, config_path, load_config
@@ -43,23 +40,16 @@ from vault_recall.server.oauth.approvals import Request, pending_requests
 from vault_recall.server.oauth.known_apps import known_client
 from vault_recall.server.oauth.store import store_path
 from vault_recall.server.oauth.tokens import Grant, grants, replayed_grants
+from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
+from vault_recall.server.recall.subject_rules import SubjectRule
 from vault_recall.server.vault.listing import vault_name
-
-
-@dataclass(frozen=True)
-class Check:
-    what: str
-    ok: bool
-    detail: str
-    fix: str = ""
-    note: bool = False  # worth knowing, nothing to fix: shown as `note`, counted as ok
 
 
 def run_checks() -> list[Check]:
     checks = [_config()]
     if checks[0].ok:
         checks.append(_vault())
-    checks += [_activity(), _tray(), _folder_dialog(), _clipboard(), *_clients()]
+    checks += [_activity(), *desktop_checks(), *_clients()]
     return checks
 
 
@@ -92,10 +82,22 @@ def _vault() -> Check:
         return Check(
             "vault",
             False,
-            report.summary() + ": no note names a `subject` in its properties yet, so there is nothing to recall",
-            "see README: Memory records (a note with `subject: some-topic` in its properties is one)",
+            report.summary() + ": no note names a `subject` in its properties and no subject rule takes one, "
+            "so a client that sees records has nothing to recall",
+            _first_subjects(scope.vault, scope.exposure.rules.rules),
         )
     return Check("vault", True, report.summary())
+
+
+def _first_subjects(root: Path | None, rules: tuple[SubjectRule, ...]) -> str:
+    """How to give the vault records without editing it: the rule its largest top-level folder
+    (or tag) suggests, and where the rest are."""
+    suggested = [s for s in suggest_rules(root, rules) if s.notes] if root is not None else []
+    example = f"`{suggested[0].command()}` ({suggested[0].notes:,} notes), or " if suggested else ""
+    return (
+        f"{example}see `vault-recall subject suggest`: subjects from your folders, tags and properties, "
+        "kept in Vault Recall's config (the vault is never edited)"
+    )
 
 
 def _activity() -> Check:
@@ -115,41 +117,6 @@ def _activity() -> Check:
             f"make {path.parent} writable for you (calls still answer; activity is not recorded)",
         )
     return Check("activity", True, f"{path} is writable")
-
-
-def _tray() -> Check:
-    problem = tray_problem()
-    if problem is not None:
-        return Check("tray", False, problem.splitlines()[0], "see docs/tray.md, Linux desktops, in the source")
-    if not sys.platform.startswith("linux"):
-        return Check("tray", True, "a tray with a menu can run here")
-    hosts = tray_hosts.present_now()
-    missing = missing_host(hosts, gtk_available)
-    if missing is not None:
-        return Check("tray", False, missing, "start your desktop's panel, or add its tray (status notifier) plugin")
-    which = "a panel hosting StatusNotifierItems" if hosts.sni else "an XEmbed tray (GTK's icon is used)"
-    return Check("tray", True, f"{which} shows the icon here")
-
-
-def _folder_dialog() -> Check:
-    if folder_picker.can_pick_folder():
-        return Check("folder dialog", True, "the tray's Choose folder… can show one")
-    # The tray copies the `vault add` command instead, which works: nothing is broken.
-    return Check(
-        "folder dialog",
-        True,
-        "no folder dialog here (no desktop portal, zenity or kdialog): the tray's menu copies the "
-        "`vault-recall vault add` command instead",
-        "for a dialog, install xdg-desktop-portal-gtk or zenity",
-        note=True,
-    )
-
-
-def _clipboard() -> Check:
-    command = clipboard.copy_command()
-    if command is None:
-        return Check("clipboard", False, "no clipboard tool found", "install xclip (X11) or wl-clipboard (Wayland)")
-    return Check("clipboard", True, f"copies with {command[0]}")
 
 
 def _clients() -> list[Check]:

@@ -90,11 +90,19 @@ def has_gtk() -> bool:
     return True
 
 
+def graphical_session() -> bool:
+    """Whether a desktop is here to show a tray on: always on macOS and Windows; on Linux, an X
+    or Wayland display named in the environment."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def choose_backend() -> Choice:
     """The backend for this desktop, for the panels there now (the tray then follows them)."""
     if not sys.platform.startswith("linux"):
         return Choice("native")  # pystray's macOS and Windows backends need nothing more
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+    if not graphical_session():
         return Choice(
             None,
             "there is no graphical session here (neither DISPLAY nor WAYLAND_DISPLAY is set), so there is no "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,8 +71,11 @@ def test_doctor_names_each_broken_link(home: Path, capsys: pytest.CaptureFixture
 def test_doctor_says_when_the_tray_or_the_clipboard_cannot_work(
     home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("vault_recall.app.cli.doctor.tray_problem", lambda: "the tray menu needs PyGObject with GTK 3")
-    monkeypatch.setattr("vault_recall.app.cli.doctor.clipboard.copy_command", lambda: None)
+    monkeypatch.setattr("vault_recall.app.cli.doctor_desktop.graphical_session", lambda: True)  # a tray is expected
+    monkeypatch.setattr(
+        "vault_recall.app.cli.doctor_desktop.tray_problem", lambda: "the tray menu needs PyGObject with GTK 3"
+    )
+    monkeypatch.setattr("vault_recall.app.cli.doctor_desktop.clipboard.copy_command", lambda: None)
     code = main(["doctor"])
     out = capsys.readouterr().out
     assert code == 1
@@ -79,10 +83,46 @@ def test_doctor_says_when_the_tray_or_the_clipboard_cannot_work(
     assert "FAIL  clipboard" in out and "fix: install xclip (X11) or wl-clipboard (Wayland)" in out
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a graphical session is told by DISPLAY on Linux")
+def test_with_no_graphical_session_the_desktop_checks_are_one_note_not_failures(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server or an SSH session runs `serve` and `http` with no desktop: nothing is broken."""
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    desktop = [c for c in run_checks() if c.what in ("tray", "folder dialog", "clipboard")]
+    assert [(c.what, c.ok, c.note) for c in desktop] == [("tray", True, True)]
+    main(["doctor"])
+    out = capsys.readouterr().out
+    assert "note  tray" in out and "FAIL" not in out.split("note  tray")[1].split("\n")[0]
+    assert "no graphical session here (neither DISPLAY nor WAYLAND_DISPLAY is set)" in out
+    checked = [line[6:].split("  ")[0] for line in out.splitlines() if not line.startswith(" ")]
+    assert "clipboard" not in checked and "folder dialog" not in checked, checked
+
+
+def test_a_vault_with_no_records_is_told_the_rule_its_largest_folder_suggests(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = home / "Notes"
+    for name in ("Projects/A.md", "Projects/B.md", "Projects/C.md", "Areas/D.md", "Areas/E.md", "Inbox.md"):
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text("# A note\nplain text, no properties\n", encoding="utf-8")
+    save_config(Config(vaults=(VaultEntry("Notes", str(vault)),), active_vault="Notes"))
+    (check,) = [c for c in run_checks() if c.what == "vault"]
+    assert not check.ok and "no note names a `subject` in its properties and no subject rule takes one" in check.detail
+    assert check.fix.startswith("`vault-recall subject add projects --folder Projects` (3 notes), or see ")
+    # Once a rule takes notes, the vault has records and nothing is to fix.
+    assert main(["subject", "add", "projects", "--folder", "Projects"]) == 0
+    (check,) = [c for c in run_checks() if c.what == "vault"]
+    assert check.ok, check.detail
+
+
 def test_no_folder_dialog_is_a_note_not_a_thing_to_fix(
     home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("vault_recall.app.cli.doctor.folder_picker.can_pick_folder", lambda: False)
+    monkeypatch.setattr("vault_recall.app.cli.doctor_desktop.graphical_session", lambda: True)
+    monkeypatch.setattr("vault_recall.app.cli.doctor_desktop.tray_problem", lambda: "no panel")  # no X server is asked
+    monkeypatch.setattr("vault_recall.app.cli.doctor_desktop.folder_picker.can_pick_folder", lambda: False)
     (check,) = [c for c in run_checks() if c.what == "folder dialog"]
     assert check.ok and check.note
     main(["doctor"])
