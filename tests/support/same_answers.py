@@ -17,7 +17,12 @@ is declared here, each difference checked as narrowly as the change that explain
   recall_context's description the sentences on `coverage` and `weak_match`;
 - `more_named`: a recall whose matches did not all fit names more of them in `omitted_best`
   (those it named before first, in the same order, at most five), nothing else in the answer
-  changed: names may use what the records left of the budget, not only its eighth.
+  changed: names may use what the records left of the budget, not only its eighth;
+- `fewer_problems`: a recall without a subject (across the whole vault) names fewer broken notes,
+  each it names now named before (or among those it only counted), `ok` once it has none —
+  a broken note holding no word of the query is no problem of it — and what that leaves of the
+  budget packs the same matches otherwise: as many in all (returned and counted), the records
+  returned in both in the same order (a larger one may now fit where a smaller one came).
 
 Anything else is a difference the test reports, with the call and both values.
 """
@@ -125,6 +130,44 @@ def _more_named(tool: str, diffs: Sequence[tuple[str, Json, Json]], before: Json
     return len(named_before) < len(named_after) <= 5 and named_after[: len(named_before)] == named_before
 
 
+_PACKED = (
+    ".result.problems",
+    ".result.problems_omitted",
+    ".result.status",
+    ".result.records",
+    ".result.omitted",
+    ".result.omitted_best",
+    ".result.weak_match",  # of the records returned, when another now fits
+)
+
+
+def _fewer_problems(
+    tool: str, args: Mapping[str, Json], diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json
+) -> bool:
+    if tool != "recall_context" or args.get("subject") is not None:
+        return False
+    if not all(where.startswith(_PACKED) for where, _, _ in diffs) or "result" not in before or "result" not in after:
+        return False
+    old, new = before["result"], after["result"]
+    had = [p["path"] for p in old.get("problems", [])]
+    kept = [p["path"] for p in new.get("problems", [])]
+    fewer = len(kept) + new.get("problems_omitted", 0) < len(had) + old.get("problems_omitted", 0)
+    named_before = all(path in had for path in kept) or old.get("problems_omitted", 0) > 0
+    status = new["status"] == ("degraded" if kept or new.get("problems_omitted", 0) else "ok")
+    records_old, records_new = old.get("records", []), new.get("records", [])
+    same_total = len(records_old) + old.get("omitted", 0) == len(records_new) + new.get("omitted", 0)
+    # One ranking packed into more room: the records (and names) both answers give come in the
+    # same order in each, though a larger one may now fit where a smaller one came before.
+    ranked_old = [r["path"] for r in (*records_old, *old.get("omitted_best", []))]
+    ranked_new = [r["path"] for r in (*records_new, *new.get("omitted_best", []))]
+    records_both = [p for p in (r["path"] for r in records_old) if p in {r["path"] for r in records_new}]
+    in_new = [p for p in (r["path"] for r in records_new) if p in set(records_both)]
+    same_order = (
+        records_both == in_new and len(set(ranked_old)) == len(ranked_old) and len(set(ranked_new)) == len(ranked_new)
+    )
+    return fewer and named_before and status and same_total and same_order
+
+
 def paged_from(page: Json, full: Json, offset: int) -> bool:
     """Whether a get_backlinks page is the slice of the whole listing it says it is."""
     if "result" not in page or "result" not in full or full["result"]["omitted"]:
@@ -198,6 +241,8 @@ def allowed(
         return "fence_headings", diffs
     if _more_named(tool, diffs, before, after):
         return "more_named", diffs
+    if _fewer_problems(tool, args, diffs, before, after):
+        return "fewer_problems", diffs
     return None, diffs
 
 

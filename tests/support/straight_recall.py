@@ -5,8 +5,9 @@ as scan.each_note shows it.  Kept out of the server, which never needs them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from vault_recall.server.recall.finding.scan import as_seen, each_parsed
 from vault_recall.server.recall.finding.view import problem
@@ -14,6 +15,7 @@ from vault_recall.server.recall.ranking.bm25 import FRAMING_WEIGHT, scores
 from vault_recall.server.recall.ranking.query_terms import respelt
 from vault_recall.server.recall.ranking.record_terms import evidence_of
 from vault_recall.server.recall.ranking.relevance import Match, Ranked, common_terms, newest_first, slim
+from vault_recall.server.recall.ranking.words import fold_for_ranking
 from vault_recall.server.recall.records import MemoryRecord, as_record, ruled_record
 from vault_recall.server.recall.results import Problem
 from vault_recall.server.recall.scope import Scope
@@ -62,16 +64,30 @@ class StraightRanked(Ranked):
 
 
 def every_note(
-    listing: VaultListing, scope: Scope, problems: list[Problem], gates: object = None
+    listing: VaultListing,
+    scope: Scope,
+    problems: list[Problem],
+    gates: object = None,
+    asked: Callable[[str], bool] | None = None,
 ) -> Iterator[MemoryRecord]:
     """recall_records._every_note as docs/tools.md states it: each note as scan.each_note shows it
-    (every one parsed: `gates` is passed over)."""
+    (every one parsed: `gates` is passed over); a broken note is a problem when `asked` is None
+    (no meaningful word asked) or its file, read again whole, holds a word asked, in its text or
+    its file name."""
     rules = scope.exposure.rules
     for parsed in each_parsed(listing.root, listing):
         note, trouble = as_seen(parsed, rules)
-        if trouble is not None:
+        if trouble is not None and (asked is None or _holds(listing.root / trouble.path, asked)):
             problems.append(problem(trouble))
         if note is None or note.template or trouble is not None:
             continue
         record = as_record(note, rules)
         yield record if isinstance(record, MemoryRecord) else ruled_record(note, (), None)
+
+
+def _holds(file: Path, asked: Callable[[str], bool]) -> bool:
+    try:
+        text = file.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return True  # unread: it might hold anything
+    return asked(fold_for_ranking(file.stem + "\n" + text.replace("\r\n", "\n")))

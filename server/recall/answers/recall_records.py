@@ -13,18 +13,19 @@ from collections.abc import Callable, Iterator
 from functools import partial
 
 from vault_recall.server.errors import InvalidArgument, show_value
-from vault_recall.server.obsidian.note import InvalidNote
+from vault_recall.server.obsidian.note import InvalidNote, note_title
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
 from vault_recall.server.recall.answers.recall_answer import Passed, RecallShapes, finish, pack_recall
+from vault_recall.server.recall.answers.search import searched_text
 from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
 from vault_recall.server.recall.finding.looking import Looked
 from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
-from vault_recall.server.recall.ranking.query_terms import parse_query
+from vault_recall.server.recall.ranking.query_terms import parse_query, term_counts
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import allowed_distance, near_words, nearest, relatable, related
-from vault_recall.server.recall.ranking.words import folded_words, query_words
+from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words, query_words
 from vault_recall.server.recall.records import (
     MemoryRecord,
     as_record,
@@ -137,7 +138,7 @@ def _answer(
         measure = partial(_measure, scope=scope, listing=listing, subject=subject, keep=keep, unheld=unheld)
         measure(fresh, problems)
         if isinstance(fresh, Ranked):
-            fresh = _respelt(fresh, scope, listing, subject, keep, measure)
+            fresh = _respelt(fresh, scope, listing, subject, keep, measure, problems)
         ranked = fresh.rank()
         passed[:] = [Passed(ranked, listing.root, fresh.count)]
         shaped = Shaped(ranked, partial(shapes.whole, root=listing.root), at_least=shapes.least, size=shapes.size)
@@ -160,7 +161,7 @@ def _measure(
 ) -> None:
     """One pass: `fresh` measures every candidate `keep` keeps; broken notes go to `problems`."""
     gates = _unheld_gates(fresh) if unheld else None
-    for item in _candidates(scope, listing, subject, problems, gates):
+    for item in _candidates(scope, listing, subject, problems, gates, _asked(fresh)):
         if isinstance(item, Unheld):
             assert isinstance(fresh, Ranked)  # gates are given for a ranked recall only
             fresh.measure_unheld(item.length)
@@ -184,10 +185,12 @@ def _respelt(
     subject: str | None,
     keep: Callable[[MemoryRecord], bool],
     measure: Callable[[Ordering, list[Problem]], None],
+    problems: list[Problem],
 ) -> Ranked:
     """When a meaningful query word is held by no record in any form, the nearest word the
     records hold takes its place (spelling.py): one pass more to gather their words, and one
-    to measure again — only then, so a query spelt right costs nothing more."""
+    to measure again — only then, so a query spelt right costs nothing more.  The pass that
+    answers says which broken notes could have been among its records: `problems` anew."""
     wanted = {i: ranked.query.terms[i].word for i in ranked.unmatched()}
     wanted = {i: word for i, word in wanted.items() if allowed_distance(word) or relatable(word)}
     if not wanted:
@@ -208,7 +211,8 @@ def _respelt(
     if not corrections:
         return ranked
     again = ranked.respelt(corrections)
-    measure(again, unused)
+    problems.clear()
+    measure(again, problems)
     return again
 
 
@@ -218,13 +222,16 @@ def _candidates(
     subject: str | None,
     problems: list[Problem],
     gates: tuple[str, ...] | None = None,
+    asked: Callable[[str], bool] | None = None,
 ) -> Iterator[MemoryRecord | Unheld]:
     """The records a recall ranks — the subject's, or every one the client may see — and, in
     `problems`, the broken notes that could have been among them.  With a query's `gates`, a
-    current record its bytes show to hold none is given as Unheld (unheld.py)."""
+    current record its bytes show to hold none is given as Unheld (unheld.py).  `asked`:
+    whether a folded text holds a meaningful word of a ranked query, as a broken note across
+    the whole vault must to have been among the answer (None: any broken note could have been)."""
     exposure = scope.exposure
     if subject is None and exposure.mode == "vault":
-        yield from _every_note(listing, scope, problems, gates)
+        yield from _every_note(listing, scope, problems, gates, asked)
         return
     wanted = [subject] if subject is not None else None
 
@@ -248,12 +255,21 @@ def _candidates(
 
 
 def _every_note(
-    listing: VaultListing, scope: Scope, problems: list[Problem], gates: tuple[str, ...] | None = None
+    listing: VaultListing,
+    scope: Scope,
+    problems: list[Problem],
+    gates: tuple[str, ...] | None = None,
+    asked: Callable[[str], bool] | None = None,
 ) -> Iterator[MemoryRecord | Unheld]:
     """For a client that sees the whole vault, asking about no subject: every note, each the
     record its properties or a rule make it, or else a record of no subject — current unless
-    its own properties say otherwise (records.ruled_record).  Templates are no records; a
-    broken note could be anything, so each is a problem of the answer.  With a query's
+    its own properties say otherwise (records.ruled_record).  Templates are no records.  A
+    broken note could be any record, so it is a problem of the answer — unless the query's
+    meaningful words (`asked`) are nowhere in its text, properties block and file
+    name included, so that it could not have been among the records whatever its properties
+    say: as search_notes names a broken note only when it holds the phrase.  Every recall
+    would otherwise be `degraded` by every broken note of a large real vault (15 of
+    obsidian-hub's 6,571 notes, whatever was asked).  With a query's
     `gates`, a current note its bytes show to hold none is given as Unheld (unheld.py)."""
     rules = scope.exposure.rules
     notes = (
@@ -267,13 +283,39 @@ def _every_note(
             continue
         # As scan.as_seen tells a note's problem, without making its record twice.
         if isinstance(parsed, InvalidNote):
-            problems.append(problem(parsed))
+            if asked is None or could_hold_any(parsed, asked):
+                problems.append(problem(parsed))
             continue
         record = as_record(parsed, rules)
         if isinstance(record, InvalidNote):
-            problems.append(problem(record))
+            if asked is None or could_hold_any(record, asked):
+                problems.append(problem(record))
         elif not parsed.template:
             yield record if record is not None else ruled_record(parsed, (), None)
+
+
+def _asked(fresh: Ordering) -> Callable[[str], bool] | None:
+    """For a ranked recall with meaningful words: whether a folded text holds one of them, in
+    any form ranking finds (only records that do are ranked)."""
+    if not isinstance(fresh, Ranked) or not fresh.query.required:
+        return None
+    query, memo, required = fresh.query, fresh.memo, fresh.query.required
+
+    def holds(folded: str) -> bool:
+        counts = term_counts(folded, query, memo)
+        return any(counts[i] for i in required)
+
+    return holds
+
+
+def could_hold_any(trouble: InvalidNote, asked: Callable[[str], bool]) -> bool:
+    """Whether a broken note's text — every line of the file, its properties block too, and its
+    file name — holds a word `asked` looks for, folded as ranking folds it (a note that could
+    not be read at all might hold anything)."""
+    note = trouble.readable
+    if note is None:
+        return True
+    return asked(fold_for_ranking(f"{note_title(trouble.path)}\n{searched_text(note)}"))
 
 
 def _recall_result(envelope: RecallHead, records: list[Record]) -> RecallResult:
