@@ -18,6 +18,8 @@ is declared here, each difference checked as narrowly as the change that explain
 - `more_named`: a recall whose matches did not all fit names more of them in `omitted_best`
   (those it named before first, in the same order, at most five), nothing else in the answer
   changed: names may use what the records left of the budget, not only its eighth;
+- `weak_mark and more_named`: both of those in one recall, each part of the answer as its
+  own declaration allows;
 - `fewer_problems`: a recall without a subject (across the whole vault) names fewer broken notes,
   each it names now named before (or among those it only counted), `ok` once it has none —
   a broken note holding no word of the query is no problem of it — and what that leaves of the
@@ -241,6 +243,11 @@ def allowed(
         return "fence_headings", diffs
     if _more_named(tool, diffs, before, after):
         return "more_named", diffs
+    # Both at once: a recall unmarked by the nearly-all rule that also names more of what did not fit.
+    weak = [d for d in diffs if d[0] == ".result.weak_match"]
+    rest = [d for d in diffs if d[0] != ".result.weak_match"]
+    if weak and rest and _weak_mark(tool, weak, after) and _more_named(tool, rest, before, after):
+        return "weak_mark and more_named", diffs
     if _fewer_problems(tool, args, diffs, before, after):
         return "fewer_problems", diffs
     return None, diffs
