@@ -56,8 +56,8 @@ class StraightRanked(Ranked):
         matches.sort(key=lambda m: m.score, reverse=True)
         return matches
 
-    def respelt(self, corrections: dict[int, str]) -> StraightRanked:
-        return StraightRanked(respelt(self.query, corrections, self.memo), dated=self.dated)
+    def respelt(self, corrections: dict[int, str], family: frozenset[int] = frozenset()) -> StraightRanked:
+        return StraightRanked(respelt(self.query, corrections, self.memo, family), dated=self.dated)
 
     def unmatched(self) -> list[int]:
         return [i for i in self.query.required if not any(s.evidence and s.evidence.weighted(i) > 0 for s in self.seen)]

@@ -203,14 +203,17 @@ def _respelt(
     )
     vocabulary = near_words(texts, wanted.values())
     stems = ranked.memo.stems
-    corrections = {
-        i: found
-        for i, word in wanted.items()
-        if (found := nearest(word, vocabulary) or related(word, vocabulary, stems)) is not None
-    }
+    corrections: dict[int, str] = {}
+    family: set[int] = set()
+    for i, word in wanted.items():
+        found = nearest(word, vocabulary)
+        if found is None and (found := related(word, vocabulary, stems)) is not None:
+            family.add(i)  # a form of the word asked, not a guess at it
+        if found is not None:
+            corrections[i] = found
     if not corrections:
         return ranked
-    again = ranked.respelt(corrections)
+    again = ranked.respelt(corrections, frozenset(family))
     problems.clear()
     measure(again, problems)
     return again

@@ -13,7 +13,8 @@ Anything less is weak, whatever its rank: a word no record holds in any form is 
 more records than one the record holds, so missing one still marks the answer unless the
 record holds all but a quarter of the words and is named after one of them.  An answer to a
 query with a word taken for a misspelt one (spelling.py) is always weak: the guess is never
-held as asked.
+held as asked.  A word of the asked word's family the stemmer parts ('registration →
+registered') is no guess: held, it counts as the word asked.
 
 Why not less: measured on bench/recall_eval/ and two public vaults (docs/benchmarks.md), any
 looser rule on words alone — two thirds held, a share of the words' weight (IDF), whole-note

@@ -156,13 +156,15 @@ def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Que
     return Query(terms=tuple(terms), languages=languages, dropped=tuple(dict.fromkeys(dropped)))
 
 
-def respelt(query: Query, corrections: dict[int, str], memo: StemMemo) -> Query:
+def respelt(query: Query, corrections: dict[int, str], memo: StemMemo, family: frozenset[int] = frozenset()) -> Query:
     """`query` with the term at each index of `corrections` looking for the word given instead,
-    shown as both ('pestisides → pesticides'): spelling.py says when."""
+    shown as both ('pestisides → pesticides'): spelling.py says when.  A word of the asked
+    word's own family (at an index in `family`: 'registration → registered', which the stemmer
+    parts) is the word asked in another form, as a stem is, not a guess: held, it answers."""
     terms = list(query.terms)
     for at, word in corrections.items():
         found = _term(word, [(word,)], memo, frozenset())
-        terms[at] = replace(found, word=f"{terms[at].word} → {word}", respelt=True)
+        terms[at] = replace(found, word=f"{terms[at].word} → {word}", respelt=at not in family)
     return replace(query, terms=tuple(terms), common=frozenset(), held_by=())
 
 

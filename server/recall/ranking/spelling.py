@@ -13,7 +13,8 @@ one joins unrelated words: `integ` of "integer" begins `integr` of "integration"
 shared stem first, then the word more records hold, then the alphabet.
 
 The answer names both (`matched`: "pestisides → pesticides"), so nobody takes a guess for what
-was asked.
+was asked; a misspelling's guess marks the answer `weak_match` (answering.py), a word of the
+family does not: it is the word asked in another form, as a stem is.
 """
 
 from __future__ import annotations
