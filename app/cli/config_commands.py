@@ -12,6 +12,7 @@ from typing import assert_never
 from vault_recall.app.errors import CommandError
 from vault_recall.app.state.activity_view import latest_per_client, store_problem
 from vault_recall.app.state.config_store import update_config
+from vault_recall.app.state.health import check_health
 from vault_recall.app.state.obsidian_vaults import discover_vaults
 from vault_recall.app.timefmt import ago
 from vault_recall.server.config.config_file import (
@@ -70,6 +71,13 @@ def vault_add(args: argparse.Namespace) -> int:
     print(f"Added vault {name!r} ({path})" + (", now active" if config.active_vault == name else ""))
     if not (path / ".obsidian").is_dir():  # told once it is added: a refused add adds no note
         print(f"note: {path} has no .obsidian folder; is it an Obsidian vault?", file=sys.stderr)
+    report = check_health(path)
+    if report.status != "unavailable" and report.records == 0 and report.notes:
+        # A vault as people keep it names no `subject`: the next step is a rule, not editing notes.
+        print(
+            f"None of its {report.notes:,} notes is a memory record yet: `vault-recall subject suggest` proposes "
+            "subjects from its folders, tags and properties, kept in Vault Recall's config (your notes are not edited)"
+        )
     return 0
 
 

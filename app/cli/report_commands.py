@@ -212,6 +212,14 @@ def status(args: argparse.Namespace) -> int:
     return 0
 
 
+# The tray's first menu offers the subjects the vault suggests, one click each; here, the command.
+NO_RECORDS_YET = (
+    "No memory records yet: `vault-recall subject suggest` proposes subjects from your folders, tags and "
+    "properties, kept in Vault Recall's config (your notes are not edited); a note with `subject: some-topic` "
+    "in its properties is one too"
+)
+
+
 def status_notices(config: Config, report: HealthReport | None, now: float) -> list[str]:
     """What the tray's first menu and notifications say, in the same sentences, with the
     command that does what the menu's click would."""
@@ -223,7 +231,7 @@ def status_notices(config: Config, report: HealthReport | None, now: float) -> l
         first = SAMPLE if active is not None else "No vault yet"
         notices.append(f"{first}; use yours: {add}")
     if report is not None and report.status == "ok" and report.records == 0:
-        notices.append("No memory records yet: a note with `subject: some-topic` in its properties is one")
+        notices.append(NO_RECORDS_YET)
     if report is not None:
         problems = [problem_line(p["path"], p["reason"]) for p in report.problems]
         notices += problems[:SHOWN]

@@ -199,7 +199,10 @@ def test_health_exits_0_when_healthy_1_when_degraded_2_when_unavailable(
 
 
 def test_status_on_one_screen(capsys: pytest.CaptureFixture[str]) -> None:
-    run(capsys, "vault", "add", str(SAMPLE_VAULT))
+    assert (
+        run(capsys, "vault", "add", str(SAMPLE_VAULT))[1]
+        == f"Added vault 'sample-vault' ({SAMPLE_VAULT}), now active\n"
+    )
     run(capsys, "client", "add", "cursor")
     code, out, _ = run(capsys, "status")
     assert code == 0
@@ -240,6 +243,22 @@ def test_status_says_the_trays_notices_in_the_same_sentences(
         "  Cursor recalled the old 'Build with Bazel' today. Cursor is told on its next call that it changed, and "
         "asked to read it again; a new conversation gets the new version anyway. Nothing for you to do.",
     ]
+
+
+def test_status_on_a_vault_with_no_records_names_subject_suggest_not_only_editing_notes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    notes = write_vault(tmp_path / "Notes", {"Projects/A.md": "plain", "Projects/B.md": "plain"})
+    added = run(capsys, "vault", "add", str(notes))[1]
+    assert added.splitlines()[1] == (
+        "None of its 2 notes is a memory record yet: `vault-recall subject suggest` proposes subjects from its "
+        "folders, tags and properties, kept in Vault Recall's config (your notes are not edited)"
+    )
+    out = run(capsys, "status")[1]
+    assert "  No memory records yet: `vault-recall subject suggest` proposes subjects from your folders" in out
+    assert "(your notes are not edited)" in out
+    run(capsys, "subject", "add", "projects", "--folder", "Projects")
+    assert "No memory records yet" not in run(capsys, "status")[1]
 
 
 def test_status_on_the_sample_vault_names_the_vault_obsidian_has_open(
