@@ -160,14 +160,14 @@ def _fewer_problems(
     same_total = len(records_old) + old.get("omitted", 0) == len(records_new) + new.get("omitted", 0)
     # One ranking packed into more room: the records (and names) both answers give come in the
     # same order in each, though a larger one may now fit where a smaller one came before.
-    ranked_old = [r["path"] for r in (*records_old, *old.get("omitted_best", []))]
-    ranked_new = [r["path"] for r in (*records_new, *new.get("omitted_best", []))]
-    records_both = [p for p in (r["path"] for r in records_old) if p in {r["path"] for r in records_new}]
-    in_new = [p for p in (r["path"] for r in records_new) if p in set(records_both)]
-    same_order = (
-        records_both == in_new and len(set(ranked_old)) == len(ranked_old) and len(set(ranked_new)) == len(ranked_new)
-    )
-    return fewer and named_before and status and same_total and same_order
+    paths_old, paths_new = [r["path"] for r in records_old], [r["path"] for r in records_new]
+    both = set(paths_old) & set(paths_new)
+    same_order = [p for p in paths_old if p in both] == [p for p in paths_new if p in both]
+    # No note twice in either answer, returned or named.
+    named_old = [*paths_old, *(r["path"] for r in old.get("omitted_best", []))]
+    named_new = [*paths_new, *(r["path"] for r in new.get("omitted_best", []))]
+    distinct = len(set(named_old)) == len(named_old) and len(set(named_new)) == len(named_new)
+    return fewer and named_before and status and same_total and same_order and distinct
 
 
 def paged_from(page: Json, full: Json, offset: int) -> bool:

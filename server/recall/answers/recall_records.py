@@ -280,19 +280,22 @@ def _every_note(
         if gates is None
         else each_looked_at(listing.root, listing, unheld_look(gates, rules))
     )
+
+    def tell(trouble: InvalidNote) -> None:
+        if asked is None or could_hold_any(trouble, asked):
+            problems.append(problem(trouble))
+
     for parsed in notes:
         if isinstance(parsed, Looked):
             yield parsed.seen
             continue
         # As scan.as_seen tells a note's problem, without making its record twice.
         if isinstance(parsed, InvalidNote):
-            if asked is None or could_hold_any(parsed, asked):
-                problems.append(problem(parsed))
+            tell(parsed)
             continue
         record = as_record(parsed, rules)
         if isinstance(record, InvalidNote):
-            if asked is None or could_hold_any(record, asked):
-                problems.append(problem(record))
+            tell(record)
         elif not parsed.template:
             yield record if record is not None else ruled_record(parsed, (), None)
 
