@@ -24,7 +24,14 @@ from vault_recall.server.recall.finding.view import answer_anew, could_be_about,
 from vault_recall.server.recall.packing import Shaped
 from vault_recall.server.recall.ranking.query_terms import parse_query, term_counts
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
-from vault_recall.server.recall.ranking.spelling import allowed_distance, near_words, nearest, relatable, related
+from vault_recall.server.recall.ranking.spelling import (
+    allowed_distance,
+    near_words,
+    nearest,
+    relatable,
+    related,
+    same_word_spelt_otherwise,
+)
 from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words, query_words
 from vault_recall.server.recall.records import (
     MemoryRecord,
@@ -207,7 +214,9 @@ def _respelt(
     family: set[int] = set()
     for i, word in wanted.items():
         found = nearest(word, vocabulary)
-        if found is None and (found := related(word, vocabulary, stems)) is not None:
+        if found is not None and same_word_spelt_otherwise(word, found):
+            family.add(i)  # the word asked, in the other English spelling: no guess
+        elif found is None and (found := related(word, vocabulary, stems)) is not None:
             family.add(i)  # a form of the word asked, not a guess at it
         if found is not None:
             corrections[i] = found

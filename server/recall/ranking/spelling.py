@@ -14,11 +14,14 @@ shared stem first, then the word more records hold, then the alphabet.
 
 The answer names both (`matched`: "pestisides → pesticides"), so nobody takes a guess for what
 was asked; a misspelling's guess marks the answer `weak_match` (answering.py), a word of the
-family does not: it is the word asked in another form, as a stem is.
+family does not: it is the word asked in another form, as a stem is.  Nor does the nearest word
+when it is the asked word in the other English spelling ("pseudonymized → pseudonymised",
+"color → colour", "center → centre": same_word_spelt_otherwise): no guess either.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
@@ -65,6 +68,33 @@ def nearest(word: str, vocabulary: Counter[str]) -> str | None:
         if distance <= most and (best is None or (distance, -holding, candidate) < best):
             best = (distance, -holding, candidate)
     return None if best is None else best[2]
+
+
+# British spellings and the American ones they stand for, as patterns on a folded word: -ise/-ize
+# and -yse/-yze ("organised", "analyse"), -our/-or after three letters ("colour", not "four"),
+# -tre/-bre ("centre", "fibre"), a doubled l before a suffix ("travelled", "modelling"),
+# -ogue ("catalogue"), -cence/-fence ("licence", "defence").  Applied to both words: two words
+# spelt alike but for these are one word.
+_AMERICAN = [
+    (re.compile(r"(?<=[iy])s(?=(?:e|es|ed|ing|er|ers|ation|ations|able)$)"), "z"),
+    (re.compile(r"(?<=\w{3})our(?=(?:|s|ed|ing|ite|ites|ful|less|able)$)"), "or"),
+    (re.compile(r"(?<=[tb])re(?=(?:|s|d)$)"), "er"),
+    (re.compile(r"(?<=[aeiou])ll(?=(?:ed|ing|er|ers|ation|ations)$)"), "l"),
+    (re.compile(r"ogue(?=(?:|s)$)"), "og"),
+    (re.compile(r"(?<=[cf])ence(?=(?:|s)$)"), "ense"),
+]
+
+
+def _american(word: str) -> str:
+    for pattern, replacement in _AMERICAN:
+        word = pattern.sub(replacement, word)
+    return word
+
+
+def same_word_spelt_otherwise(word: str, other: str) -> bool:
+    """Whether two different folded words are one English word in its British and American
+    spellings ("pseudonymised", "pseudonymized") — not a guess at a misspelling."""
+    return word != other and _american(word) == _american(other)
 
 
 def relatable(word: str) -> bool:

@@ -18,6 +18,7 @@ from vault_recall.server.recall.ranking.spelling import (
     near_words,
     nearest,
     related,
+    same_word_spelt_otherwise,
 )
 from vault_recall.server.recall.scope import Exposure, Scope
 
@@ -113,3 +114,42 @@ def test_a_misspelt_word_finds_the_record_and_says_what_it_was_taken_for(tmp_pat
     assert "pesticides" in recall_records.recall_context(scope, "farm", "pesticides")["records"][0]["matched"]
     far = recall_records.recall_context(scope, "farm", "fungicides")
     assert far["records"] == [] and far["current_records"] == 2
+
+
+def test_british_and_american_spellings_of_one_word_are_the_same_word() -> None:
+    same = [
+        ("pseudonymized", "pseudonymised"),
+        ("organization", "organisation"),
+        ("analyze", "analyse"),
+        ("color", "colour"),
+        ("behaviors", "behaviours"),
+        ("center", "centre"),
+        ("traveled", "travelled"),
+        ("catalog", "catalogue"),
+        ("license", "licence"),
+    ]
+    assert [same_word_spelt_otherwise(a, b) for a, b in same] == [True] * len(same)
+    assert [same_word_spelt_otherwise(b, a) for a, b in same] == [True] * len(same)
+    # Near words that are other words: 'four' is not 'for', 'cost' not 'most', a word not itself.
+    others = [("four", "for"), ("cost", "most"), ("poll", "pol"), ("sized", "sizes"), ("color", "color")]
+    assert [same_word_spelt_otherwise(a, b) for a, b in others] == [False] * len(others)
+
+
+def test_the_other_spelling_of_the_word_asked_finds_the_record_unmarked(tmp_path: Path) -> None:
+    vault = write_vault(
+        tmp_path / "v",
+        {
+            "Clinical.md": record("data", "# Clinical data\nOnly pseudonymised clinical data leaves the hospital."),
+            "Imaging.md": record("data", "Imaging data stays on the scanner's share."),
+        },
+    )
+    scope = Scope(client="test", vault=vault, exposure=Exposure())
+    result = recall_records.recall_context(scope, "data", "pseudonymized clinical data")
+    assert [r["path"] for r in result["records"]] == ["Clinical.md"]
+    assert "pseudonymized → pseudonymised" in result["records"][0]["matched"]
+    # The word asked, spelt the British way: no guess, so the answer is not marked weak.
+    assert result["weak_match"] is False
+    # A misspelling of it still is a guess.
+    guessed = recall_records.recall_context(scope, "data", "pseudonymiced clinical data")
+    assert "pseudonymiced → pseudonymised" in guessed["records"][0]["matched"]
+    assert guessed["weak_match"] is True
