@@ -167,7 +167,10 @@ GENERAL_WORDS: dict[str, str] = {
         anything everything again even later long new old same different enough right able
         possible best better good bad lot lots kind sort part instead apply applies applied
         write writes wrote written writing happens happening stay stays stop stops
-        often always usually sometimes
+        often always usually sometimes far
+        leave leaves leaving left stored storing ask asks asked help helps helped begin
+        begins began follow follows followed include includes included including provide
+        provides provided deal deals dealt treat treats treated
     """,
     "german": """
         machen macht machst gemacht mache geht gehen gegangen kommt kommen kam gekommen nehmen

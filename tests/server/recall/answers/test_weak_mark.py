@@ -90,6 +90,10 @@ def test_an_abbreviation_spelled_with_a_hyphen_keeps_its_short_form() -> None:
         ("How do I keep my notes backed up?", ("english",), {"keep"}),
         # How often, as German 'oft' and French 'souvent' were already.
         ("How often do we rotate the keys?", ("english",), {"often"}),
+        # The common verbs a question is phrased with, asked of a decision.
+        ("Why did we leave AWS?", ("english",), {"leave"}),
+        ("Where are backups stored?", ("english",), {"stored"}),
+        ("How far back can we restore?", ("english",), {"far", "back"}),
         ("Dürfen wir Änderungen an der Konsole von Hand machen?", ("english",), {"durfen", "machen"}),
         ("O que fazemos quando o servidor cai?", ("english",), {"fazemos"}),
         ("¿Qué hago si llega material roto?", ("english",), {"hago"}),
