@@ -93,7 +93,13 @@ def check_languages(names: Iterable[str]) -> tuple[str, ...]:
 def languages_for(query_words: Sequence[str], configured: Sequence[str]) -> tuple[Language, ...]:
     """The configured languages, plus any other supported language the query is written in."""
     names = list(configured or DEFAULT_LANGUAGES)
-    hits = {name: sum(word in stop_words(name) for word in query_words) for name in SUPPORTED}
+    # A word that is a stop word of a configured language is no sign of another: 'in' of
+    # "caching build outputs in CI" is English, though Italian has 'in' and 'ci' too.
+    own = frozenset().union(*(stop_words(name) for name in names))
+    hits = {
+        name: sum(word in stop_words(name) and (name in names or word not in own) for word in query_words)
+        for name in SUPPORTED
+    }
     best = max(hits.values())
     configured_best = max(hits.get(name, 0) for name in names)
     if best >= _DETECT_AT_LEAST and best > configured_best:

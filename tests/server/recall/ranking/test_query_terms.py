@@ -200,6 +200,9 @@ def test_an_abbreviation_and_what_it_stands_for_find_each_other(query: str, note
         ("¿Qué proveedor de pagos usamos para las facturas?", "spanish"),
         ("why did we choose the payment provider", None),
         ("Datenbank Rechnungen", None),
+        # 'in' is English too: only 'ci' would be Italian, and CI is a word asked.
+        ("caching build outputs in CI", None),
+        ("Wo hosten wir die Produktion?", "german"),
     ],
 )
 def test_a_query_in_another_language_is_recognised_by_its_stop_words(query: str, detected: str | None) -> None:
