@@ -21,7 +21,7 @@ from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from vault_recall.server.errors import FormRefused
+from vault_recall.server.errors import FormRefused, show_value
 
 # An OAuth request has at most about ten fields (a token request: grant_type, code,
 # redirect_uri, client_id, client_secret, code_verifier, resource, scope); files, never.
@@ -79,7 +79,7 @@ def metadata_refusal(errors: Sequence[Mapping[str, Any]]) -> str:
     elif kind == "list_type":
         sentence = f"{field} must be a list"
     elif kind.startswith("url_"):
-        shown = repr(value)[:80] if isinstance(value, str) else "a value that is not text"
+        shown = show_value(value, 80) if isinstance(value, str) else "a value that is not text"
         sentence = f"{field} must be an absolute URL (such as http://127.0.0.1:PORT/callback); got {shown}"
     else:
         sentence = f"{field} is not valid: {str(first.get('msg', 'refused')).lower()}"
