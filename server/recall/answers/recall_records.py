@@ -211,18 +211,18 @@ def _respelt(
     vocabulary = near_words(texts, wanted.values())
     stems = ranked.memo.stems
     corrections: dict[int, str] = {}
-    family: set[int] = set()
+    asked_forms: set[int] = set()  # corrections that are the word asked, not a guess at it
     for i, word in wanted.items():
         found = nearest(word, vocabulary)
         if found is not None and same_word_spelt_otherwise(word, found):
-            family.add(i)  # the word asked, in the other English spelling: no guess
+            asked_forms.add(i)  # the word asked, in the other English spelling
         elif found is None and (found := related(word, vocabulary, stems)) is not None:
-            family.add(i)  # a form of the word asked, not a guess at it
+            asked_forms.add(i)  # a word of its family the stemmer parts
         if found is not None:
             corrections[i] = found
     if not corrections:
         return ranked
-    again = ranked.respelt(corrections, frozenset(family))
+    again = ranked.respelt(corrections, frozenset(asked_forms))
     problems.clear()
     measure(again, problems)
     return again

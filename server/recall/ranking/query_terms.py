@@ -156,15 +156,18 @@ def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Que
     return Query(terms=tuple(terms), languages=languages, dropped=tuple(dict.fromkeys(dropped)))
 
 
-def respelt(query: Query, corrections: dict[int, str], memo: StemMemo, family: frozenset[int] = frozenset()) -> Query:
+def respelt(
+    query: Query, corrections: dict[int, str], memo: StemMemo, asked_forms: frozenset[int] = frozenset()
+) -> Query:
     """`query` with the term at each index of `corrections` looking for the word given instead,
-    shown as both ('pestisides → pesticides'): spelling.py says when.  A word of the asked
-    word's own family (at an index in `family`: 'registration → registered', which the stemmer
-    parts) is the word asked in another form, as a stem is, not a guess: held, it answers."""
+    shown as both ('pestisides → pesticides'): spelling.py says when.  At an index in
+    `asked_forms` the word given is the word asked in another form, as a stem is, not a guess:
+    one of its family the stemmer parts ('registration → registered') or its other English
+    spelling ('pseudonymized → pseudonymised').  Held, it answers."""
     terms = list(query.terms)
     for at, word in corrections.items():
         found = _term(word, [(word,)], memo, frozenset())
-        terms[at] = replace(found, word=f"{terms[at].word} → {word}", respelt=at not in family)
+        terms[at] = replace(found, word=f"{terms[at].word} → {word}", respelt=at not in asked_forms)
     return replace(query, terms=tuple(terms), common=frozenset(), held_by=())
 
 

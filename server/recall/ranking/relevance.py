@@ -222,10 +222,10 @@ class Ranked:
         """The required terms no record measured holds in any form."""
         return [i for i in self.query.required if not any(e.weighted(i) > 0 for e in self.every)]
 
-    def respelt(self, corrections: dict[int, str], family: frozenset[int] = frozenset()) -> Ranked:
+    def respelt(self, corrections: dict[int, str], asked_forms: frozenset[int] = frozenset()) -> Ranked:
         """A fresh ordering looking, at each index of `corrections`, for the word given instead
-        (at an index in `family`, a form of the word asked: query_terms.respelt)."""
-        return Ranked(respelt(self.query, corrections, self.memo, family), dated=self.dated)
+        (at an index in `asked_forms`, a form of the word asked: query_terms.respelt)."""
+        return Ranked(respelt(self.query, corrections, self.memo, asked_forms), dated=self.dated)
 
     def coverage_of(self, found: Match, note: Note) -> Together | None:
         """For a record an answer returns: the share of the meaningful words it holds together
