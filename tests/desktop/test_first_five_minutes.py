@@ -41,7 +41,7 @@ from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.parts import need
 from tests.support.real_clients import Run, claude_code_env, run_client, tool_result_json
 from tests.support.sni_host import Panel
-from tests.support.tray_clicks import MENU_AREA, find_icon, keys_to, menu_drawn
+from tests.support.tray_clicks import MENU_AREA, find_icon, icon_shown, keys_to, menu_drawn
 from tests.support.vaults import snapshot, write_vault
 from vault_recall.app.desktop.icon import COLOURS
 from vault_recall.app.state.activity_view import recent_events
@@ -94,6 +94,7 @@ class Person:
     async def choose(self, step: str, *labels: str) -> None:
         menu = await until(lambda: self.settled_with(*labels), " ▸ ".join(labels))
         keys = keys_to(menu, *labels)
+        await until(lambda: icon_shown(self.desktop, COLOURS.values()), "the tray icon on the panel")
         x, y = find_icon(await asyncio.to_thread(self.desktop.screenshot, f"{step}-before"), COLOURS.values())
         await asyncio.to_thread(self.desktop.run, "xdotool", "mousemove", str(x), str(y), "click", "1")
         await until(lambda: menu_open(self.desktop), "the menu to open")

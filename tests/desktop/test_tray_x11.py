@@ -28,7 +28,7 @@ import pytest
 from tests.support.e2e import call, copy_sample_vault, serving, vault_recall_command
 from tests.support.headless import TRAYER, opener_recorder
 from tests.support.parts import need, need_linux
-from tests.support.tray_clicks import MENU_AREA, find_icon, keys_to, menu_drawn
+from tests.support.tray_clicks import MENU_AREA, find_icon, icon_shown, keys_to, menu_drawn
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, load_config
@@ -159,6 +159,7 @@ def watcher_running(session: Desktop) -> bool:
 def choose(desktop: Desktop, dump: Path, *labels: str) -> None:
     """Open the tray menu with a right click and activate the item at `labels`."""
     menu = json.loads(dump.read_text(encoding="utf-8"))
+    wait_until(lambda: icon_shown(desktop, [ICON_GREEN]), "the tray icon on the panel")
     x, y = find_icon(desktop.screenshot("before-" + slug(labels[-1])), [ICON_GREEN])
     desktop.run("xdotool", "mousemove", str(x), str(y), "click", "3")
     wait_until(lambda: menu_open(desktop), "the menu to open")
@@ -304,6 +305,7 @@ def test_a_left_click_shows_the_same_menu_as_a_right_click_under_either_panel(de
         lambda: stable(dump) and json.loads(dump.read_text(encoding="utf-8"))[0]["text"].startswith("Work — 10 notes"),
         "the tray's menu on the vault",
     )
+    wait_until(lambda: icon_shown(desktop, [ICON_GREEN]), "the tray icon on the panel")
     x, y = find_icon(desktop.screenshot("before-left-click"), [ICON_GREEN])
     desktop.run("xdotool", "mousemove", str(x), str(y), "click", "1")
     wait_until(lambda: menu_open(desktop), "the menu to open on a left click")

@@ -12,8 +12,9 @@ from typing import Any
 MENU_AREA = "300x60+724+40"
 
 
-def find_icon(screenshot: Path, colours: Iterable[tuple[int, int, int]]) -> tuple[int, int]:
-    """The centre of our icon, drawn in one of `colours`, in the panel at the top right."""
+def icon_at(screenshot: Path, colours: Iterable[tuple[int, int, int]]) -> tuple[int, int] | None:
+    """The centre of our icon, drawn in one of `colours`, in the panel at the top right; None
+    while it is not drawn there."""
     from PIL import Image
 
     image = Image.open(screenshot).convert("RGB")
@@ -24,9 +25,26 @@ def find_icon(screenshot: Path, colours: Iterable[tuple[int, int, int]]) -> tupl
         for x in range(image.width - 300, image.width)
         if any(all(abs(a - b) < 30 for a, b in zip(image.getpixel((x, y)), c, strict=True)) for c in wanted)  # type: ignore[arg-type]
     ]
-    assert hits, f"the tray icon is not on screen ({screenshot})"
+    if not hits:
+        return None
     xs, ys = [x for x, _ in hits], [y for _, y in hits]
     return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
+
+
+def find_icon(screenshot: Path, colours: Iterable[tuple[int, int, int]]) -> tuple[int, int]:
+    """The centre of our icon on `screenshot`, which must show it."""
+    found = icon_at(screenshot, colours)
+    assert found is not None, f"the tray icon is not on screen ({screenshot})"
+    return found
+
+
+def icon_shown(desktop: Any, colours: Iterable[tuple[int, int, int]]) -> bool:
+    """Is our icon drawn on the panel now?  The tray's menu can be ready before the panel has
+    drawn the icon it registered (a loaded machine): wait on this before clicking it."""
+    shot = desktop.root / "icon-probe.png"
+    shot.unlink(missing_ok=True)  # a shot that failed leaves none, never the last one
+    desktop.run("import", "-window", "root", str(shot))
+    return shot.exists() and icon_at(shot, colours) is not None
 
 
 def menu_drawn(crop: Path) -> bool:
