@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from vault_recall.server.errors import show_value
+
 
 def same_resource(given: str, ours: str) -> bool:
     """RFC 8707's resource compared as a URL: case of scheme and host, a default port and a
@@ -25,3 +27,13 @@ def same_resource(given: str, ours: str) -> bool:
 
     mine = normal(ours)
     return mine is not None and normal(given) == mine
+
+
+def other_resource(asked: str | None, ours: str) -> str | None:
+    """Why a request naming `asked` as its resource is refused here (`invalid_target`), in one
+    sentence — None when it names none, or this endpoint.  The authorization request and the
+    token request both check it, and say it the same way (the value quoted, shortened as
+    every refusal shortens one)."""
+    if not asked or same_resource(asked, ours):
+        return None
+    return f"this server is {ours}, not {show_value(asked, 200)}"

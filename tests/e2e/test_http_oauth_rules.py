@@ -158,6 +158,8 @@ def test_every_redirect_from_authorize_names_the_issuer_errors_too(tmp_path: Pat
             assert answer.status_code == 302, (error, answer.text)
             sent = query_of(answer.headers["location"])
             assert sent["error"] == error and sent["iss"] == base and sent["state"] == "st-1", (error, sent)
+        told = query_of(httpx2.get(f"{base}/authorize", params=cases["invalid_target"], timeout=30).headers["location"])
+        assert told["error_description"] == f"this server is {base}/mcp, not '{FOREIGN}'", told
         app = oauth_approvals.get_app(client_id)
         assert app is not None
         _fill_waiting_requests(app, base)  # the person has not answered any of these
@@ -175,6 +177,10 @@ def test_a_token_for_another_server_is_refused_at_the_token_endpoint(tmp_path: P
         code = approved_code(base, client_id, challenge)["code"]
         foreign = _exchange(base, client_id, code, verifier, resource=FOREIGN)
         assert foreign.status_code == 400 and foreign.json()["error"] == "invalid_target", foreign.text
+        assert foreign.json()["error_description"] == f"this server is {base}/mcp, not '{FOREIGN}'"
+        odd = _exchange(base, client_id, code, verifier, resource='https://bücher.example/"' + "x" * 400)
+        told = odd.json()["error_description"]  # RFC 6749: printable ASCII but '"' and '\\'
+        assert odd.status_code == 400 and told.isascii() and '"' not in told and told.endswith("..."), told
         own = _exchange(base, client_id, code, verifier, resource=f"{base}/mcp")  # the refusal used nothing up
         assert own.status_code == 200, own.text
         refresh = own.json()["refresh_token"]

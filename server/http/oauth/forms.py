@@ -47,7 +47,25 @@ def _why(problem: str) -> str:
 
 
 def refused(error: str, description: str) -> JSONResponse:
-    return JSONResponse({"error": error, "error_description": description}, status_code=400, headers=NO_STORE)
+    return JSONResponse(
+        {"error": error, "error_description": described(description)}, status_code=400, headers=NO_STORE
+    )
+
+
+# RFC 6749 (5.2, 4.1.2.1) allows an error_description only printable ASCII without '"' or
+# '\\'; a strict app may refuse the whole answer otherwise.  Our sentences quote what was sent
+# (shortened with '…'), which may be anything: each is written within that set.
+_ASCII_FOR = str.maketrans(
+    {"…": "...", "–": "-", "—": "-", "‘": "'", "’": "'", "“": "'", "”": "'", '"': "'", "\\": "/"}
+)
+
+
+def described(sentence: str) -> str:
+    """`sentence` as an OAuth error_description may carry it: what has no ASCII form is '?'."""
+    text = sentence.translate(_ASCII_FOR)
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(c if " " <= c <= "~" else "?" for c in text)
 
 
 def with_issuer(response: Response, issuer: str, own_prefix: str) -> Response:

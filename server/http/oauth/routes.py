@@ -42,7 +42,14 @@ from vault_recall.server.errors import ApprovalError, FormRefused, OAuthStoreErr
 from vault_recall.server.http.address import PATH, PublicUrl, is_loopback
 from vault_recall.server.http.guard import host_name
 from vault_recall.server.http.oauth import page as oauth_page
-from vault_recall.server.http.oauth.forms import NO_STORE, metadata_refusal, read_form, refused, with_issuer
+from vault_recall.server.http.oauth.forms import (
+    NO_STORE,
+    described,
+    metadata_refusal,
+    read_form,
+    refused,
+    with_issuer,
+)
 from vault_recall.server.http.oauth.provider import (
     WAIT_PATH,
     Address,
@@ -54,7 +61,7 @@ from vault_recall.server.http.refusals import WrongMethod
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
-from vault_recall.server.oauth.resources import same_resource
+from vault_recall.server.oauth.resources import other_resource
 
 log = logging.getLogger(__name__)
 
@@ -128,8 +135,9 @@ def build_router(address: Address, access_seconds: int = oauth_store.ACCESS_SECO
             return refused("invalid_request", str(exc))
         # The SDK's handler takes a `resource` and ignores it: a token is only ever for this server.
         asked = form.get("resource")
-        if isinstance(asked, str) and asked and not same_resource(asked, address.resource):
-            return refused("invalid_target", f"this server is {address.resource}, not {asked[:200]}")
+        why = other_resource(asked, address.resource) if isinstance(asked, str) else None
+        if why is not None:
+            return refused("invalid_target", why)
         answer: Response = await tokens.handle(request)
         return answer
 
@@ -188,7 +196,7 @@ async def _revoke(
     try:
         client = await authenticator.authenticate_request(request)
     except AuthenticationError as exc:
-        return JSONResponse({"error": "invalid_client", "error_description": exc.message}, status_code=401)
+        return JSONResponse({"error": "invalid_client", "error_description": described(exc.message)}, status_code=401)
     token = form.get("token")
     if not isinstance(token, str) or not token:
         return JSONResponse({"error": "invalid_request", "error_description": "token is required"}, status_code=400)
@@ -238,7 +246,7 @@ async def _register(handler: RegistrationHandler, request: Request) -> Response:
     try:
         OAuthClientMetadata.model_validate_json(await request.body())
     except ValidationError as exc:
-        body = {"error": "invalid_client_metadata", "error_description": metadata_refusal(exc.errors())}
+        body = {"error": "invalid_client_metadata", "error_description": described(metadata_refusal(exc.errors()))}
         return JSONResponse(body, status_code=400, headers=NO_STORE)
     return await handler.handle(request)
 
@@ -246,7 +254,7 @@ async def _register(handler: RegistrationHandler, request: Request) -> Response:
 def _denied(found: oauth_approvals.Request, why: str) -> Response:
     """The browser goes back to the app with `access_denied` and why."""
     target = construct_redirect_uri(
-        found.redirect_uri, error="access_denied", error_description=why, state=found.state, iss=found.issuer
+        found.redirect_uri, error="access_denied", error_description=described(why), state=found.state, iss=found.issuer
     )
     return RedirectResponse(target, status_code=302, headers={"Cache-Control": "no-store"})
 
@@ -286,7 +294,7 @@ class OAuthEndpoint:
                 else "OAuth is offered only on this computer's loopback address or at the endpoint's https "
                 "--public-url (tokens must not cross a network in the clear); use a client token here"
             )
-            await JSONResponse({"error": "not_found", "error_description": reason}, status_code=404)(
+            await JSONResponse({"error": "not_found", "error_description": described(reason)}, status_code=404)(
                 scope, receive, send
             )
             return

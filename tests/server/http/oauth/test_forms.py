@@ -1,10 +1,11 @@
 """A refused registration's sentence (forms.metadata_refusal): the value quoted as the project's
 other refusals quote one — whole when short, shortened with '…' when long, never cut mid-way
-without saying so."""
+without saying so; and every OAuth error_description written within RFC 6749's characters
+(forms.described)."""
 
 from __future__ import annotations
 
-from vault_recall.server.http.oauth.forms import metadata_refusal
+from vault_recall.server.http.oauth.forms import described, metadata_refusal
 
 
 def url_error(value: object) -> dict[str, object]:
@@ -26,3 +27,20 @@ def test_a_long_bad_url_is_shortened_and_says_so() -> None:
 def test_a_bad_url_that_is_not_text_is_named_so_and_further_problems_counted() -> None:
     sentence = metadata_refusal([url_error(5), url_error("y"), url_error("z")])
     assert sentence.endswith("got a value that is not text (and 2 more problems)")
+
+
+# RFC 6749's error_description: %x20-21 / %x23-5B / %x5D-7E.
+ALLOWED = {chr(c) for c in (0x20, 0x21, *range(0x23, 0x5C), *range(0x5D, 0x7F))}
+
+
+def test_a_description_keeps_to_the_characters_oauth_allows() -> None:
+    shortened = metadata_refusal([url_error("https://é.example/" + "\\x" * 300 + '"')])
+    told = described(shortened)
+    assert set(told) <= ALLOWED, told
+    assert told.endswith("...") and told.startswith("redirect_uris[0] must be an absolute URL")
+    assert described('got "a\tb" — 1–64 ’x’') == "got 'a?b' - 1-64 'x'"
+
+
+def test_a_plain_description_is_left_as_it_is() -> None:
+    sentence = "this server is http://127.0.0.1:8765/mcp, not 'https://mail.example.com/mcp'"
+    assert described(sentence) == sentence
