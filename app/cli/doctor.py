@@ -72,21 +72,20 @@ def _vault() -> Check:
     report = check_health(scope.vault, scope.why or "no vault is configured")
     if report.status == "unavailable":
         return Check("vault", False, report.summary(), "vault-recall vault add PATH, or fix the folder named above")
-    if report.status == "degraded":
-        return Check("vault", True, report.summary() + " (see vault-recall health)")
+    broken = " (see vault-recall health)" if report.status == "degraded" else ""
     if scope.notice is not None:
         return Check(
             "vault", False, report.summary() + ": the bundled sample vault, not yours", "vault-recall vault add PATH"
         )
-    if report.records == 0:
+    if report.records == 0:  # first, though some notes are broken: a real vault has a few
         return Check(
             "vault",
             False,
-            report.summary() + ": no note names a `subject` in its properties and no subject rule takes one, "
-            "so a client that sees records has nothing to recall",
+            report.summary() + f"{broken}: no note names a `subject` in its properties and no subject rule "
+            "takes one, so a client that sees records has nothing to recall",
             _first_subjects(scope.vault, scope.exposure.rules.rules),
         )
-    return Check("vault", True, report.summary())
+    return Check("vault", True, report.summary() + broken)
 
 
 def _first_subjects(root: Path | None, rules: tuple[SubjectRule, ...]) -> str:

@@ -257,6 +257,9 @@ def test_status_on_a_vault_with_no_records_names_subject_suggest_not_only_editin
     out = run(capsys, "status")[1]
     assert "  No memory records yet: `vault-recall subject suggest` proposes subjects from your folders" in out
     assert "(your notes are not edited)" in out
+    (notes / "Projects/C.md").write_text("---\ntags: [unclosed\n---\n", encoding="utf-8")  # some notes are broken
+    out = run(capsys, "status")[1]
+    assert "  No memory records yet: `vault-recall subject suggest`" in out and "Projects/C.md" in out
     run(capsys, "subject", "add", "projects", "--folder", "Projects")
     assert "No memory records yet" not in run(capsys, "status")[1]
 

@@ -117,6 +117,22 @@ def test_a_vault_with_no_records_is_told_the_rule_its_largest_folder_suggests(
     assert check.ok, check.detail
 
 
+def test_a_vault_with_no_records_and_a_broken_note_is_told_both(home: Path) -> None:
+    # A real vault has a few notes whose properties YAML cannot read (15 of obsidian-hub's
+    # 6,571): having no records is still what keeps every client from recalling anything.
+    vault = home / "Notes"
+    (vault / "Projects").mkdir(parents=True)
+    (vault / "Projects/A.md").write_text("# A note\nplain text\n", encoding="utf-8")
+    (vault / "Projects/B.md").write_text("---\naliases: [unclosed\n---\nbroken properties\n", encoding="utf-8")
+    save_config(Config(vaults=(VaultEntry("Notes", str(vault)),), active_vault="Notes"))
+    (check,) = [c for c in run_checks() if c.what == "vault"]
+    assert not check.ok and "0 records, 1 problem (see vault-recall health): no note names a `subject`" in check.detail
+    assert check.fix.startswith("`vault-recall subject add projects --folder Projects`")
+    assert main(["subject", "add", "projects", "--folder", "Projects"]) == 0
+    (check,) = [c for c in run_checks() if c.what == "vault"]
+    assert check.ok and check.detail.endswith("1 problem (see vault-recall health)"), check.detail
+
+
 def test_no_folder_dialog_is_a_note_not_a_thing_to_fix(
     home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

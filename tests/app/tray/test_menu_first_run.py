@@ -55,6 +55,16 @@ def test_a_vault_without_records_is_amber_and_says_what_a_record_is() -> None:
     assert status_of(state()) == "ok"
 
 
+def test_a_vault_without_records_is_amber_though_some_notes_are_broken() -> None:
+    # The vault a person already has: no records, and a few broken notes (listed beneath).
+    broken = state(health=report(records=0, status="degraded"))
+    menu = build_menu(broken)
+    assert menu[1].text == "No memory records yet: what is a record?" and menu[1].action == ("help", "records")
+    assert status_of(broken) == "empty" and "no memory records yet" in tooltip(broken)
+    assert status_of(state(health=report(status="degraded"))) == "degraded"
+    assert status_of(state(health=report(records=0, status="unavailable"))) == "unavailable"
+
+
 def test_help_holds_what_a_record_is_activity_doctor_and_the_version() -> None:
     help_menu = find(build_menu(state()), "Help").submenu or ()
     assert [(i.text, i.action) for i in help_menu if i.action] == [
