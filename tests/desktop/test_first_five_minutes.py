@@ -185,6 +185,8 @@ async def test_a_new_user_reaches_a_client_recalling_their_note_in_three_clicks_
             "Projects/Beta.md": "---\ntags: [planning]\n---\n# Beta\nBeta waits for the new build farm.\n",
             "Projects/Gamma.md": "# Gamma\nGamma is on hold until the audit is done.\n",
             "Inbox.md": "Loose thoughts, nothing decided.\n",
+            # As in a real vault (15 of obsidian-hub's 6,571): a note YAML cannot read.
+            "Old idea.md": "---\naliases: [unclosed\n---\nKept from before.\n",
         },
     )
     before = snapshot(work)
@@ -206,6 +208,20 @@ async def test_a_new_user_reaches_a_client_recalling_their_note_in_three_clicks_
                 await person.choose("1-your-vault", "Use your vault 'Work'")
                 await until(lambda: load_config().active_vault == "Work", "the person's vault in use")
                 assert load_config().vault("Work").path == str(work)  # type: ignore[union-attr]
+                # No records yet, said though a note is broken, beside what the vault suggests.
+                await until(
+                    lambda: (
+                        (m := person.menu())
+                        and m[0]["text"] == "Work — 5 notes, 0 records, 1 problem"
+                        and [i["text"] for i in m[1:4]]
+                        == [
+                            "Add subject 'projects' — folder Projects/ (3 notes)",
+                            "No memory records yet: what is a record?",
+                            "Problems (1)",
+                        ]
+                    ),
+                    "the menu to say the vault has no records yet",
+                )
 
                 # 2. The subject the vault suggests, with its count; the health line then counts it.
                 offer = "Add subject 'projects' — folder Projects/ (3 notes)"
@@ -216,7 +232,7 @@ async def test_a_new_user_reaches_a_client_recalling_their_note_in_three_clicks_
                 assert body.startswith("3 notes under Projects/ are memory records of 'projects'")
                 assert "vault-recall subject list / remove projects" in body
                 await until(
-                    lambda: (m := person.menu()) and m[0]["text"] == "Work — 4 notes, 3 records, no problems",
+                    lambda: (m := person.menu()) and m[0]["text"] == "Work — 5 notes, 3 records, 1 problem",
                     "the health line to count the records",
                 )
 
