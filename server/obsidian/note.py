@@ -33,6 +33,9 @@ from vault_recall.server.obsidian.values import PropertyValue, text_list
 from vault_recall.server.vault.paths import NOTE_SUFFIX
 
 _SUBJECT_ANYWHERE = re.compile(r"(?:^|[{,])[ \t]*[\"']?subject[\"']?[ \t]*:", re.MULTILINE)
+# A `status` or `kind` key in a block that cannot be read: the note may be an archived record
+# or an event, so it is never taken for a current one.
+_STATE_ANYWHERE = re.compile(r"(?:^|[{,])[ \t]*[\"']?(?:status|kind)[\"']?[ \t]*:", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,8 @@ class InvalidNote:
     UTF-8): its body, links and properties lines, without properties — None when the file
     could not be read at all.  `unread`: its bytes (or its folder) could not be read at all
     (permissions), so nothing is known of it — not even whether it is a record a client may see.
+    `mentions_state`: its unreadable block has a `status` or `kind` key (read loosely, as
+    `mentions_subject` is), so it may be an archived record or an event.
     """
 
     path: str
@@ -123,6 +128,7 @@ class InvalidNote:
     subjects: tuple[str, ...] | None
     readable: Note | None = field(default=None, repr=False, compare=False)
     unread: bool = False
+    mentions_state: bool = False
 
 
 def _texts(value: PropertyValue) -> list[str]:
@@ -286,13 +292,15 @@ def invalid_from_head(path: str, head: bytes, reason: str) -> InvalidNote:
     if not text.startswith("---"):
         return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
     block = text.split(LOOSE_END, 1)[0]
+    state = _STATE_ANYWHERE.search(block) is not None
     found = SUBJECT_LINE_TEXT.search(block)
     if found:
-        return InvalidNote(path=path, reason=reason, mentions_subject=True, subjects=_read_subject_hint(found, block))
+        subjects = _read_subject_hint(found, block)
+        return InvalidNote(path, reason, mentions_subject=True, subjects=subjects, mentions_state=state)
     if _SUBJECT_ANYWHERE.search(block):
         # A quoted key or a flow mapping ({subject: …}): it names a subject, we cannot say which.
-        return InvalidNote(path=path, reason=reason, mentions_subject=True, subjects=None)
-    return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())
+        return InvalidNote(path=path, reason=reason, mentions_subject=True, subjects=None, mentions_state=state)
+    return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=(), mentions_state=state)
 
 
 def _read_subject_hint(found: re.Match[str], block: str) -> tuple[str, ...] | None:

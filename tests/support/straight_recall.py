@@ -73,14 +73,17 @@ def every_note(
     """recall_records._every_note as docs/tools.md states it: each note as scan.each_note shows it
     (every one parsed: `gates` is passed over); a broken note is a problem when `asked` is None
     (no meaningful word asked) or its file, read again whole, holds a word asked, in its text or
-    its file name."""
+    its file name; one whose properties cannot be read is also ranked as Obsidian shows it, no
+    properties, unless its block names a subject, status or kind."""
     rules = scope.exposure.rules
     for parsed in each_parsed(listing.root, listing):
         note, trouble = as_seen(parsed, rules)
         if trouble is not None and (asked is None or _holds(listing.root / trouble.path, asked)):
             problems.append(problem(trouble))
-        if note is None or note.template or trouble is not None:
+        if note is None or note.template:
             continue
+        if trouble is not None and (trouble is not parsed or trouble.mentions_subject or trouble.mentions_state):
+            continue  # a record whose fields are wrong, or a block that may make one
         record = as_record(note, rules)
         yield record if isinstance(record, MemoryRecord) else ruled_record(note, (), None)
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 
 from vault_recall.server.errors import InvalidArgument, show_value
-from vault_recall.server.obsidian.note import InvalidNote, note_title
+from vault_recall.server.obsidian.note import InvalidNote, Note, note_title
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
 from vault_recall.server.recall.answers.recall_answer import Passed, RecallShapes, finish, pack_recall
 from vault_recall.server.recall.answers.search import searched_text
@@ -281,8 +281,9 @@ def _every_note(
     name included, so that it could not have been among the records whatever its properties
     say: as search_notes names a broken note only when it holds the phrase.  Every recall
     would otherwise be `degraded` by every broken note of a large real vault (15 of
-    obsidian-hub's 6,571 notes, whatever was asked).  With a query's
-    `gates`, a current note its bytes show to hold none is given as Unheld (unheld.py)."""
+    obsidian-hub's 6,571 notes, whatever was asked).  A note whose properties cannot be read
+    is still ranked as Obsidian shows it (shown_anyway), its problem told beside.  With a
+    query's `gates`, a current note its bytes show to hold none is given as Unheld (unheld.py)."""
     rules = scope.exposure.rules
     notes = (
         each_parsed(listing.root, listing)
@@ -301,12 +302,28 @@ def _every_note(
         # As scan.as_seen tells a note's problem, without making its record twice.
         if isinstance(parsed, InvalidNote):
             tell(parsed)
+            if (shown := shown_anyway(parsed)) is not None:
+                record = as_record(shown, rules)
+                yield record if isinstance(record, MemoryRecord) else ruled_record(shown, (), None)
             continue
         record = as_record(parsed, rules)
         if isinstance(record, InvalidNote):
             tell(record)
         elif not parsed.template:
             yield record if record is not None else ruled_record(parsed, (), None)
+
+
+def shown_anyway(trouble: InvalidNote) -> Note | None:
+    """A note whose properties cannot be read, as the whole vault still takes it: its title and
+    body, as Obsidian shows them, ranked as an ordinary note — the person's page in
+    obsidian-hub whose `aliases: - @name` YAML refuses is the page asked for by that name.
+    Not one whose block names a `subject`, `status` or `kind` (it may be another subject's
+    record, archived, or an event: only its problem is told), nor a template, nor one that
+    could not be read."""
+    shown = trouble.readable
+    if shown is None or shown.template or trouble.mentions_subject or trouble.mentions_state:
+        return None
+    return shown
 
 
 def _asked(fresh: Ordering) -> Callable[[str], bool] | None:

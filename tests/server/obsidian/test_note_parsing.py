@@ -207,6 +207,23 @@ def test_an_invalid_note_without_subject_is_not_about_any_subject() -> None:
     assert not note.mentions_subject
 
 
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("---\nstatus: archived\naliases:\n- @x\n---\nbody\n", True),
+        ("---\n  'kind' : event\nk: [\n---\nbody\n", True),
+        ("---\n{tags: [a], status: archived, x: @}\n---\nbody\n", True),
+        ("---\naliases:\n- @x\n---\nstatus: done, in the body\n", False),  # after the block
+        ("---\nstatuses: a\nk: [\n---\nbody\n", False),
+    ],
+)
+def test_an_invalid_note_tells_whether_its_block_names_a_status_or_kind(text: str, state: bool) -> None:
+    # Across the whole vault such a note is ranked as Obsidian shows it only when it does not:
+    # it may be an archived record or an event (recall_records.shown_anyway).
+    note = invalid(text)
+    assert note.mentions_state is state and note.readable is not None
+
+
 def test_a_real_looking_but_impossible_date_stays_text() -> None:
     assert valid("---\nd: 2026-02-30\n---\n").properties["d"] == "2026-02-30"
 

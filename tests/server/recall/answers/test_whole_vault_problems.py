@@ -1,7 +1,9 @@
 """Across the whole vault, a broken note is a problem of a recall only when it could have been
 among the records: when it holds a meaningful word of the query somewhere (its text, its
 properties block, its file name) — as search_notes names one only when it holds the phrase.
-Before, every broken note of the vault made every recall `degraded`."""
+Before, every broken note of the vault made every recall `degraded`.  And a note whose
+properties cannot be read is still a note across the whole vault, ranked as Obsidian shows it
+(title and body), unless its block may make it a record (a subject, status or kind key)."""
 
 from __future__ import annotations
 
@@ -60,3 +62,35 @@ def test_a_misspelt_word_taken_for_one_a_broken_note_holds_names_it(tmp_path: Pa
     result = whole(vault, "clippper")  # no note holds it; 'clipper' is taken for it
     assert "clippper → clipper" in result["records"][0]["matched"]
     assert named(result) == ["People/kepano.md"]
+
+
+def test_a_note_whose_properties_cannot_be_read_is_ranked_as_obsidian_shows_it(tmp_path: Path) -> None:
+    # obsidian-hub's people pages: `- @kepano` is no YAML, so the page asked for by name was
+    # only named among the problems while other notes mentioning the name were returned.
+    vault = write_vault(
+        tmp_path / "v",
+        {"People/kepano.md": BROKEN, "Themes/Flexoki.md": "# Flexoki\nA theme by kepano.\n", "Dice.md": "# Dice\n"},
+    )
+    result = whole(vault, "kepano")
+    assert result["status"] == "degraded" and named(result) == ["People/kepano.md"]
+    first = result["records"][0]
+    assert first["path"] == "People/kepano.md" and first["matched"]["kepano"] == ["title", "heading", "body"]
+    assert first["text"].startswith("# Kepano\nMaker of the Minimal theme") and "@kepano" not in first["text"]
+    assert [r["path"] for r in result["records"]] == ["People/kepano.md", "Themes/Flexoki.md"]
+    # A recall of the records a client sees takes no note its properties do not make one.
+    records = Scope(client="test", vault=vault, exposure=Exposure(mode="records"))
+    assert recall_records.recall_context(records, None, "kepano", budget=65536)["records"] == []
+
+
+def test_a_broken_block_that_may_make_a_record_keeps_the_note_out(tmp_path: Path) -> None:
+    # Archived, an event, or another subject's record: which, its block does not say.
+    blocks = {
+        "Archived.md": "---\nstatus: archived\naliases:\n- @plan\n---\nthe old launch plan\n",
+        "Event.md": "---\n{kind: event, aliases: [@plan]}\n---\nthe launch plan meeting\n",
+        "Other.md": "---\nsubject: ops\naliases:\n- @plan\n---\nthe ops launch plan\n",
+        "Fine.md": "---\naliases:\n- @plan\n---\nthe launch plan we kept\n",
+    }
+    vault = write_vault(tmp_path / "v", blocks)
+    result = whole(vault, "launch plan")
+    assert [r["path"] for r in result["records"]] == ["Fine.md"]
+    assert sorted(named(result)) == sorted(blocks)
