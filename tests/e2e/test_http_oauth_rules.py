@@ -211,3 +211,31 @@ def test_listing_grants_makes_nothing_and_the_state_folder_oauth_makes_is_privat
         os.umask(old)
     folder = state / "vault-recall"
     assert _mode(folder) == 0o700 and _mode(folder / oauth_store.STORE_FILE) == 0o600
+
+
+# RFC 6749's error_description: %x20-21 / %x23-5B / %x5D-7E.
+_DESCRIBABLE = {chr(c) for c in (0x20, 0x21, *range(0x23, 0x5C), *range(0x5D, 0x7F))}
+
+
+def test_the_sdks_own_error_descriptions_keep_to_oauths_characters_too(tmp_path: Path) -> None:
+    # The SDK's handlers quote what the app sent and join pydantic's messages with line breaks.
+    use_sample_vault(tmp_path)
+    with running_endpoint() as endpoint:
+        base = _base(endpoint)
+        client_id = register(base, "Sloppy app")
+        _, challenge = pkce()
+        unknown = authorize_params('nö"body', challenge)
+        told = [httpx2.get(f"{base}/authorize", params=unknown, timeout=30).json()["error_description"]]
+        plain = authorize_params(client_id, challenge) | {"code_challenge_method": "plain"}
+        plain.pop("code_challenge")
+        redirected = httpx2.get(f"{base}/authorize", params=plain, timeout=30)
+        assert redirected.status_code == 302, redirected.text
+        told.append(query_of(redirected.headers["location"])["error_description"])
+        bare = httpx2.post(
+            f"{base}/token", data={"grant_type": "authorization_code", "client_id": client_id}, timeout=30
+        )
+        assert bare.status_code in (400, 401), bare.text
+        told.append(bare.json()["error_description"])
+        for sentence in told:
+            assert sentence and set(sentence) <= _DESCRIBABLE, repr(sentence)
+        assert told[0] == "Client ID 'n?'body' not found", told[0]  # the app's text, written within them

@@ -10,9 +10,10 @@ get this bounded one.  Imports only the SDK, Starlette and http_address.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcp.server.auth.provider import construct_redirect_uri
 from starlette.datastructures import FormData
@@ -70,13 +71,37 @@ def described(sentence: str) -> str:
 
 def with_issuer(response: Response, issuer: str, own_prefix: str) -> Response:
     """A redirect from /authorize to the app, with `iss` added where the SDK left it out (its
-    error redirects); a redirect to our own waiting page (`own_prefix`) is left alone."""
+    error redirects) and its error_description `described`; a redirect to our own waiting page
+    (`own_prefix`) is left alone.  Any other answer: as `described_answer` gives it."""
     location = response.headers.get("location")
     if response.status_code not in (302, 303) or not location or location.startswith(own_prefix):
-        return response
+        return described_answer(response)
     if "iss" not in parse_qs(urlsplit(location).query):
-        response.headers["location"] = construct_redirect_uri(location, iss=issuer)
+        location = construct_redirect_uri(location, iss=issuer)
+    parts = urlsplit(location)
+    fields = parse_qsl(parts.query, keep_blank_values=True)
+    if any(name == "error_description" and described(value) != value for name, value in fields):
+        fields = [(name, described(value) if name == "error_description" else value) for name, value in fields]
+        location = urlunsplit(parts._replace(query=urlencode(fields)))
+    response.headers["location"] = location
     return response
+
+
+def described_answer(response: Response) -> Response:
+    """An OAuth error answer of the SDK's handlers (JSON), its error_description `described`:
+    the SDK quotes what the app sent ("Client ID '…' not found") and joins pydantic's messages
+    with line breaks.  Any other answer is left as it is."""
+    if response.status_code < 400 or not response.headers.get("content-type", "").startswith("application/json"):
+        return response
+    try:
+        body = json.loads(bytes(response.body))
+    except (ValueError, UnicodeDecodeError):
+        return response
+    told = body.get("error_description") if isinstance(body, dict) else None
+    if not isinstance(told, str) or described(told) == told:
+        return response
+    headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-length", "content-type")}
+    return JSONResponse({**body, "error_description": described(told)}, response.status_code, headers=headers)
 
 
 def metadata_refusal(errors: Sequence[Mapping[str, Any]]) -> str:

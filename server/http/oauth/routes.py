@@ -45,6 +45,7 @@ from vault_recall.server.http.oauth import page as oauth_page
 from vault_recall.server.http.oauth.forms import (
     NO_STORE,
     described,
+    described_answer,
     metadata_refusal,
     read_form,
     refused,
@@ -139,7 +140,7 @@ def build_router(address: Address, access_seconds: int = oauth_store.ACCESS_SECO
         if why is not None:
             return refused("invalid_target", why)
         answer: Response = await tokens.handle(request)
-        return answer
+        return described_answer(answer)
 
     routes = [
         *(
@@ -248,7 +249,7 @@ async def _register(handler: RegistrationHandler, request: Request) -> Response:
     except ValidationError as exc:
         body = {"error": "invalid_client_metadata", "error_description": described(metadata_refusal(exc.errors()))}
         return JSONResponse(body, status_code=400, headers=NO_STORE)
-    return await handler.handle(request)
+    return described_answer(await handler.handle(request))
 
 
 def _denied(found: oauth_approvals.Request, why: str) -> Response:

@@ -5,7 +5,12 @@ without saying so; and every OAuth error_description written within RFC 6749's c
 
 from __future__ import annotations
 
-from vault_recall.server.http.oauth.forms import described, metadata_refusal
+import json
+from urllib.parse import parse_qsl, urlsplit
+
+from starlette.responses import JSONResponse, RedirectResponse
+
+from vault_recall.server.http.oauth.forms import described, described_answer, metadata_refusal, with_issuer
 
 
 def url_error(value: object) -> dict[str, object]:
@@ -44,3 +49,28 @@ def test_a_description_keeps_to_the_characters_oauth_allows() -> None:
 def test_a_plain_description_is_left_as_it_is() -> None:
     sentence = "this server is http://127.0.0.1:8765/mcp, not 'https://mail.example.com/mcp'"
     assert described(sentence) == sentence
+
+
+def test_a_redirect_to_the_app_carries_its_error_description_within_them_and_names_the_issuer() -> None:
+    sent = RedirectResponse(
+        "https://app.example/cb?error=invalid_request&error_description=a%0Ab+%E2%80%9Cc%E2%80%9D&state=s", 302
+    )
+    location = with_issuer(sent, "http://127.0.0.1:9", "http://127.0.0.1:9/wait?").headers["location"]
+    fields = dict(parse_qsl(urlsplit(location).query))
+    assert fields == {
+        "error": "invalid_request",
+        "error_description": "a?b 'c'",
+        "state": "s",
+        "iss": "http://127.0.0.1:9",
+    }
+    ours = RedirectResponse("http://127.0.0.1:9/wait?code=x", 302)
+    assert with_issuer(ours, "http://127.0.0.1:9", "http://127.0.0.1:9/wait?").headers["location"].endswith("code=x")
+
+
+def test_a_json_error_answer_is_described_and_anything_else_left_alone() -> None:
+    answer = described_answer(
+        JSONResponse({"error": "invalid_request", "error_description": "x: Field required\ny"}, 400)
+    )
+    assert json.loads(bytes(answer.body)) == {"error": "invalid_request", "error_description": "x: Field required?y"}
+    fine = JSONResponse({"access_token": "é"}, 200)
+    assert described_answer(fine) is fine
