@@ -77,13 +77,20 @@ def _vault() -> Check:
         return Check(
             "vault", False, report.summary() + ": the bundled sample vault, not yours", "vault-recall vault add PATH"
         )
-    if report.records == 0:  # first, though some notes are broken: a real vault has a few
+    if report.no_records_yet:  # first, though some notes are broken: a real vault has a few
         return Check(
             "vault",
             False,
             report.summary() + f"{broken}: no note names a `subject` in its properties and no subject rule "
             "takes one, so a client that sees records has nothing to recall",
             _first_subjects(scope.vault, scope.exposure.rules.rules),
+        )
+    if report.records == 0:  # every record it may have is broken
+        return Check(
+            "vault",
+            False,
+            report.summary() + ": no record can be read — the broken notes name a subject or a rule takes them",
+            "fix the notes `vault-recall health` names (its reasons say how)",
         )
     return Check("vault", True, report.summary() + broken)
 

@@ -230,7 +230,7 @@ def status_notices(config: Config, report: HealthReport | None, now: float) -> l
         add = f"vault-recall vault add {shlex.quote(str(yours.path))}" if yours else "vault-recall vault add PATH"
         first = SAMPLE if active is not None else "No vault yet"
         notices.append(f"{first}; use yours: {add}")
-    if report is not None and report.status != "unavailable" and report.records == 0:  # broken notes too
+    if report is not None and report.no_records_yet:
         notices.append(NO_RECORDS_YET)
     if report is not None:
         problems = [problem_line(p["path"], p["reason"]) for p in report.problems]

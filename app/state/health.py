@@ -41,6 +41,15 @@ class HealthReport:
     symlinks: tuple[str, ...] = ()
     ambiguous_names: tuple[dict[str, Any], ...] = ()
     unreadable_folders: tuple[str, ...] = field(default=())
+    # Broken notes that may be records: they name a subject, could not be read, or a folder
+    # rule takes them.  With none, a vault of no records has no records yet (`no_records_yet`).
+    broken_records: int = 0
+
+    @property
+    def no_records_yet(self) -> bool:
+        """Readable, with no records, and none hidden by a broken note: what tells the person to
+        add a subject (a few broken notes of no subject do not change that; a broken record does)."""
+        return self.status != "unavailable" and self.records == 0 and self.broken_records == 0
 
     @property
     def exit_code(self) -> int:
@@ -78,6 +87,7 @@ class HealthReport:
             "symlinks": list(self.symlinks),
             "ambiguous_names": list(self.ambiguous_names),
             "unreadable_folders": list(self.unreadable_folders),
+            "broken_records": self.broken_records,
         }
 
 
@@ -134,11 +144,13 @@ def check_health(
     too_large: list[dict[str, Any]] = []
     names: dict[str, list[str]] = {}
     found_problems: list[dict[str, str]] = []
-    records = 0
+    records = broken_records = 0
     # Note by note, keeping no text: the tray asks for this every minute, on vaults of any size.
     for note, trouble in each_note(vault, listing, rules):
         if trouble is not None:
             found_problems.append({"path": trouble.path, "reason": trouble.reason})
+            if trouble.mentions_subject or trouble.unread or rules.by_path(trouble.path):
+                broken_records += 1
         if note is None:
             continue
         names.setdefault(note.title.casefold(), []).append(note.path)
@@ -170,4 +182,5 @@ def check_health(
         symlinks=tuple(display(s) for s in listing.symlinks),
         ambiguous_names=tuple(sorted(ambiguous, key=lambda a: a["name"].casefold())),
         unreadable_folders=tuple(display(f) for f in listing.unreadable_folders),
+        broken_records=broken_records,
     )

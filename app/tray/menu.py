@@ -43,7 +43,7 @@ def status_of(state: TrayState) -> IconStatus:
         return "paused"
     if state.health is None:
         return "unavailable"  # grey until the vault is known to be readable
-    if state.health.status != "unavailable" and state.health.records == 0:
+    if state.health.no_records_yet:
         # Readable, but nothing to recall: amber, with the reason in the menu — before a few
         # broken notes, which a real vault has (15 of obsidian-hub's 6,571) and its menu lists.
         return "empty"
@@ -129,7 +129,7 @@ def _your_vault(state: TrayState) -> list[Item]:
 
 
 def _something_to_recall(state: TrayState) -> list[Item]:
-    if state.health is not None and state.health.status != "unavailable" and state.health.records == 0:
+    if state.health is not None and state.health.no_records_yet:
         return [Item(NO_RECORDS, ("help", "records"))]
     return []
 

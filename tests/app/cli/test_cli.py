@@ -260,6 +260,10 @@ def test_status_on_a_vault_with_no_records_names_subject_suggest_not_only_editin
     (notes / "Projects/C.md").write_text("---\ntags: [unclosed\n---\n", encoding="utf-8")  # some notes are broken
     out = run(capsys, "status")[1]
     assert "  No memory records yet: `vault-recall subject suggest`" in out and "Projects/C.md" in out
+    (notes / "Projects/D.md").write_text("---\nsubject: launch\nstatus: Active\n---\n", encoding="utf-8")
+    out = run(capsys, "status")[1]  # a record, broken: its problem is the notice, not "no records"
+    assert "No memory records yet" not in out and "Projects/D.md" in out
+    (notes / "Projects/D.md").unlink()
     run(capsys, "subject", "add", "projects", "--folder", "Projects")
     assert "No memory records yet" not in run(capsys, "status")[1]
 

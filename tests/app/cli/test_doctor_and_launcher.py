@@ -133,6 +133,19 @@ def test_a_vault_with_no_records_and_a_broken_note_is_told_both(home: Path) -> N
     assert check.ok and check.detail.endswith("1 problem (see vault-recall health)"), check.detail
 
 
+def test_a_vault_whose_only_record_is_broken_is_told_to_fix_it_not_to_add_a_subject(home: Path) -> None:
+    vault = home / "Notes"
+    vault.mkdir()
+    (vault / "Plan.md").write_text("---\nsubject: launch\nstatus: Active\n---\nThe plan\n", encoding="utf-8")
+    (vault / "Loose.md").write_text("plain\n", encoding="utf-8")
+    save_config(Config(vaults=(VaultEntry("Notes", str(vault)),), active_vault="Notes"))
+    (check,) = [c for c in run_checks() if c.what == "vault"]
+    assert not check.ok and check.detail.endswith(
+        "0 records, 1 problem: no record can be read — the broken notes name a subject or a rule takes them"
+    ), check.detail
+    assert "subject suggest" not in check.fix and "vault-recall health" in check.fix
+
+
 def test_no_folder_dialog_is_a_note_not_a_thing_to_fix(
     home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,6 +5,7 @@ and help, doctor and the version at hand."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from tests.support.menu_walk import find, texts
@@ -63,6 +64,10 @@ def test_a_vault_without_records_is_amber_though_some_notes_are_broken() -> None
     assert status_of(broken) == "empty" and "no memory records yet" in tooltip(broken)
     assert status_of(state(health=report(status="degraded"))) == "degraded"
     assert status_of(state(health=report(records=0, status="unavailable"))) == "unavailable"
+    # A record that is broken is no "no records yet": its problem is what to fix.
+    mistyped = replace(report(records=0, status="degraded"), broken_records=1)
+    assert status_of(state(health=mistyped)) == "degraded"
+    assert "No memory records yet: what is a record?" not in [i.text for i in build_menu(state(health=mistyped))]
 
 
 def test_help_holds_what_a_record_is_activity_doctor_and_the_version() -> None:
