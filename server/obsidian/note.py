@@ -287,7 +287,7 @@ def invalid_from_head(path: str, head: bytes, reason: str) -> InvalidNote:
     a `subject:` line in the leading properties block makes the note "could be in scope".
     """
     encoding = "utf-16" if head.startswith(UTF16_BOMS) else "utf-8"
-    text = head.decode(encoding, errors="replace").replace("\r\n", "\n")
+    text = lf_text(head.decode(encoding, errors="replace"))  # a lone CR ends a line too, as parse_note reads it
     text = text[1:] if text.startswith("\ufeff") else text  # one BOM, as decode_note_text
     if not text.startswith("---"):
         return InvalidNote(path=path, reason=reason, mentions_subject=False, subjects=())

@@ -25,6 +25,14 @@ is declared here, each difference checked as narrowly as the change that explain
   a broken note holding no word of the query is no problem of it — and what that leaves of the
   budget packs the same matches otherwise: as many in all (returned and counted), the records
   returned in both in the same order (a larger one may now fit where a smaller one came).
+- `broken_shown`: a recall without a subject (across the whole vault) ranks, beside its
+  problem, a note whose properties cannot be read (recall_records.shown_anyway), its problems
+  as `fewer_problems` allows them (none new, the status theirs): every record it returns that
+  it did not name before is a broken note either answer names, `omitted_best` names at most
+  five (`more_named`); the notes named in both keep their order; and its matches (returned and
+  counted) and
+  `current_records` grow by at most the broken notes the earlier answer counted (all of the
+  vault's, whatever was asked).
 
 Anything else is a difference the test reports, with the call and both values.
 """
@@ -170,6 +178,41 @@ def _fewer_problems(
     return fewer and named_before and status and same_total and same_order and distinct
 
 
+def _broken_shown(
+    tool: str, args: Mapping[str, Json], diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json
+) -> bool:
+    if tool != "recall_context" or args.get("subject") is not None or "result" not in before or "result" not in after:
+        return False
+    if not all(where.startswith((*_PACKED, ".result.current_records")) for where, _, _ in diffs):
+        return False
+    old, new = before["result"], after["result"]
+    had = [p["path"] for p in old.get("problems", [])]
+    kept = [p["path"] for p in new.get("problems", [])]
+    # The problems as `fewer_problems` allows them: none new, the status theirs.
+    named_before = all(path in had for path in kept) or old.get("problems_omitted", 0) > 0
+    status = new["status"] == ("degraded" if kept or new.get("problems_omitted", 0) else "ok")
+    # Every broken note of the vault was a problem of the earlier answer (whatever was asked).
+    broken = set(had) | set(kept)
+    bound = len(had) + old.get("problems_omitted", 0)
+
+    def named(answer: Json) -> list[str]:
+        return [r["path"] for r in (*answer.get("records", []), *answer.get("omitted_best", []))]
+
+    named_old, named_new = named(old), named(new)
+    # A record it did not name before is a broken note; a name more in omitted_best may be any
+    # match, as `more_named` allows (at most five names).
+    only_new = [r["path"] for r in new.get("records", []) if r["path"] not in named_old]
+    few_names = len(new.get("omitted_best", [])) <= 5
+    both = set(named_old) & set(named_new)
+    same_order = [p for p in named_old if p in both] == [p for p in named_new if p in both]
+    total_old = len(old.get("records", [])) + old.get("omitted", 0)
+    total_new = len(new.get("records", [])) + new.get("omitted", 0)
+    grown = 0 <= total_new - total_old <= bound
+    counted = 0 <= new.get("current_records", 0) - old.get("current_records", 0) <= bound
+    shown = all(path in broken for path in only_new) and few_names and same_order and grown and counted
+    return bound > 0 and named_before and status and shown
+
+
 def paged_from(page: Json, full: Json, offset: int) -> bool:
     """Whether a get_backlinks page is the slice of the whole listing it says it is."""
     if "result" not in page or "result" not in full or full["result"]["omitted"]:
@@ -250,6 +293,8 @@ def allowed(
         return "weak_mark and more_named", diffs
     if _fewer_problems(tool, args, diffs, before, after):
         return "fewer_problems", diffs
+    if _broken_shown(tool, args, diffs, before, after):
+        return "broken_shown", diffs
     return None, diffs
 
 

@@ -84,6 +84,8 @@ def every_note(
             continue
         if trouble is not None and (trouble is not parsed or trouble.mentions_subject or trouble.mentions_state):
             continue  # a record whose fields are wrong, or a block that may make one
+        if trouble is not None and "\x00" in note.body:
+            continue  # no text: UTF-16 read as UTF-8
         record = as_record(note, rules)
         yield record if isinstance(record, MemoryRecord) else ruled_record(note, (), None)
 

@@ -319,11 +319,12 @@ def shown_anyway(trouble: InvalidNote) -> Note | None:
     obsidian-hub whose `aliases: - @name` YAML refuses is the page asked for by that name.
     Not one whose block names a `subject`, `status` or `kind` (it may be another subject's
     record, archived, or an event: only its problem is told), nor a template, nor one that
-    could not be read."""
+    could not be read — nor one whose text holds a NUL: a UTF-16 note read as UTF-8 is no text
+    to return."""
     shown = trouble.readable
     if shown is None or shown.template or trouble.mentions_subject or trouble.mentions_state:
         return None
-    return shown
+    return None if "\x00" in shown.body else shown
 
 
 def _asked(fresh: Ordering) -> Callable[[str], bool] | None:

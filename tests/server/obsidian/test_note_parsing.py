@@ -202,6 +202,11 @@ def test_an_invalid_note_still_tells_which_subject_it_is_about(text: str, subjec
     assert note.subjects == subjects
 
 
+def test_an_invalid_note_with_lone_cr_line_endings_still_tells_its_subject() -> None:
+    note = invalid("---\rsubject: ops\raliases:\r- @x\r---\rbody\r")
+    assert note.mentions_subject and note.subjects == ("ops",)
+
+
 def test_an_invalid_note_without_subject_is_not_about_any_subject() -> None:
     note = invalid("---\ntitle: a\ntitle: b\n---\nsubject: in the body\n")
     assert not note.mentions_subject
@@ -215,6 +220,7 @@ def test_an_invalid_note_without_subject_is_not_about_any_subject() -> None:
         ("---\n{tags: [a], status: archived, x: @}\n---\nbody\n", True),
         ("---\naliases:\n- @x\n---\nstatus: done, in the body\n", False),  # after the block
         ("---\nstatuses: a\nk: [\n---\nbody\n", False),
+        ("---\rstatus: archived\raliases:\r- @x\r---\rbody\r", True),  # a lone CR ends a line (old Mac)
     ],
 )
 def test_an_invalid_note_tells_whether_its_block_names_a_status_or_kind(text: str, state: bool) -> None:

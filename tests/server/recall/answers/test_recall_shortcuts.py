@@ -45,6 +45,11 @@ RULED: dict[str, str | bytes] = {
     "Tagged plan.md": "---\ntags: [plan]\n---\nthe plan, tagged\r\n",
     "Unwritten plan.md": "the plan, with no properties\r\n",
     "Accented plan.md": "the plan — déjà vu\n",
+    # Properties YAML cannot read: ranked across the whole vault as Obsidian shows it, unless
+    # its block may make it a record (recall_records.shown_anyway).
+    "Broken plan.md": "---\naliases:\n- @plan\n---\nthe plan, its properties broken\n",
+    "Broken archived plan.md": "---\nstatus: archived\naliases: [@plan\n---\nthe plan, archived and broken\n",
+    "Broken old plan.md": b"---\rkind: event\raliases:\r- @plan\r---\rthe plan, an old Mac's\r",
 }
 
 

@@ -94,3 +94,12 @@ def test_a_broken_block_that_may_make_a_record_keeps_the_note_out(tmp_path: Path
     result = whole(vault, "launch plan")
     assert [r["path"] for r in result["records"]] == ["Fine.md"]
     assert sorted(named(result)) == sorted(blocks)
+
+
+def test_a_note_that_is_no_utf8_text_is_only_named(tmp_path: Path) -> None:
+    # UTF-16 read as UTF-8 is NULs and noise: nothing to rank or return, only a problem.
+    vault = write_vault(
+        tmp_path / "v", {"Wide.md": "---\naliases: [a]\n---\nthe launch plan\n".encode("utf-16"), "A.md": "launch\n"}
+    )
+    result = whole(vault, None)
+    assert [r["path"] for r in result["records"]] == ["A.md"] and named(result) == ["Wide.md"]
