@@ -28,9 +28,9 @@ is declared here, each difference checked as narrowly as the change that explain
 - `broken_shown`: a recall without a subject (across the whole vault) ranks, beside its
   problem, a note whose properties cannot be read (recall_records.shown_anyway), its problems
   as `fewer_problems` allows them (none new, the status theirs): every record it returns that
-  it did not name before is a broken note either answer names, `omitted_best` names at most
-  five (`more_named`); the notes named in both keep their order; and its matches (returned and
-  counted) and
+  it did not name before is a broken note either answer names (any match, when fewer problems
+  left more of the budget), `omitted_best` names at most five (`more_named`); the notes named
+  in both keep their order; and its matches (returned and counted) and
   `current_records` grow by at most the broken notes the earlier answer counted (all of the
   vault's, whatever was asked).
 
@@ -209,7 +209,10 @@ def _broken_shown(
     total_new = len(new.get("records", [])) + new.get("omitted", 0)
     grown = 0 <= total_new - total_old <= bound
     counted = 0 <= new.get("current_records", 0) - old.get("current_records", 0) <= bound
-    shown = all(path in broken for path in only_new) and few_names and same_order and grown and counted
+    # Fewer problems leave more of the budget: any match may then be returned where it was counted.
+    fewer = len(kept) + new.get("problems_omitted", 0) < len(had) + old.get("problems_omitted", 0)
+    new_ones = fewer or all(path in broken for path in only_new)
+    shown = new_ones and few_names and same_order and grown and counted
     return bound > 0 and named_before and status and shown
 
 
