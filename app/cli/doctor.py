@@ -89,7 +89,8 @@ def _vault() -> Check:
         return Check(
             "vault",
             False,
-            report.summary() + ": no record can be read — the broken notes name a subject or a rule takes them",
+            report.summary() + ": no record can be read — broken notes name a subject or a rule may take them, "
+            "or a folder cannot be read",
             "fix the notes `vault-recall health` names (its reasons say how)",
         )
     return Check("vault", True, report.summary() + broken)

@@ -41,8 +41,8 @@ class HealthReport:
     symlinks: tuple[str, ...] = ()
     ambiguous_names: tuple[dict[str, Any], ...] = ()
     unreadable_folders: tuple[str, ...] = field(default=())
-    # Broken notes that may be records: they name a subject, could not be read, or a folder
-    # rule takes them.  With none, a vault of no records has no records yet (`no_records_yet`).
+    # Broken notes that may be records: they name a subject, could not be read (a folder
+    # too), or a rule may take them.  With none, a vault of no records has no records yet (`no_records_yet`).
     broken_records: int = 0
 
     @property
@@ -149,7 +149,11 @@ def check_health(
     for note, trouble in each_note(vault, listing, rules):
         if trouble is not None:
             found_problems.append({"path": trouble.path, "reason": trouble.reason})
-            if trouble.mentions_subject or trouble.unread or rules.by_path(trouble.path):
+            # As recall tells which broken notes may be a rule's (finding/view.py): by path,
+            # or by a tag or value its bytes may hold.
+            shown = trouble.readable
+            ruled = rules.may_take(trouble.path, shown.data) if shown is not None else bool(rules.rules)
+            if trouble.mentions_subject or trouble.unread or ruled:
                 broken_records += 1
         if note is None:
             continue

@@ -141,9 +141,16 @@ def test_a_vault_whose_only_record_is_broken_is_told_to_fix_it_not_to_add_a_subj
     save_config(Config(vaults=(VaultEntry("Notes", str(vault)),), active_vault="Notes"))
     (check,) = [c for c in run_checks() if c.what == "vault"]
     assert not check.ok and check.detail.endswith(
-        "0 records, 1 problem: no record can be read — the broken notes name a subject or a rule takes them"
+        "0 records, 1 problem: no record can be read — broken notes name a subject or a rule may take them, "
+        "or a folder cannot be read"
     ), check.detail
     assert "subject suggest" not in check.fix and "vault-recall health" in check.fix
+    # A tag rule whose one note is broken: that note is what to fix, too.
+    (vault / "Plan.md").unlink()
+    (vault / "Dune.md").write_text("---\ntags: [book\n---\n#book Dune\n", encoding="utf-8")
+    assert main(["subject", "add", "books", "--tag", "book"]) == 0
+    (check,) = [c for c in run_checks() if c.what == "vault"]
+    assert not check.ok and "no record can be read" in check.detail, check.detail
 
 
 def test_no_folder_dialog_is_a_note_not_a_thing_to_fix(
