@@ -30,7 +30,10 @@ is declared here, each difference checked as narrowly as the change that explain
   as `fewer_problems` allows them (none new, the status theirs): every record it returns that
   it did not name before is a broken note either answer names (any match, when fewer problems
   left more of the budget), `omitted_best` names at most five (`more_named`); the notes named
-  in both keep their order; and its matches (returned and counted) and
+  in both keep their order, each record and problem both hold is held alike, field by field
+  (a first record given without its text may come whole in the budget fewer problems left); a
+  record it no longer returns is named in `omitted_best`, or gave way to a broken note or to
+  that first record now whole; and its matches (returned and counted) and
   `current_records` grow by at most the broken notes the earlier answer counted (all of the
   vault's, whatever was asked).
 
@@ -212,7 +215,28 @@ def _broken_shown(
     # Fewer problems leave more of the budget: any match may then be returned where it was counted.
     fewer = len(kept) + new.get("problems_omitted", 0) < len(had) + old.get("problems_omitted", 0)
     new_ones = fewer or all(path in broken for path in only_new)
-    shown = new_ones and few_names and same_order and grown and counted
+    # What both answers hold is held alike: a record or a problem of the same note, field by
+    # field — but a record given without its text (the first, when it did not fit) may now
+    # come whole in the budget fewer problems left.
+    records_old = {r["path"]: r for r in old.get("records", [])}
+    problems_old = {p["path"]: p for p in old.get("problems", [])}
+
+    def same_record(was: Json, now: Json) -> bool:
+        if "text" not in was and fewer:
+            now = {k: v for k, v in now.items() if k not in ("text", "hint", "bytes")}
+            was = {k: v for k, v in was.items() if k not in ("hint", "bytes")}
+        return bool(was == now)
+
+    alike = all(same_record(records_old.get(r["path"], r), r) for r in new.get("records", [])) and all(
+        problems_old.get(p["path"], p) == p for p in new.get("problems", [])
+    )
+    # A record returned before and no longer is named among what did not fit, or gave way to a
+    # broken note returned now, or to the first record now whole.
+    returned_new = {r["path"] for r in new.get("records", [])}
+    whole_now = any("text" not in was and path in returned_new for path, was in records_old.items())
+    gave_way = any(path in broken for path in only_new) or (fewer and whole_now)
+    kept_records = all(p in returned_new or p in named_new or gave_way for p in records_old)
+    shown = new_ones and few_names and same_order and grown and counted and alike and kept_records
     return bound > 0 and named_before and status and shown
 
 

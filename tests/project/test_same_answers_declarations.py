@@ -1,0 +1,49 @@
+"""The declared differences of the same-answers test (tests/support/same_answers.py) explain
+what they declare, and refuse what would be a regression in their place: a declaration loose
+enough to pass anything would make that end-to-end test unable to fail."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from tests.support.same_answers import allowed
+
+
+def record(path: str) -> dict[str, Any]:
+    return {"path": path, "title": path[:-3], "text": f"{path} text", "matched": {"plan": ["body"]}, "coverage": 1.0}
+
+
+BEFORE: dict[str, Any] = {
+    "result": {
+        "status": "degraded",
+        "records": [record("A.md"), record("B.md")],
+        "omitted": 5,
+        "omitted_best": [{"path": "C.md"}],
+        "problems": [{"path": "Broken.md", "reason": "Broken.md, line 2: not YAML"}, {"path": "Bad.md", "reason": "x"}],
+        "weak_match": False,
+    }
+}
+ASKED = {"query": "launch plan"}
+
+
+def after(**change: Any) -> dict[str, Any]:
+    answer = copy.deepcopy(BEFORE)
+    answer["result"].update(change)
+    return answer
+
+
+def test_a_broken_note_now_ranked_is_the_declared_change() -> None:
+    shown = after(records=[record("Broken.md"), record("A.md")], omitted=6, omitted_best=[{"path": "B.md"}])
+    assert allowed("recall_context", ASKED, BEFORE, shown, frozenset())[0] == "broken_shown"
+
+
+def test_a_regression_beside_it_is_refused() -> None:
+    emptied = after(records=[record("Broken.md"), {**record("A.md"), "text": ""}], omitted=6)
+    swapped = after(records=[record("Other.md"), record("B.md")], omitted=6)  # A gone, no broken note returned
+    reason = after(problems=[{"path": "Broken.md", "reason": "???"}, {"path": "Bad.md", "reason": "x"}])
+    grown = after(records=[record("Broken.md"), record("A.md")], omitted=60)
+    subject = {**ASKED, "subject": "ops"}
+    shown = after(records=[record("Broken.md"), record("A.md")], omitted=6, omitted_best=[{"path": "B.md"}])
+    for regression, asked in ((emptied, ASKED), (swapped, ASKED), (reason, ASKED), (grown, ASKED), (shown, subject)):
+        assert allowed("recall_context", asked, BEFORE, regression, frozenset())[0] is None, regression
