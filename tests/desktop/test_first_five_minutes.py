@@ -41,7 +41,7 @@ from tests.support.model_standin import MARKER, Script, model_standin
 from tests.support.parts import need
 from tests.support.real_clients import Run, claude_code_env, run_client, tool_result_json
 from tests.support.sni_host import Panel
-from tests.support.tray_clicks import MENU_AREA, find_icon, icon_shown, keys_to, menu_drawn
+from tests.support.tray_clicks import MENU_AREA, find_icon, icon_shown, keys_to, menu_drawn, watcher_running
 from tests.support.vaults import snapshot, write_vault
 from vault_recall.app.desktop.icon import COLOURS
 from vault_recall.app.state.activity_view import recent_events
@@ -200,6 +200,8 @@ async def test_a_new_user_reaches_a_client_recalling_their_note_in_three_clicks_
     person = Person(desktop, dump)
     desktop.start(list(GTK_SNI_TRAY.command), "panel")
     async with asyncio.timeout(900):
+        # Spoken to on its bus while it started, the panel has died (under load, in CI).
+        await until(lambda: watcher_running(desktop.env), "the panel's StatusNotifierWatcher")
         host = Panel(desktop.bus_address, await _bus(desktop.bus_address))
         try:
             await host.offer_services()  # notifications only: the panel is the real one

@@ -28,7 +28,7 @@ import pytest
 from tests.support.e2e import call, copy_sample_vault, serving, vault_recall_command
 from tests.support.headless import TRAYER, opener_recorder
 from tests.support.parts import need, need_linux
-from tests.support.tray_clicks import MENU_AREA, find_icon, icon_shown, keys_to, menu_drawn
+from tests.support.tray_clicks import MENU_AREA, find_icon, icon_shown, keys_to, menu_drawn, watcher_running
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, load_config
@@ -126,7 +126,7 @@ def desktop(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desktop]
         if panel == "sni":
             # The panel also runs the StatusNotifierWatcher; the tray must find it up.
             session.start([SNI_HOST, "--top", "--end", "--size", "32", "--watcher"])
-            wait_until(lambda: watcher_running(session), "the StatusNotifierWatcher")
+            wait_until(lambda: watcher_running(session.env), "the StatusNotifierWatcher")
         else:
             session.start(list(TRAYER.command))
         yield session
@@ -134,26 +134,6 @@ def desktop(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desktop]
         session.stop()
         if "DBUS_SESSION_BUS_ADDRESS" in session.env:
             os.kill(dbus_pid, signal.SIGTERM)
-
-
-def watcher_running(session: Desktop) -> bool:
-    done = subprocess.run(
-        [
-            "dbus-send",
-            "--session",
-            "--print-reply",
-            "--dest=org.freedesktop.DBus",
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus.NameHasOwner",
-            "string:org.kde.StatusNotifierWatcher",
-        ],
-        env=session.env,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
-    return "boolean true" in done.stdout
 
 
 def choose(desktop: Desktop, dump: Path, *labels: str) -> None:

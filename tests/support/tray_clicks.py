@@ -1,15 +1,34 @@
-"""Clicking through the tray's GTK menu as a person does, with xdotool on Xvfb: where the icon
-is on a screenshot, whether a menu is drawn, and the keys that walk the menu to an item."""
+"""Clicking through the tray's GTK menu as a person does, with xdotool on Xvfb: whether the
+panel's StatusNotifierWatcher is up, where the icon is on a screenshot, whether a menu is
+drawn, and the keys that walk the menu to an item."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import subprocess
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 # The strip below the panel's right end, where the tray's menu opens, on the tests' screens
 # (1024 pixels wide): `import -crop` takes it.
 MENU_AREA = "300x60+724+40"
+
+
+def watcher_running(env: Mapping[str, str]) -> bool:
+    """Whether the session bus of `env` has the StatusNotifierWatcher the panel runs: a panel
+    still starting must not be spoken to on its bus (gtk-sni-tray-standalone has died of a
+    method call answered while it started)."""
+    asked = (
+        "dbus-send",
+        "--session",
+        "--print-reply",
+        "--dest=org.freedesktop.DBus",
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus.NameHasOwner",
+        "string:org.kde.StatusNotifierWatcher",
+    )
+    done = subprocess.run(asked, env=dict(env), capture_output=True, text=True, timeout=30, check=False)
+    return "boolean true" in done.stdout
 
 
 def icon_at(screenshot: Path, colours: Iterable[tuple[int, int, int]]) -> tuple[int, int] | None:
