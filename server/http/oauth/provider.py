@@ -43,7 +43,7 @@ from starlette.requests import Request
 
 from vault_recall.server.errors import ApprovalError, FormRefused, GrantGone
 from vault_recall.server.http.address import is_loopback
-from vault_recall.server.http.oauth.forms import described, read_form
+from vault_recall.server.http.oauth.forms import read_form
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
@@ -167,7 +167,7 @@ class RecallOAuthProvider:
         for uri in client_info.redirect_uris or []:
             problem = check_redirect_uri(str(uri))
             if problem is not None:
-                raise RegistrationError("invalid_redirect_uri", described(problem))
+                raise RegistrationError("invalid_redirect_uri", problem)
         info = client_info.model_dump(mode="json", exclude={"client_secret"}, exclude_none=True)
         store = partial(
             oauth_approvals.register_app,
@@ -183,7 +183,7 @@ class RecallOAuthProvider:
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         why = other_resource(params.resource, self.address.resource)
         if why is not None:
-            raise AuthorizeError("invalid_target", described(why))
+            raise AuthorizeError("invalid_target", why)
         app = await self.get_app(client.client_id)
         if app is None:
             raise AuthorizeError("unauthorized_client", "this app is not registered here")
@@ -201,7 +201,7 @@ class RecallOAuthProvider:
         try:
             handle, request = await _run(opening, self.limiter)
         except ApprovalError as exc:
-            raise AuthorizeError("temporarily_unavailable", described(str(exc))) from None
+            raise AuthorizeError("temporarily_unavailable", str(exc)) from None
         events.info(
             "%r asks to recall your notes (code %s): vault-recall client approve %s [--as ID], or deny it",
             request.name,
@@ -238,7 +238,7 @@ class RecallOAuthProvider:
             issued = await _run(exchange, self.limiter)
         except GrantGone as exc:
             events.info("refused an authorization code of %r: %s", client.client_name, exc)
-            raise TokenError("invalid_grant", described(str(exc))) from None
+            raise TokenError("invalid_grant", str(exc)) from None
         return _token(issued)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
@@ -263,7 +263,7 @@ class RecallOAuthProvider:
             issued = await _run(exchange, self.limiter)
         except GrantGone as exc:
             events.info("refused a refresh token of %r: %s", client.client_name, exc)
-            raise TokenError("invalid_grant", described(str(exc))) from None
+            raise TokenError("invalid_grant", str(exc)) from None
         return _token(issued)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
