@@ -16,9 +16,11 @@ from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.answers.recall_records import BUDGET_RANGE
 from vault_recall.server.recall.finding.scan import each_note
+from vault_recall.server.recall.finding.view import could_be_about
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.results import Status
+from vault_recall.server.recall.scope import Exposure
 from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
 from vault_recall.server.vault.listing import list_notes, vault_name
 from vault_recall.server.vault.paths import display
@@ -145,15 +147,14 @@ def check_health(
     names: dict[str, list[str]] = {}
     found_problems: list[dict[str, str]] = []
     records = broken_records = 0
+    everything = Exposure(mode="vault", rules=rules)
     # Note by note, keeping no text: the tray asks for this every minute, on vaults of any size.
     for note, trouble in each_note(vault, listing, rules):
         if trouble is not None:
             found_problems.append({"path": trouble.path, "reason": trouble.reason})
-            # As recall tells which broken notes may be a rule's (finding/view.py): by path,
-            # or by a tag or value its bytes may hold.
-            shown = trouble.readable
-            ruled = rules.may_take(trouble.path, shown.data) if shown is not None else bool(rules.rules)
-            if trouble.mentions_subject or trouble.unread or ruled:
+            # Whether it may be a record of some subject, as recall tells it for a client that
+            # may see everything: it names a subject, a rule may take it, or it was not read.
+            if could_be_about(trouble, None, everything):
                 broken_records += 1
         if note is None:
             continue
