@@ -302,10 +302,10 @@ def _every_note(
         # As scan.as_seen tells a note's problem, without making its record twice.
         if isinstance(parsed, InvalidNote):
             tell(parsed)
-            if (shown := shown_anyway(parsed)) is not None:
-                record = as_record(shown, rules)
-                yield record if isinstance(record, MemoryRecord) else ruled_record(shown, (), None)
-            continue
+            shown = shown_anyway(parsed)
+            if shown is None:
+                continue
+            parsed = shown  # no properties: a record only as the rules make it, never a problem again
         record = as_record(parsed, rules)
         if isinstance(record, InvalidNote):
             tell(record)
