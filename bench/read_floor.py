@@ -23,16 +23,15 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 
-from bench.rule_recall import asked
+from bench.rule_recall import WayResult, asked, medians, table
 from bench.tools import generate_bytes, machine, prepared, ripgrep
 from tests.support.synthetic_vault import GENERATOR_VERSION
 from vault_recall.server.recall.answers.recall_records import recall_context
@@ -47,15 +46,6 @@ WAYS = (
     "list, read every note (2 processes)",
     "whole-vault recall_context",
 )
-
-
-@dataclass
-class FloorResult:
-    way: str
-    notes: int
-    p50_ms: float
-    rg_p50_ms: float | None
-    ratio: float | None
 
 
 def read_every(root: str, paths: Sequence[str], word: str) -> tuple[int, int]:
@@ -91,7 +81,7 @@ def timed(action: Callable[[], object]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def measure(vault: Path, notes: int, words: list[str]) -> list[FloorResult]:
+def measure(vault: Path, notes: int, words: list[str]) -> list[WayResult]:
     root = str(vault)
     scope = Scope(client="bench-floor", vault=vault, exposure=Exposure(mode="vault"))
     listed = list_notes(vault).paths
@@ -121,22 +111,7 @@ def measure(vault: Path, notes: int, words: list[str]) -> list[FloorResult]:
             sample = ripgrep(vault, word)
             if sample is not None:
                 baseline.append(sample)
-    rg = statistics.median(baseline) if baseline else None
-    results = []
-    for way, samples in times.items():
-        p50 = statistics.median(samples)
-        ratio = round(p50 / rg, 2) if rg else None
-        results.append(FloorResult(way, notes, round(p50, 1), round(rg, 1) if rg else None, ratio))
-    return results
-
-
-def table(results: list[FloorResult]) -> str:
-    lines = [f"{'notes':>7}  {'way':<38} {'p50 ms':>8} {'rg ms':>8} {'× rg':>6}"]
-    for r in results:
-        rg = f"{r.rg_p50_ms:8.1f}" if r.rg_p50_ms is not None else f"{'–':>8}"
-        ratio = f"{r.ratio:6.2f}" if r.ratio is not None else f"{'–':>6}"
-        lines.append(f"{r.notes:>7}  {r.way:<38} {r.p50_ms:8.1f} {rg} {ratio}")
-    return "\n".join(lines)
+    return medians(times, baseline, notes)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,11 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("rg") is None:
         print("ripgrep (rg) is not installed: the ratios are left out")
     args.workdir.mkdir(parents=True, exist_ok=True)
-    results: list[FloorResult] = []
+    results: list[WayResult] = []
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
         vault, _ = prepared(args.workdir, f"vault-{size}", f"v{GENERATOR_VERSION}", partial(generate_bytes, size))
         results += measure(vault, size, asked(args.words, size, args.rounds))
-    print(table(results))
+    print(table(results, "way", 38))
     out = args.json or args.workdir / "read-floor.json"
     out.write_text(json.dumps({"machine": machine(), "results": [asdict(r) for r in results]}, indent=2), "utf-8")
     print(f"written: {out}")

@@ -114,6 +114,11 @@ async def measure(vault: Path, notes: int, rounds: int, kind: str = "vocabulary"
                 sample = ripgrep(vault, word)
                 if sample is not None:
                     baseline.append(sample)
+    return medians(times, baseline, notes)
+
+
+def medians(times: dict[str, list[float]], baseline: list[float], notes: int) -> list[WayResult]:
+    """Each way's median time, and its ratio to ripgrep's median (`baseline`; none: no ratio)."""
     rg = statistics.median(baseline) if baseline else None
     results = []
     for way, samples in times.items():
@@ -124,12 +129,12 @@ async def measure(vault: Path, notes: int, rounds: int, kind: str = "vocabulary"
     return results
 
 
-def table(results: list[WayResult]) -> str:
-    lines = [f"{'notes':>7}  {'recall_context':<26} {'p50 ms':>8} {'rg ms':>8} {'× rg':>6}"]
+def table(results: list[WayResult], heading: str = "recall_context", width: int = 26) -> str:
+    lines = [f"{'notes':>7}  {heading:<{width}} {'p50 ms':>8} {'rg ms':>8} {'× rg':>6}"]
     for r in results:
         rg = f"{r.rg_p50_ms:8.1f}" if r.rg_p50_ms is not None else f"{'–':>8}"
         ratio = f"{r.ratio:6.2f}" if r.ratio is not None else f"{'–':>6}"
-        lines.append(f"{r.notes:>7}  {r.way:<26} {r.p50_ms:8.1f} {rg} {ratio}")
+        lines.append(f"{r.notes:>7}  {r.way:<{width}} {r.p50_ms:8.1f} {rg} {ratio}")
     return "\n".join(lines)
 
 
