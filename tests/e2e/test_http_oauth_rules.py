@@ -18,6 +18,7 @@ import pytest
 from tests.support.e2e import use_sample_vault
 from tests.support.http_e2e import Endpoint, running_endpoint
 from tests.support.oauth_browser import (
+    DESCRIBABLE,
     REDIRECT,
     approve,
     approved_code,
@@ -213,10 +214,6 @@ def test_listing_grants_makes_nothing_and_the_state_folder_oauth_makes_is_privat
     assert _mode(folder) == 0o700 and _mode(folder / oauth_store.STORE_FILE) == 0o600
 
 
-# RFC 6749's error_description: %x20-21 / %x23-5B / %x5D-7E.
-_DESCRIBABLE = {chr(c) for c in (0x20, 0x21, *range(0x23, 0x5C), *range(0x5D, 0x7F))}
-
-
 def test_the_sdks_own_error_descriptions_keep_to_oauths_characters_too(tmp_path: Path) -> None:
     # The SDK's handlers quote what the app sent and join pydantic's messages with line breaks.
     use_sample_vault(tmp_path)
@@ -237,5 +234,5 @@ def test_the_sdks_own_error_descriptions_keep_to_oauths_characters_too(tmp_path:
         assert bare.status_code in (400, 401), bare.text
         told.append(bare.json()["error_description"])
         for sentence in told:
-            assert sentence and set(sentence) <= _DESCRIBABLE, repr(sentence)
+            assert sentence and set(sentence) <= DESCRIBABLE, repr(sentence)
         assert told[0] == "Client ID 'n?'body' not found", told[0]  # the app's text, written within them

@@ -21,6 +21,8 @@ from tests.support.e2e import vault_recall_command
 
 REDIRECT = "http://127.0.0.1:9/callback"  # nothing listens there: the browser's last hop is read, not followed
 APPROVAL_CODE = re.compile(r"vault-recall client approve ([A-Z2-9]{4}-[A-Z2-9]{4})")
+# What RFC 6749 allows in an error_description: %x20-21 / %x23-5B / %x5D-7E (no '"', no '\\').
+DESCRIBABLE = frozenset(chr(c) for c in (0x20, 0x21, *range(0x23, 0x5C), *range(0x5D, 0x7F)))
 
 
 @dataclass(frozen=True)

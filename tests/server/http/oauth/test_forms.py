@@ -10,6 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from starlette.responses import JSONResponse, RedirectResponse
 
+from tests.support.oauth_browser import DESCRIBABLE
 from vault_recall.server.http.oauth.forms import described, described_answer, metadata_refusal, with_issuer
 
 
@@ -34,14 +35,10 @@ def test_a_bad_url_that_is_not_text_is_named_so_and_further_problems_counted() -
     assert sentence.endswith("got a value that is not text (and 2 more problems)")
 
 
-# RFC 6749's error_description: %x20-21 / %x23-5B / %x5D-7E.
-ALLOWED = {chr(c) for c in (0x20, 0x21, *range(0x23, 0x5C), *range(0x5D, 0x7F))}
-
-
 def test_a_description_keeps_to_the_characters_oauth_allows() -> None:
     shortened = metadata_refusal([url_error("https://é.example/" + "\\x" * 300 + '"')])
     told = described(shortened)
-    assert set(told) <= ALLOWED, told
+    assert set(told) <= DESCRIBABLE, told
     assert told.endswith("...") and told.startswith("redirect_uris[0] must be an absolute URL")
     assert described('got "a\tb" — 1–64 ’x’') == "got 'a?b' - 1-64 'x'"
 
