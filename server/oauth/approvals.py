@@ -7,10 +7,13 @@ handed one authorization code.  Kept in the OAuth store (server/oauth/store.py).
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
 import secrets
+import sqlite3
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -76,13 +79,12 @@ class Request:
     created: float
     status: RequestStatus
     grant_id: str | None
+    # The client id it is approved as unless the person says otherwise (`free_client_id`), as
+    # the store was when the request was read.
+    suggested_client: str = ""
 
     def expired(self, now: float) -> bool:
         return self.status == "pending" and now > self.created + REQUEST_SECONDS
-
-    @property
-    def suggested_client(self) -> str:
-        return suggested_client_id(self.name)
 
 
 def new_approval_code() -> str:
@@ -98,15 +100,66 @@ def normal_approval_code(text: str) -> str | None:
     return f"{compact[:4]}-{compact[4:]}"
 
 
+UNNAMED = "an unnamed app"  # the name shown for an app that registered without one
+# What a client id made of a name ends with when part of the name had no ASCII form.
+_SUFFIX_LENGTH = 6
+
+
 def suggested_client_id(name: str) -> str:
-    """The client id an app is approved as unless the person says otherwise: the catalogue's id
-    of a known client ('Claude Code (vault-recall)' → 'claude-code', server/oauth/known_apps.py), else
-    its name as a slug ('Desk app' → 'desk-app'), or 'oauth-app' when nothing usable is left."""
+    """The client id an app of this name is offered before any other app is considered: the
+    catalogue's id of a known client ('Claude Code (vault-recall)' → 'claude-code',
+    server/oauth/known_apps.py), else its name as a slug ('Desk app' → 'desk-app', 'Café' →
+    'cafe').  What of the name has no ASCII form (Arabic, Chinese, an emoji) adds a short suffix
+    made of the whole name, so that two such names never make one id ('界界界' →
+    'oauth-app-…', 'Notes 界' → 'notes-…')."""
     known = known_client(name)
     if known is not None:
         return known
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:64].strip("-")
-    return slug if slug and CLIENT_ID_PATTERN.fullmatch(slug) else "oauth-app"
+    ascii_form = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
+    lost = any(unicodedata.category(c)[0] in "LNS" for c in unicodedata.normalize("NFKD", name) if not c.isascii())
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_form).strip("-")
+    suffix = hashlib.sha256(_identity(name).encode("utf-8", "surrogatepass")).hexdigest()[:_SUFFIX_LENGTH]
+    if not slug:
+        return f"oauth-app-{suffix}"
+    slug = slug[: 64 - (_SUFFIX_LENGTH + 1 if lost else 0)].strip("-")
+    return f"{slug}-{suffix}" if lost else slug
+
+
+def _identity(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).strip().casefold()
+
+
+def same_app(one: str, other: str) -> bool:
+    """Whether two registrations' names are one app: one known client's, or the same name (an
+    app that connects again registers again).  An unnamed app is nobody in particular."""
+    known = known_client(one)
+    if known is not None:
+        return known == known_client(other)
+    return _identity(one) == _identity(other) and _identity(one) not in ("", UNNAMED)
+
+
+def other_apps_of(client: str, name: str) -> list[str]:
+    """The names of other apps whose grants (live or revoked) are for `client`: an approval with
+    `--as` may join them, and is told so."""
+    with connect(write=False) as db:
+        rows = db.execute("SELECT DISTINCT app_name FROM grants WHERE client = ? ORDER BY created", (client,))
+        return [row[0] for row in rows if not same_app(name, row[0])]
+
+
+def free_client_id(db: sqlite3.Connection, name: str) -> str:
+    """`suggested_client_id(name)`, or the first of it with '-2', '-3' … that no other app's
+    grant holds (live or revoked: a client id's exposure, activity and changed-since memory
+    outlive a grant).  Two unrelated apps are never offered one id; an app connecting again is
+    offered its own."""
+    base = suggested_client_id(name)
+    number = 1
+    while True:  # ends: past as many tries as there are grants, one id is held by none
+        tail = "" if number == 1 else f"-{number}"
+        candidate = base[: 64 - len(tail)].rstrip("-") + tail
+        holders = [row[0] for row in db.execute("SELECT DISTINCT app_name FROM grants WHERE client = ?", (candidate,))]
+        if all(same_app(name, holder) for holder in holders):
+            return candidate
+        number += 1
 
 
 # Apps (dynamic client registration).
@@ -217,7 +270,8 @@ _REQUEST_COLUMNS = (
 )
 
 
-def _request(row: tuple[object, ...]) -> Request:
+def _request(row: tuple[object, ...], db: sqlite3.Connection | None = None) -> Request:
+    """A request as its row holds it; with `db`, the client id it would be approved as too."""
     (
         code,
         client_id,
@@ -247,6 +301,7 @@ def _request(row: tuple[object, ...]) -> Request:
         created=float(str(created)),
         status=request_status(status),
         grant_id=None if grant is None else str(grant),
+        suggested_client=free_client_id(db, str(name)) if db is not None else "",
     )
 
 
@@ -260,32 +315,33 @@ def pending_requests(*, now: float | None = None) -> list[Request]:
             "AND client_id IN (SELECT client_id FROM apps) ORDER BY created",
             (now - REQUEST_SECONDS,),
         ).fetchall()
-    return [_request(row) for row in rows]
+        return [_request(row, db) for row in rows]
 
 
 def approve(approval_code: str, client: str | None = None, *, now: float | None = None) -> tuple[Request, Grant]:
-    """The person approves a waiting request: a grant for `client` (default: the app's name as an
-    id).  Raises ApprovalError with the reason when the code names no waiting request."""
+    """The person approves a waiting request: a grant for `client`, or without one for the id
+    `free_client_id` gives the app as the store is now (never one holding another app's grant;
+    `client` may: the person chose it).  Raises ApprovalError with the reason when the code
+    names no waiting request."""
     now = time.time() if now is None else now
     request = _answerable(approval_code, now)
-    client = client or request.suggested_client
-    if not CLIENT_ID_PATTERN.fullmatch(client):
+    if client is not None and not CLIENT_ID_PATTERN.fullmatch(client):
         raise ApprovalError(f"{client!r} cannot be a client id (1–64 of a-z, 0-9, '.', '_', '-')")
-    grant = Grant(
-        id=secrets.token_hex(4),
-        client=client,
-        app_client_id=request.client_id,
-        app_name=request.name,
-        created=now,
-        last_used=None,
-        revoked=None,
-    )
     with connect() as db:
         if db.execute("SELECT 1 FROM apps WHERE client_id = ?", (request.client_id,)).fetchone() is None:
             raise ApprovalError(
                 f"{request.name!r} ({request.approval_code}) is no longer registered here, so a grant would serve "
                 "nobody; the app has to connect again"
             )
+        grant = Grant(
+            id=secrets.token_hex(4),
+            client=client or free_client_id(db, request.name),
+            app_client_id=request.client_id,
+            app_name=request.name,
+            created=now,
+            last_used=None,
+            revoked=None,
+        )
         updated = db.execute(
             "UPDATE requests SET status = 'approved', grant_id = ? WHERE approval_code = ? AND status = 'pending'",
             (grant.id, request.approval_code),
@@ -317,9 +373,9 @@ def _answerable(approval_code: str, now: float) -> Request:
         raise ApprovalError(f"{approval_code[:40]!r} is not an approval code (8 letters and digits, like ABCD-EFGH)")
     with connect(write=False) as db:
         row = db.execute(f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE approval_code = ?", (code,)).fetchone()
-    if row is None:
+        request = None if row is None else _request(row, db)
+    if request is None:
         raise ApprovalError(f"no authorization is waiting with the code {code} (vault-recall client grants lists them)")
-    request = _request(row)
     if request.expired(now):
         raise ApprovalError(f"the request {code} of {request.name!r} expired; the app has to ask again")
     if request.status != "pending":
@@ -334,7 +390,7 @@ def request_by_handle(handle: str) -> Request | None:
         row = db.execute(
             f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE id_sha256 = ?", (secret_hash(handle),)
         ).fetchone()
-    return _request(row) if row else None
+        return _request(row, db) if row else None
 
 
 def hand_out_code(handle: str, *, now: float | None = None) -> tuple[Request, str | None]:

@@ -637,3 +637,35 @@ def test_a_token_is_taken_only_by_the_endpoint_and_address_it_was_issued_for(tmp
         form = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": client_id}
         assert token_request(other, **form).status_code in (400, 401)
         assert token_request(endpoint, **form).status_code == 200  # still good where it was issued
+
+
+def test_two_apps_whose_names_have_no_ascii_letters_are_never_approved_as_one_client(tmp_path: Path) -> None:
+    # Each app's exposure, activity and changed-since memory is its client's: two unrelated
+    # apps approved as one would share them, whatever script their names are written in.
+    names = ("مساعد الملاحظات", "界界界", "界界")
+    with oauth_endpoint(tmp_path) as (endpoint, base):
+        waiting = []
+        for name in names:
+            _, challenge = pkce()
+            params = authorize_params(register(base, name), challenge)
+            waiting.append(open_authorization(authorization_url(base, params)))
+        listed = vault_recall("client", "grants").stdout
+        offered = [
+            line.split("would be client ")[1].strip("'") for line in listed.splitlines() if "would be client" in line
+        ]
+        assert len(offered) == 3 and len(set(offered)) == 3 and "oauth-app" not in offered, listed
+        for page in waiting:
+            approved = approve(page)  # no --as: the id it was offered
+            assert "shares that client" not in approved, approved
+        clients = {grant.app_name: grant.client for grant in oauth_tokens.grants()}
+        assert set(clients) == set(names) and sorted(clients.values()) == sorted(offered), clients
+        # An app connecting again, under its own name, is its own client again.
+        _, challenge = pkce()
+        again = open_authorization(authorization_url(base, authorize_params(register(base, names[1]), challenge)))
+        assert f"as client {clients[names[1]]!r}" in approve(again)
+        # The person may join another app's client on purpose, and is told whose it is.
+        _, challenge = pkce()
+        joining = open_authorization(authorization_url(base, authorize_params(register(base, "Другое"), challenge)))
+        told = approve(joining, clients[names[0]])
+        assert f"It shares that client with {names[0]!r}, as you chose" in told, told
+        assert endpoint.log().count("Traceback") == 0

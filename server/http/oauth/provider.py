@@ -83,7 +83,7 @@ async def _run(function: partial[T], limiter: anyio.CapacityLimiter) -> T:
 def app_name(info: OAuthClientInformationFull) -> str:
     """The name the person sees: the app's own, without control characters, at most 80 characters."""
     name = _CONTROL.sub("", (info.client_name or "").strip())
-    return name[:MAX_NAME] or "an unnamed app"
+    return name[:MAX_NAME] or oauth_approvals.UNNAMED
 
 
 def check_redirect_uri(uri: str) -> str | None:
