@@ -9,7 +9,9 @@ another app, a resource of another server."""
 from __future__ import annotations
 
 import dataclasses
+import socket
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -669,3 +671,45 @@ def test_two_apps_whose_names_have_no_ascii_letters_are_never_approved_as_one_cl
         told = approve(joining, clients[names[0]])
         assert f"It shares that client with {names[0]!r}, as you chose" in told, told
         assert endpoint.log().count("Traceback") == 0
+
+
+HALF_SENT = {
+    "/token": "application/x-www-form-urlencoded",
+    "/register": "application/json",
+    "/revoke": "application/x-www-form-urlencoded",
+    "/authorize": "application/x-www-form-urlencoded",
+}
+
+
+def half_a_body(port: int, path: str, *, wait_for_answer: bool) -> bytes:
+    """A POST promising 100 bytes that sends 11, then hangs up — or, waiting, is cut off at the
+    request deadline; what the endpoint answered."""
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: {HALF_SENT[path]}\r\n"
+        "Content-Length: 100\r\n\r\ngrant_type="
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(head.encode("ascii"))
+        return sock.recv(65536) if wait_for_answer else b""
+
+
+def test_a_client_that_leaves_mid_body_is_one_line_in_the_log_never_a_traceback(tmp_path: Path) -> None:
+    use_sample_vault(tmp_path)
+    with running_endpoint("--request-timeout", "0.5") as endpoint:
+        for path in HALF_SENT:
+            half_a_body(endpoint.port, path, wait_for_answer=False)  # hangs up mid-body
+        for path in ("/token", "/register"):
+            cut_off = half_a_body(endpoint.port, path, wait_for_answer=True)
+            assert cut_off.startswith(b"HTTP/1.1 408"), cut_off
+        # Each request ends in the log as one line, or (before this was fixed) as a traceback.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            log = endpoint.log()
+            if log.count("hung up before its request") + log.count("ClientDisconnect") >= 6:
+                break
+            time.sleep(0.05)
+        log = endpoint.log()
+        assert "Traceback" not in log and "Exception in ASGI application" not in log, log
+        for path in HALF_SENT:
+            assert f"a client hung up before its request to {path} arrived whole" in log, log
+        assert register(f"http://127.0.0.1:{endpoint.port}", "Next app")  # and it goes on answering

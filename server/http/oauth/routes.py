@@ -33,7 +33,7 @@ from mcp.server.transport_security import RequestBodyLimitMiddleware
 from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
 from pydantic import AnyHttpUrl, ValidationError
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, Router, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -306,6 +306,13 @@ class OAuthEndpoint:
             router = self._routers[address.issuer] = build_router(address, self.access_seconds)
         try:
             await router(scope, receive, WrongMethod(send, path).send)
+        except ClientDisconnect:
+            # The client hung up, or was cut off at the request deadline (its 408 is sent),
+            # before its form or registration arrived whole: nobody is left to answer, and
+            # nothing went wrong here — one line, as /mcp says it, never a traceback.
+            log.warning(
+                "a client hung up before its request to %s arrived whole; there was nobody left to answer", path
+            )
         except OAuthStoreError as exc:
             log.warning("an OAuth request failed: %s", exc)
             await JSONResponse(
