@@ -8,7 +8,9 @@ another app, a resource of another server."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import hashlib
 import socket
 import sqlite3
 import time
@@ -373,6 +375,12 @@ def approved_for_mcp(base: str, client_id: str, challenge: str, as_client: str |
     return approved_code(base, client_id, challenge, as_client, resource=f"{base}/mcp")
 
 
+def pkce_of(verifier: str) -> str:
+    """The S256 challenge of any verifier, well-formed or not."""
+    digest = hashlib.sha256(verifier.encode("utf-8")).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+
+
 def test_an_unapproved_registration_gets_nothing(tmp_path: Path) -> None:
     with oauth_endpoint(tmp_path) as (endpoint, base):
         client_id = register(base, "Eager app")
@@ -389,7 +397,11 @@ def test_an_unapproved_registration_gets_nothing(tmp_path: Path) -> None:
         assert waiting.approval_code in listed and "Eager app" in listed
         denied = vault_recall("client", "deny", waiting.approval_code)
         assert denied.returncode == 0
-        sent_back = query_of(redirect_after_answer(waiting))
+        location = redirect_after_answer(waiting)
+        # A space is %20, never '+': an app that decodes only percent-escapes (Codex) showed
+        # `the+request+was+denied`.
+        assert "error_description=the%20request%20was%20denied&" in location and "+" not in location, location
+        sent_back = query_of(location)
         assert sent_back["error"] == "access_denied" and sent_back["state"] == "st-1"
         assert sent_back["iss"] == base
         assert vault_recall("client", "approve", waiting.approval_code).returncode == 1
@@ -432,7 +444,10 @@ def test_a_swapped_redirect_uri_gets_no_code(tmp_path: Path) -> None:
         assert "not registered" in elsewhere.json()["error_description"]
         landed = approved_for_mcp(base, client_id, challenge)
         swapped = exchange(endpoint, landed["code"], client_id, verifier, redirect_uri="http://127.0.0.1:9/attacker")
-        assert swapped.status_code == 400 and swapped.json()["error"] == "invalid_request"
+        # RFC 6749 §5.2: a redirection URI other than the authorization's is `invalid_grant`.
+        assert swapped.status_code == 400 and swapped.json()["error"] == "invalid_grant", swapped.text
+        assert swapped.json()["error_description"] == "redirect_uri is not the one the authorization was asked with"
+        assert exchange(endpoint, landed["code"], client_id, verifier).status_code == 200  # not used up
         for uri in ("http://evil.example/callback", "javascript:alert(1)", "file:///etc/passwd"):
             refused = httpx2.post(f"{base}/register", json={"client_name": "x", "redirect_uris": [uri]}, timeout=30)
             assert refused.status_code == 400, uri
@@ -493,7 +508,22 @@ def test_pkce_missing_or_wrong_gets_no_token(tmp_path: Path) -> None:
         assert query_of(httpx2.get(f"{base}/authorize", params=plain, timeout=30).headers["location"])["error"] == (
             "invalid_request"
         )
+        # RFC 7636 §4.2: an S256 challenge is 43 characters of base64url.
+        for challenge in ("abc", "x" * 44, "a+b/" * 11):
+            odd = httpx2.get(f"{base}/authorize", params=authorize_params(client_id, challenge), timeout=30)
+            assert odd.status_code == 302, challenge
+            sent_back = query_of(odd.headers["location"])
+            assert sent_back["error"] == "invalid_request" and "RFC 7636" in sent_back["error_description"], challenge
         assert oauth_approvals.pending_requests() == []  # nothing reached the person
+        # RFC 7636 §4.1: a verifier is 43-128 unreserved characters, whatever challenge it made.
+        for short in ("abc", "a" * 42, "a" * 129, "a b" * 20, "é" * 50):
+            landed = approved_for_mcp(base, client_id, pkce_of(short))
+            refused = exchange(endpoint, landed["code"], client_id, short)
+            assert refused.status_code == 400 and refused.json()["error"] == "invalid_request", (short, refused.text)
+            assert "code_verifier must be 43 to 128 characters" in refused.json()["error_description"], short
+        for edge in ("a" * 43, "A-._~" * 25 + "abc"):  # 43 and 128: taken
+            landed = approved_for_mcp(base, client_id, pkce_of(edge))
+            assert exchange(endpoint, landed["code"], client_id, edge).status_code == 200, edge
         verifier, challenge = pkce()
         landed = approved_for_mcp(base, client_id, challenge)
         wrong = exchange(endpoint, landed["code"], client_id, pkce()[0])

@@ -57,6 +57,8 @@ MAX_NAME = 80
 WAIT_PATH = "/authorize/wait"
 # Schemes a browser must never be sent to with a code: script, data and local files.
 _REFUSED_SCHEMES = frozenset({"javascript", "data", "file", "vbscript", "about", "blob"})
+# RFC 7636 §4.2: BASE64URL(SHA256(code_verifier)), without padding, is 43 characters.
+_S256_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -184,6 +186,11 @@ class RecallOAuthProvider:
         why = other_resource(params.resource, self.address.resource)
         if why is not None:
             raise AuthorizeError("invalid_target", why)
+        if not _S256_CHALLENGE.fullmatch(params.code_challenge):  # the SDK takes any text
+            raise AuthorizeError(
+                "invalid_request",
+                "code_challenge must be 43 characters of base64url, the SHA-256 of the code_verifier (RFC 7636 4.2)",
+            )
         app = await self.get_app(client.client_id)
         if app is None:
             raise AuthorizeError("unauthorized_client", "this app is not registered here")
