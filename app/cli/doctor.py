@@ -114,6 +114,8 @@ def _activity() -> Check:
     if problem is not None:
         sentence, _, fix = problem.partition("; ")
         return Check("activity", False, sentence, fix or "move it away")
+    if not path.exists():  # a check makes nothing: the first call makes it, where it can
+        return _activity_to_come(path)
     try:
         connection = connect(path)
         connection.close()
@@ -125,6 +127,23 @@ def _activity() -> Check:
             f"make {path.parent} writable for you (calls still answer; activity is not recorded)",
         )
     return Check("activity", True, f"{path} is writable")
+
+
+def _activity_to_come(path: Path) -> Check:
+    """No activity store yet: whether the first call can make it, judged by the folder nearest
+    to it that exists (the state folders are made on the way), without making anything."""
+    folder = path.parent
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    if folder.is_dir() and os.access(folder, os.W_OK | os.X_OK):
+        return Check("activity", True, f"{path} is not made yet: the first call makes it ({folder} is writable)")
+    fix = f"make {folder} writable for you" if folder.is_dir() else f"move {folder} away: a folder goes there"
+    return Check(
+        "activity",
+        False,
+        f"{path} cannot be made: {folder} is not a folder you may write in",
+        fix + " (calls still answer; activity is not recorded)",
+    )
 
 
 def _clients() -> list[Check]:
