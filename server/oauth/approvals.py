@@ -19,7 +19,7 @@ from typing import Literal, get_args
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
 from vault_recall.server.errors import ApprovalError, OAuthStoreError
-from vault_recall.server.oauth.known_apps import known_client
+from vault_recall.server.oauth.known_apps import KNOWN_APPS, known_client
 from vault_recall.server.oauth.store import (
     CODE_PREFIX,
     CODE_SECONDS,
@@ -100,6 +100,7 @@ def normal_approval_code(text: str) -> str | None:
     return f"{compact[:4]}-{compact[4:]}"
 
 
+KNOWN_CLIENTS = frozenset(client for client, _ in KNOWN_APPS)
 UNNAMED = "an unnamed app"  # the name shown for an app that registered without one
 # What a client id made of a name ends with when part of the name had no ASCII form.
 _SUFFIX_LENGTH = 6
@@ -130,11 +131,12 @@ def _identity(name: str) -> str:
 
 
 def same_app(one: str, other: str) -> bool:
-    """Whether two registrations' names are one app: one known client's, or the same name (an
-    app that connects again registers again).  An unnamed app is nobody in particular."""
-    known = known_client(one)
-    if known is not None:
-        return known == known_client(other)
+    """Whether two registrations' names are one app: one known client's (its own name, or one
+    that makes its id: 'Claude Code'), or the same name (an app that connects again registers
+    again).  An unnamed app is nobody in particular."""
+    known = suggested_client_id(one)
+    if known in KNOWN_CLIENTS:
+        return known == suggested_client_id(other)
     return _identity(one) == _identity(other) and _identity(one) not in ("", UNNAMED)
 
 
@@ -147,11 +149,15 @@ def other_apps_of(client: str, name: str) -> list[str]:
 
 
 def free_client_id(db: sqlite3.Connection, name: str) -> str:
-    """`suggested_client_id(name)`, or the first of it with '-2', '-3' … that no other app's
-    grant holds (live or revoked: a client id's exposure, activity and changed-since memory
-    outlive a grant).  Two unrelated apps are never offered one id; an app connecting again is
-    offered its own."""
+    """The id an app of this name is offered: a known client its catalogue id, always (an
+    app you approved as that id before is that client, you said); any other app
+    `suggested_client_id(name)`, or the first of it with '-2', '-3' … that no other app's grant
+    holds (live or revoked: a client id's exposure, activity and changed-since memory outlive a
+    grant).  Two unrelated apps are never offered one id; an app connecting again is offered
+    its own."""
     base = suggested_client_id(name)
+    if base in KNOWN_CLIENTS:
+        return base
     number = 1
     while True:  # ends: past as many tries as there are grants, one id is held by none
         tail = "" if number == 1 else f"-{number}"

@@ -152,6 +152,15 @@ def test_an_app_connecting_again_is_offered_its_own_client_again() -> None:
     assert _approved_as(unnamed, "app-9") != _approved_as(unnamed, "app-10")
 
 
+def test_a_known_client_is_offered_its_own_id_whoever_was_approved_as_it() -> None:
+    # An app you approved as Codex's id is Codex, you said: Codex itself still gets its id.
+    assert _approved_as("Some proxy", "app-1", "codex") == "codex"
+    assert _approved_as("Codex", "app-2") == "codex"
+    assert _approved_as("Claude Code", "app-3") == _approved_as("Claude Code (notes)", "app-4") == "claude-code"
+    # Another app made no known client's id of its name: the next free one.
+    assert _approved_as("Some proxy", "app-5") == "some-proxy"
+
+
 def test_the_person_may_approve_an_app_as_a_client_another_app_holds_and_is_told() -> None:
     assert _approved_as("Phone app", "app-1", "phone") == "phone"
     assert _approved_as("Tablet app", "app-2", "phone") == "phone"
