@@ -15,6 +15,7 @@ from vault_recall.app.state.config_store import register
 from vault_recall.app.timefmt import ago
 from vault_recall.server.errors import ApprovalError, OAuthStoreError
 from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import client_ids
 from vault_recall.server.oauth import tokens as oauth_tokens
 
 
@@ -27,7 +28,7 @@ def approve_command(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     added = register(grant.client)
     try:
-        sharing = oauth_approvals.other_apps_of(grant.client, request.name)
+        sharing = client_ids.other_apps_of(grant.client, request.name)
     except OAuthStoreError:
         sharing = []
     shared = (

@@ -45,6 +45,7 @@ from vault_recall.server.errors import ApprovalError, FormRefused, GrantGone
 from vault_recall.server.http.address import is_loopback
 from vault_recall.server.http.oauth.forms import read_form
 from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import client_ids
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
 from vault_recall.server.oauth.resources import other_resource, same_resource
@@ -85,7 +86,7 @@ async def _run(function: partial[T], limiter: anyio.CapacityLimiter) -> T:
 def app_name(info: OAuthClientInformationFull) -> str:
     """The name the person sees: the app's own, without control characters, at most 80 characters."""
     name = _CONTROL.sub("", (info.client_name or "").strip())
-    return name[:MAX_NAME] or oauth_approvals.UNNAMED
+    return name[:MAX_NAME] or client_ids.UNNAMED
 
 
 def check_redirect_uri(uri: str) -> str | None:

@@ -13,6 +13,7 @@ import pytest
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
 from vault_recall.server.errors import ApprovalError, GrantGone, OAuthStoreError
 from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import client_ids
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
 
@@ -106,19 +107,19 @@ def test_an_approval_code_is_read_as_a_person_types_it() -> None:
     ],
 )
 def test_an_app_is_approved_as_its_known_clients_id_or_one_made_of_its_name_unless_told(name: str, client: str) -> None:
-    assert oauth_approvals.suggested_client_id(name) == client
+    assert client_ids.suggested_client_id(name) == client
 
 
 NO_ASCII_FORM = ["مساعد الملاحظات", "界界界", "界界", "✨", "Notes 界", "Notes ✨", "Заметки"]
 
 
 def test_names_without_an_ascii_form_each_make_their_own_id_and_always_the_same() -> None:
-    made = [oauth_approvals.suggested_client_id(name) for name in NO_ASCII_FORM]
+    made = [client_ids.suggested_client_id(name) for name in NO_ASCII_FORM]
     assert len(set(made)) == len(made), made
-    assert made == [oauth_approvals.suggested_client_id(name) for name in NO_ASCII_FORM]  # stable
+    assert made == [client_ids.suggested_client_id(name) for name in NO_ASCII_FORM]  # stable
     assert made[0].startswith("oauth-app-") and made[4].startswith("notes-"), made
     assert all(CLIENT_ID_PATTERN.fullmatch(client) for client in made), made
-    long = oauth_approvals.suggested_client_id("x" * 70 + "界")
+    long = client_ids.suggested_client_id("x" * 70 + "界")
     assert CLIENT_ID_PATTERN.fullmatch(long) and long.startswith("x" * 50), long
 
 
@@ -148,7 +149,7 @@ def test_an_app_connecting_again_is_offered_its_own_client_again() -> None:
     assert _approved_as("Claude Code (vault-recall)", "app-5") == _approved_as("Claude Code (notes)", "app-6")
     # An unnamed app is nobody in particular: the next one is another client.
     assert _approved_as("", "app-7") != _approved_as("", "app-8")
-    unnamed = oauth_approvals.UNNAMED
+    unnamed = client_ids.UNNAMED
     assert _approved_as(unnamed, "app-9") != _approved_as(unnamed, "app-10")
 
 
@@ -164,7 +165,7 @@ def test_a_known_client_is_offered_its_own_id_whoever_was_approved_as_it() -> No
 def test_the_person_may_approve_an_app_as_a_client_another_app_holds_and_is_told() -> None:
     assert _approved_as("Phone app", "app-1", "phone") == "phone"
     assert _approved_as("Tablet app", "app-2", "phone") == "phone"
-    assert oauth_approvals.other_apps_of("phone", "Tablet app") == ["Phone app"]
+    assert client_ids.other_apps_of("phone", "Tablet app") == ["Phone app"]
 
 
 def test_every_token_of_a_grant_acts_as_the_client_it_was_approved_as() -> None:
