@@ -21,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from vault_recall.app.cli.doctor_check import Check
 from vault_recall.app.cli.doctor_desktop import desktop_checks
+from vault_recall.app.cli.doctor_oauth import by_oauth
 from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, TOKEN_ENV, ClientSpec
 from vault_recall.app.clients.claude_scopes import LocalEntry, local_entries
 from vault_recall.app.clients.entry_form import form_of
@@ -34,12 +35,8 @@ from vault_recall.app.state.health import check_health
 from vault_recall.server.activity.store import connect
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import activity_path, config_path, load_config
-from vault_recall.server.errors import ActivityStoreError, ConfigError, OAuthStoreError
+from vault_recall.server.errors import ActivityStoreError, ConfigError
 from vault_recall.server.http.address import DEFAULT_LISTEN, DEFAULT_URL, PATH, is_loopback
-from vault_recall.server.oauth.approvals import Request, pending_requests
-from vault_recall.server.oauth.known_apps import known_client
-from vault_recall.server.oauth.store import store_path
-from vault_recall.server.oauth.tokens import Grant, grants, replayed_grants
 from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
 from vault_recall.server.recall.subject_rules import SubjectRule
 from vault_recall.server.vault.listing import vault_name
@@ -113,6 +110,8 @@ def _activity() -> Check:
     if problem is not None:
         sentence, _, fix = problem.partition("; ")
         return Check("activity", False, sentence, fix or "move it away")
+    if not path.exists():  # a check makes nothing: the first call makes it, where it can
+        return _activity_to_come(path)
     try:
         connection = connect(path)
         connection.close()
@@ -124,6 +123,23 @@ def _activity() -> Check:
             f"make {path.parent} writable for you (calls still answer; activity is not recorded)",
         )
     return Check("activity", True, f"{path} is writable")
+
+
+def _activity_to_come(path: Path) -> Check:
+    """No activity store yet: whether the first call can make it, judged by the folder nearest
+    to it that exists (the state folders are made on the way), without making anything."""
+    folder = path.parent
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    if folder.is_dir() and os.access(folder, os.W_OK | os.X_OK):
+        return Check("activity", True, f"{path} is not made yet: the first call makes it ({folder} is writable)")
+    fix = f"make {folder} writable for you" if folder.is_dir() else f"move {folder} away: a folder goes there"
+    return Check(
+        "activity",
+        False,
+        f"{path} cannot be made: {folder} is not a folder you may write in",
+        fix + " (calls still answer; activity is not recorded)",
+    )
 
 
 def _clients() -> list[Check]:
@@ -230,7 +246,7 @@ def _url_answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
             return Check(what, False, f"{at}: {answer.detail} ({answer.path})", fix)
         case "no_token":
             if answer.oauth and sends.names_none:
-                return _by_oauth(spec, at)
+                return by_oauth(spec, at, url, path)
             why = sends.missing or "the entry sends no token"
             if spec.id == "codex" and sends.variable:
                 fix = (
@@ -255,65 +271,6 @@ def _url_answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
             return _url_reached(spec, at, sends.where, answer, again)
         case _:
             assert_never(answer.outcome)
-
-
-def _by_oauth(spec: ClientSpec, at: str) -> Check:
-    """An entry naming no token, at an endpoint offering OAuth: its client authorizes with
-    OAuth, and its calls are answered once the person has approved its app — as whatever client
-    id they chose.  Its grants are found by the app (the name the client registers with,
-    server/oauth/known_apps.py), or by the id when it was approved as the client's own."""
-    what = f"client {spec.id}"
-    live: list[Grant] = []
-    waiting: list[Request] = []
-    replayed: list[Grant] = []
-    if store_path().exists():  # none: no app ever authorized here, and a check must not make one
-        try:
-            live = [grant for grant in grants() if _is_of(spec, grant.app_name, grant.client)]
-            waiting = pending_requests()
-            replayed = [grant for grant in replayed_grants() if _is_of(spec, grant.app_name, grant.client)]
-        except OAuthStoreError as exc:
-            return Check(what, False, f"{at}: authorizes with OAuth, but {exc}", "see vault-recall client grants")
-    if live:
-        acting = ", ".join(sorted({f"{grant.client!r} ({grant.app_name})" for grant in live}))
-        count = "1 grant acts" if len(live) == 1 else f"{len(live)} grants act"
-        return Check(what, True, f"{at}: authorizes with OAuth; {count} as {acting}")
-    # Only its own app's request is offered for approval.  An app no client is known by may be
-    # this one, or any program at all: it is named, never offered as the fix, since approving
-    # it as this client would give it everything this client may see.
-    own = [request for request in waiting if known_client(request.name) == spec.id]
-    if own:
-        listed = ", ".join(f"{request.name!r} (code {request.approval_code})" for request in own)
-        code = own[0].approval_code if len(own) == 1 else "CODE"
-        fix = (
-            f"vault-recall client approve {code} (it acts as {spec.id}; --as ID names it otherwise), "
-            f"or deny it: vault-recall client deny {code}"
-        )
-        return Check(what, False, f"{at}: authorizes with OAuth, and waits for your approval: {listed}", fix)
-    login = spec.oauth_login or f"connect from {spec.name}"
-    fix = f"{login}; then vault-recall client approve CODE with the code its page shows"
-    if replayed:
-        last = replayed[-1]
-        why = f"its grant ({last.client!r}) was revoked because {last.why_revoked()}"
-        return Check(what, False, f"{at}: authorizes with OAuth, but {why}", fix)
-    detail = f"{at}: authorizes with OAuth, and {spec.name} holds no grant here yet"
-    unknown = [request for request in waiting if known_client(request.name) is None]
-    if unknown:
-        listed = ", ".join(f"{request.name!r} (code {request.approval_code})" for request in unknown)
-        detail += f"; waiting for approval, by a name no client is known by: {listed}"
-        code = unknown[0].approval_code if len(unknown) == 1 else "CODE"
-        fix += (
-            f" — approve one of those only if it is {spec.name} "
-            f"(vault-recall client approve {code} --as {spec.id}); "
-            "vault-recall client grants lists them"
-        )
-    return Check(what, False, detail, fix)
-
-
-def _is_of(spec: ClientSpec, app_name: str, client: str) -> bool:
-    """Whether a grant is this client's: its app is the client's own, or (an app not known by
-    name) it was approved as the client's id."""
-    known = known_client(app_name)
-    return known == spec.id or (known is None and client == spec.id)
 
 
 def _url_reached(spec: ClientSpec, at: str, where: str, answer: UrlAnswer, again: str) -> Check:

@@ -15,6 +15,7 @@ from vault_recall.app.state.config_store import register
 from vault_recall.app.timefmt import ago
 from vault_recall.server.errors import ApprovalError, OAuthStoreError
 from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import client_ids
 from vault_recall.server.oauth import tokens as oauth_tokens
 
 
@@ -26,10 +27,21 @@ def approve_command(args: argparse.Namespace) -> int:
     except (ApprovalError, OAuthStoreError) as exc:
         raise CommandError(str(exc)) from None
     added = register(grant.client)
+    try:
+        sharing = client_ids.other_apps_of(grant.client, request.name)
+    except OAuthStoreError:
+        sharing = []
+    shared = (
+        f" It shares that client with {', '.join(repr(name) for name in sharing)}, as you chose: one exposure, "
+        "one activity and one memory of what changed for all of them."
+        if sharing
+        else ""
+    )
     print(
         f"Approved {request.name!r} ({request.approval_code}) as client {grant.client!r}"
         + (" (a new client: it sees memory records, see `vault-recall client expose`)" if added else "")
         + ". Its browser page now returns it to the app."
+        + shared
     )
     return 0
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
+import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Literal, get_args
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
 from vault_recall.server.errors import ApprovalError, OAuthStoreError
-from vault_recall.server.oauth.known_apps import known_client
+from vault_recall.server.oauth.client_ids import free_client_id
 from vault_recall.server.oauth.store import (
     CODE_PREFIX,
     CODE_SECONDS,
@@ -76,13 +77,12 @@ class Request:
     created: float
     status: RequestStatus
     grant_id: str | None
+    # The client id it is approved as unless the person says otherwise (`free_client_id`), as
+    # the store was when the request was read.
+    suggested_client: str = ""
 
     def expired(self, now: float) -> bool:
         return self.status == "pending" and now > self.created + REQUEST_SECONDS
-
-    @property
-    def suggested_client(self) -> str:
-        return suggested_client_id(self.name)
 
 
 def new_approval_code() -> str:
@@ -96,17 +96,6 @@ def normal_approval_code(text: str) -> str | None:
     if not _APPROVAL_CODE.fullmatch(compact):
         return None
     return f"{compact[:4]}-{compact[4:]}"
-
-
-def suggested_client_id(name: str) -> str:
-    """The client id an app is approved as unless the person says otherwise: the catalogue's id
-    of a known client ('Claude Code (vault-recall)' → 'claude-code', server/oauth/known_apps.py), else
-    its name as a slug ('Desk app' → 'desk-app'), or 'oauth-app' when nothing usable is left."""
-    known = known_client(name)
-    if known is not None:
-        return known
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:64].strip("-")
-    return slug if slug and CLIENT_ID_PATTERN.fullmatch(slug) else "oauth-app"
 
 
 # Apps (dynamic client registration).
@@ -217,7 +206,8 @@ _REQUEST_COLUMNS = (
 )
 
 
-def _request(row: tuple[object, ...]) -> Request:
+def _request(row: tuple[object, ...], db: sqlite3.Connection | None = None) -> Request:
+    """A request as its row holds it; with `db`, the client id it would be approved as too."""
     (
         code,
         client_id,
@@ -247,6 +237,7 @@ def _request(row: tuple[object, ...]) -> Request:
         created=float(str(created)),
         status=request_status(status),
         grant_id=None if grant is None else str(grant),
+        suggested_client=free_client_id(db, str(name)) if db is not None else "",
     )
 
 
@@ -260,32 +251,33 @@ def pending_requests(*, now: float | None = None) -> list[Request]:
             "AND client_id IN (SELECT client_id FROM apps) ORDER BY created",
             (now - REQUEST_SECONDS,),
         ).fetchall()
-    return [_request(row) for row in rows]
+        return [_request(row, db) for row in rows]
 
 
 def approve(approval_code: str, client: str | None = None, *, now: float | None = None) -> tuple[Request, Grant]:
-    """The person approves a waiting request: a grant for `client` (default: the app's name as an
-    id).  Raises ApprovalError with the reason when the code names no waiting request."""
+    """The person approves a waiting request: a grant for `client`, or without one for the id
+    `free_client_id` gives the app as the store is now (never one holding another app's grant;
+    `client` may: the person chose it).  Raises ApprovalError with the reason when the code
+    names no waiting request."""
     now = time.time() if now is None else now
     request = _answerable(approval_code, now)
-    client = client or request.suggested_client
-    if not CLIENT_ID_PATTERN.fullmatch(client):
+    if client is not None and not CLIENT_ID_PATTERN.fullmatch(client):
         raise ApprovalError(f"{client!r} cannot be a client id (1–64 of a-z, 0-9, '.', '_', '-')")
-    grant = Grant(
-        id=secrets.token_hex(4),
-        client=client,
-        app_client_id=request.client_id,
-        app_name=request.name,
-        created=now,
-        last_used=None,
-        revoked=None,
-    )
     with connect() as db:
         if db.execute("SELECT 1 FROM apps WHERE client_id = ?", (request.client_id,)).fetchone() is None:
             raise ApprovalError(
                 f"{request.name!r} ({request.approval_code}) is no longer registered here, so a grant would serve "
                 "nobody; the app has to connect again"
             )
+        grant = Grant(
+            id=secrets.token_hex(4),
+            client=client or free_client_id(db, request.name),
+            app_client_id=request.client_id,
+            app_name=request.name,
+            created=now,
+            last_used=None,
+            revoked=None,
+        )
         updated = db.execute(
             "UPDATE requests SET status = 'approved', grant_id = ? WHERE approval_code = ? AND status = 'pending'",
             (grant.id, request.approval_code),
@@ -317,9 +309,9 @@ def _answerable(approval_code: str, now: float) -> Request:
         raise ApprovalError(f"{approval_code[:40]!r} is not an approval code (8 letters and digits, like ABCD-EFGH)")
     with connect(write=False) as db:
         row = db.execute(f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE approval_code = ?", (code,)).fetchone()
-    if row is None:
+        request = None if row is None else _request(row, db)
+    if request is None:
         raise ApprovalError(f"no authorization is waiting with the code {code} (vault-recall client grants lists them)")
-    request = _request(row)
     if request.expired(now):
         raise ApprovalError(f"the request {code} of {request.name!r} expired; the app has to ask again")
     if request.status != "pending":
@@ -334,7 +326,7 @@ def request_by_handle(handle: str) -> Request | None:
         row = db.execute(
             f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE id_sha256 = ?", (secret_hash(handle),)
         ).fetchone()
-    return _request(row) if row else None
+        return _request(row, db) if row else None
 
 
 def hand_out_code(handle: str, *, now: float | None = None) -> tuple[Request, str | None]:

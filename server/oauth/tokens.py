@@ -268,6 +268,21 @@ def grants(*, include_revoked: bool = False) -> list[Grant]:
     return [Grant(*row) for row in rows]
 
 
+def grant_resources() -> dict[str, frozenset[str]]:
+    """The resources (the endpoint's URL at one of its addresses) each grant was asked for and
+    issued codes and tokens for, by grant id: a grant's tokens are taken only there.  A grant
+    whose request, codes and tokens are all gone is in none."""
+    found: dict[str, set[str]] = {}
+    with connect(write=False) as db:
+        rows = db.execute(
+            "SELECT grant_id, resource FROM requests WHERE grant_id IS NOT NULL "
+            "UNION SELECT grant_id, resource FROM codes UNION SELECT grant_id, resource FROM tokens"
+        ).fetchall()
+    for grant_id, resource in rows:
+        found.setdefault(str(grant_id), set()).add(str(resource))
+    return {grant_id: frozenset(resources) for grant_id, resources in found.items()}
+
+
 def replayed_grants(*, now: float | None = None) -> list[Grant]:
     """Grants revoked for a replay in the last REPLAY_TOLD_SECONDS, oldest first: the person is
     told of them, since nothing else says why the app lost its access."""

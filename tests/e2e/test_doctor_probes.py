@@ -4,13 +4,16 @@ processes) and says whether it reaches this config, this vault and this activity
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from tests.support.doctor import checks, detail_of, own_home
+from tests.support.e2e import vault_recall_command
 from tests.support.paths import SAMPLE_VAULT
 from vault_recall.app.cli.main import main
 from vault_recall.app.state.config_store import save_config
@@ -94,3 +97,27 @@ def test_a_local_scope_claude_code_entry_is_checked_too_and_told_how_to_go(
     assert site.startswith("ok") and "(local to /work/site)" in site, site
     fix = lines[ours[1][0] + 1].strip()
     assert fix == "fix: in /work/old: claude mcp remove vault-recall -s local (then the user entry is used there)"
+
+
+@pytest.mark.parametrize("own_folder", [False, True])
+def test_doctor_on_a_fresh_home_makes_nothing(tmp_path: Path, own_folder: bool) -> None:
+    """A check only looks: run as a person runs it on a computer where Vault Recall never ran
+    (XDG's folders, or VAULT_RECALL_HOME naming one not made yet), it leaves no file or folder."""
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith("XDG_") and name not in ("VAULT_RECALL_HOME", "DISPLAY", "WAYLAND_DISPLAY")
+    }
+    env |= {"HOME": str(fresh), "XDG_CONFIG_HOME": str(fresh / ".config"), "XDG_STATE_HOME": str(fresh / ".state")}
+    env |= {"XDG_DATA_HOME": str(fresh / ".share"), "XDG_CACHE_HOME": str(fresh / ".cache")}
+    if own_folder:
+        env["VAULT_RECALL_HOME"] = str(fresh / "vault-recall")
+    done = subprocess.run(
+        [*vault_recall_command(), "doctor"], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    activity = next(line for line in done.stdout.splitlines() if line[6:].startswith("activity "))
+    assert activity.startswith("ok") and "is not made yet: the first call makes it" in activity, done.stdout
+    assert sorted(fresh.rglob("*")) == [], done.stdout

@@ -348,3 +348,30 @@ def test_without_oauth_an_entry_naming_no_token_is_told_to_carry_one(
         verdict, line, fix = doctor_says(capsys, "claude-code")
     assert verdict == "FAIL" and "sends no Authorization header" in line, line
     assert f"vault-recall install claude-code --form http --url {plain.url}" in fix
+
+
+def test_an_oauth_entry_whose_grant_was_made_at_another_address_will_authorize_again(
+    home: Path, endpoint: Endpoint, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A token is taken only at the address it was made at (audience by address): a grant made at
+    # 127.0.0.1 serves no entry at localhost, though both reach this endpoint.
+    by_name = f"http://localhost:{endpoint.port}/mcp"
+    path = write_oauth_entry(home, "claude-code", by_name)
+    approve(start_authorization(endpoint, APP_NAMES["claude-code"]))  # at 127.0.0.1
+    verdict, line, fix = doctor_says(capsys, "claude-code")
+    assert verdict == "FAIL", line
+    assert f"its grant ('claude-code' (Claude Code (vault-recall))) was made at {endpoint.url}" in line, line
+    assert f"will have to authorize again at {by_name}" in line, line
+    assert fix.startswith(f"fix: {LOGINS['claude-code']}") and "then vault-recall client approve CODE" in fix, fix
+    assert f"or put {endpoint.url} as the URL in {path}" in fix, fix
+    write_oauth_entry(home, "claude-code", endpoint.url)  # the second fix, done as the person would
+    verdict, line, _ = doctor_says(capsys, "claude-code")
+    assert verdict == "ok" and "1 grant acts as 'claude-code'" in line, line
+    # The first fix: the client authorizes again, at the entry's own address.
+    write_oauth_entry(home, "claude-code", by_name)
+    base = f"http://localhost:{endpoint.port}"
+    _, challenge = pkce()
+    params = authorize_params(register(base, APP_NAMES["claude-code"]), challenge, resource=by_name)
+    approve(open_authorization(authorization_url(base, params)))
+    verdict, line, _ = doctor_says(capsys, "claude-code")
+    assert verdict == "ok" and "1 grant acts as 'claude-code'" in line, line

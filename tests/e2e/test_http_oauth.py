@@ -8,8 +8,12 @@ another app, a resource of another server."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import hashlib
+import socket
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -371,6 +375,12 @@ def approved_for_mcp(base: str, client_id: str, challenge: str, as_client: str |
     return approved_code(base, client_id, challenge, as_client, resource=f"{base}/mcp")
 
 
+def pkce_of(verifier: str) -> str:
+    """The S256 challenge of any verifier, well-formed or not."""
+    digest = hashlib.sha256(verifier.encode("utf-8")).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+
+
 def test_an_unapproved_registration_gets_nothing(tmp_path: Path) -> None:
     with oauth_endpoint(tmp_path) as (endpoint, base):
         client_id = register(base, "Eager app")
@@ -387,7 +397,11 @@ def test_an_unapproved_registration_gets_nothing(tmp_path: Path) -> None:
         assert waiting.approval_code in listed and "Eager app" in listed
         denied = vault_recall("client", "deny", waiting.approval_code)
         assert denied.returncode == 0
-        sent_back = query_of(redirect_after_answer(waiting))
+        location = redirect_after_answer(waiting)
+        # A space is %20, never '+': an app that decodes only percent-escapes (Codex) showed
+        # `the+request+was+denied`.
+        assert "error_description=the%20request%20was%20denied&" in location and "+" not in location, location
+        sent_back = query_of(location)
         assert sent_back["error"] == "access_denied" and sent_back["state"] == "st-1"
         assert sent_back["iss"] == base
         assert vault_recall("client", "approve", waiting.approval_code).returncode == 1
@@ -430,7 +444,10 @@ def test_a_swapped_redirect_uri_gets_no_code(tmp_path: Path) -> None:
         assert "not registered" in elsewhere.json()["error_description"]
         landed = approved_for_mcp(base, client_id, challenge)
         swapped = exchange(endpoint, landed["code"], client_id, verifier, redirect_uri="http://127.0.0.1:9/attacker")
-        assert swapped.status_code == 400 and swapped.json()["error"] == "invalid_request"
+        # RFC 6749 §5.2: a redirection URI other than the authorization's is `invalid_grant`.
+        assert swapped.status_code == 400 and swapped.json()["error"] == "invalid_grant", swapped.text
+        assert swapped.json()["error_description"] == "redirect_uri is not the one the authorization was asked with"
+        assert exchange(endpoint, landed["code"], client_id, verifier).status_code == 200  # not used up
         for uri in ("http://evil.example/callback", "javascript:alert(1)", "file:///etc/passwd"):
             refused = httpx2.post(f"{base}/register", json={"client_name": "x", "redirect_uris": [uri]}, timeout=30)
             assert refused.status_code == 400, uri
@@ -491,7 +508,22 @@ def test_pkce_missing_or_wrong_gets_no_token(tmp_path: Path) -> None:
         assert query_of(httpx2.get(f"{base}/authorize", params=plain, timeout=30).headers["location"])["error"] == (
             "invalid_request"
         )
+        # RFC 7636 §4.2: an S256 challenge is 43 characters of base64url.
+        for challenge in ("abc", "x" * 44, "a+b/" * 11):
+            odd = httpx2.get(f"{base}/authorize", params=authorize_params(client_id, challenge), timeout=30)
+            assert odd.status_code == 302, challenge
+            sent_back = query_of(odd.headers["location"])
+            assert sent_back["error"] == "invalid_request" and "RFC 7636" in sent_back["error_description"], challenge
         assert oauth_approvals.pending_requests() == []  # nothing reached the person
+        # RFC 7636 §4.1: a verifier is 43-128 unreserved characters, whatever challenge it made.
+        for short in ("abc", "a" * 42, "a" * 129, "a b" * 20, "é" * 50):
+            landed = approved_for_mcp(base, client_id, pkce_of(short))
+            refused = exchange(endpoint, landed["code"], client_id, short)
+            assert refused.status_code == 400 and refused.json()["error"] == "invalid_request", (short, refused.text)
+            assert "code_verifier must be 43 to 128 characters" in refused.json()["error_description"], short
+        for edge in ("a" * 43, "A-._~" * 25 + "abc"):  # 43 and 128: taken
+            landed = approved_for_mcp(base, client_id, pkce_of(edge))
+            assert exchange(endpoint, landed["code"], client_id, edge).status_code == 200, edge
         verifier, challenge = pkce()
         landed = approved_for_mcp(base, client_id, challenge)
         wrong = exchange(endpoint, landed["code"], client_id, pkce()[0])
@@ -637,3 +669,77 @@ def test_a_token_is_taken_only_by_the_endpoint_and_address_it_was_issued_for(tmp
         form = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": client_id}
         assert token_request(other, **form).status_code in (400, 401)
         assert token_request(endpoint, **form).status_code == 200  # still good where it was issued
+
+
+def test_two_apps_whose_names_have_no_ascii_letters_are_never_approved_as_one_client(tmp_path: Path) -> None:
+    # Each app's exposure, activity and changed-since memory is its client's: two unrelated
+    # apps approved as one would share them, whatever script their names are written in.
+    names = ("مساعد الملاحظات", "界界界", "界界")
+    with oauth_endpoint(tmp_path) as (endpoint, base):
+        waiting = []
+        for name in names:
+            _, challenge = pkce()
+            params = authorize_params(register(base, name), challenge)
+            waiting.append(open_authorization(authorization_url(base, params)))
+        listed = vault_recall("client", "grants").stdout
+        offered = [
+            line.split("would be client ")[1].strip("'") for line in listed.splitlines() if "would be client" in line
+        ]
+        assert len(offered) == 3 and len(set(offered)) == 3 and "oauth-app" not in offered, listed
+        for page in waiting:
+            approved = approve(page)  # no --as: the id it was offered
+            assert "shares that client" not in approved, approved
+        clients = {grant.app_name: grant.client for grant in oauth_tokens.grants()}
+        assert set(clients) == set(names) and sorted(clients.values()) == sorted(offered), clients
+        # An app connecting again, under its own name, is its own client again.
+        _, challenge = pkce()
+        again = open_authorization(authorization_url(base, authorize_params(register(base, names[1]), challenge)))
+        assert f"as client {clients[names[1]]!r}" in approve(again)
+        # The person may join another app's client on purpose, and is told whose it is.
+        _, challenge = pkce()
+        joining = open_authorization(authorization_url(base, authorize_params(register(base, "Другое"), challenge)))
+        told = approve(joining, clients[names[0]])
+        assert f"It shares that client with {names[0]!r}, as you chose" in told, told
+        assert endpoint.log().count("Traceback") == 0
+
+
+HALF_SENT = {
+    "/token": "application/x-www-form-urlencoded",
+    "/register": "application/json",
+    "/revoke": "application/x-www-form-urlencoded",
+    "/authorize": "application/x-www-form-urlencoded",
+}
+
+
+def half_a_body(port: int, path: str, *, wait_for_answer: bool) -> bytes:
+    """A POST promising 100 bytes that sends 11, then hangs up — or, waiting, is cut off at the
+    request deadline; what the endpoint answered."""
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: {HALF_SENT[path]}\r\n"
+        "Content-Length: 100\r\n\r\ngrant_type="
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(head.encode("ascii"))
+        return sock.recv(65536) if wait_for_answer else b""
+
+
+def test_a_client_that_leaves_mid_body_is_one_line_in_the_log_never_a_traceback(tmp_path: Path) -> None:
+    use_sample_vault(tmp_path)
+    with running_endpoint("--request-timeout", "0.5") as endpoint:
+        for path in HALF_SENT:
+            half_a_body(endpoint.port, path, wait_for_answer=False)  # hangs up mid-body
+        for path in ("/token", "/register"):
+            cut_off = half_a_body(endpoint.port, path, wait_for_answer=True)
+            assert cut_off.startswith(b"HTTP/1.1 408"), cut_off
+        # Each request ends in the log as one line, or (before this was fixed) as a traceback.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            log = endpoint.log()
+            if log.count("hung up before its request") + log.count("ClientDisconnect") >= 6:
+                break
+            time.sleep(0.05)
+        log = endpoint.log()
+        assert "Traceback" not in log and "Exception in ASGI application" not in log, log
+        for path in HALF_SENT:
+            assert f"a client hung up before its request to {path} arrived whole" in log, log
+        assert register(f"http://127.0.0.1:{endpoint.port}", "Next app")  # and it goes on answering

@@ -11,11 +11,11 @@ get this bounded one.  Imports only the SDK, Starlette and http_address.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-from mcp.server.auth.provider import construct_redirect_uri
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException
@@ -69,21 +69,33 @@ def described(sentence: str) -> str:
     return "".join(c if " " <= c <= "~" else "?" for c in text)
 
 
+def redirect_to(redirect_uri: str, **params: str | None) -> str:
+    """`redirect_uri` with `params` added to its query (those that are None left out), every
+    value percent-encoded, a space as %20: RFC 6749 §4.1.2 says application/x-www-form-urlencoded,
+    whose '+' for a space some apps show as it is (Codex showed `the+request+was+denied`); %20
+    reads as a space under either decoding.  The SDK's construct_redirect_uri writes '+'."""
+    parts = urlsplit(redirect_uri)
+    fields = parse_qsl(parts.query, keep_blank_values=True)
+    fields += [(name, value) for name, value in params.items() if value is not None]
+    return urlunsplit(parts._replace(query=urlencode(fields, quote_via=quote)))
+
+
 def with_issuer(response: Response, issuer: str, own_prefix: str) -> Response:
     """A redirect from /authorize to the app, with `iss` added where the SDK left it out (its
-    error redirects) and its error_description `described`; a redirect to our own waiting page
-    (`own_prefix`) is left alone.  Any other answer: as `described_answer` gives it."""
+    error redirects), its error_description `described`, and its query written as `redirect_to`
+    writes one; a redirect to our own waiting page (`own_prefix`) is left alone.  Any other
+    answer: as `described_answer` gives it."""
     location = response.headers.get("location")
     if response.status_code not in (302, 303) or not location or location.startswith(own_prefix):
         return described_answer(response)
-    if "iss" not in parse_qs(urlsplit(location).query):
-        location = construct_redirect_uri(location, iss=issuer)
     parts = urlsplit(location)
-    fields = parse_qsl(parts.query, keep_blank_values=True)
-    if any(name == "error_description" and described(value) != value for name, value in fields):
-        fields = [(name, described(value) if name == "error_description" else value) for name, value in fields]
-        location = urlunsplit(parts._replace(query=urlencode(fields)))
-    response.headers["location"] = location
+    fields = [
+        (name, described(value) if name == "error_description" else value)
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+    ]
+    if all(name != "iss" for name, _ in fields):
+        fields.append(("iss", issuer))
+    response.headers["location"] = urlunsplit(parts._replace(query=urlencode(fields, quote_via=quote)))
     return response
 
 
@@ -102,6 +114,46 @@ def described_answer(response: Response) -> Response:
         return response
     headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-length", "content-type")}
     return JSONResponse({**body, "error_description": described(told)}, response.status_code, headers=headers)
+
+
+# RFC 7636 §4.1: a code_verifier is 43 to 128 characters of the unreserved set.
+CODE_VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")
+# The SDK's /token answers a redirect_uri other than the authorization's with `invalid_request`;
+# RFC 6749 §5.2 names that case `invalid_grant` ("does not match the redirection URI used in the
+# authorization request").  Its sentence, exactly: a test fails when the SDK changes it.
+SDK_REDIRECT_MISMATCH = "redirect_uri did not match the one used when creating auth code"
+
+
+def verifier_refusal(form: Mapping[str, object]) -> str | None:
+    """Why a token request's PKCE code_verifier is refused before it is compared (RFC 7636
+    §4.1), or None.  A missing one is the SDK's to refuse."""
+    verifier = form.get("code_verifier")
+    if form.get("grant_type") != "authorization_code" or not isinstance(verifier, str):
+        return None
+    if CODE_VERIFIER.fullmatch(verifier):
+        return None
+    return (
+        f"code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_' and '~' (RFC 7636 4.1); "
+        f"this one has {len(verifier)}" + ("" if verifier.isascii() else ", not all of them ASCII")
+    )
+
+
+def token_answer(response: Response) -> Response:
+    """The SDK's /token answer with RFC 6749's error code where the SDK gives another, then
+    `described`."""
+    if response.status_code == 400 and response.headers.get("content-type", "").startswith("application/json"):
+        try:
+            body = json.loads(bytes(response.body))
+        except (ValueError, UnicodeDecodeError):
+            body = None
+        if isinstance(body, dict) and body.get("error_description") == SDK_REDIRECT_MISMATCH:
+            body = {
+                **body,
+                "error": "invalid_grant",
+                "error_description": "redirect_uri is not the one the authorization was asked with",
+            }
+            return JSONResponse(body, status_code=400, headers=NO_STORE)
+    return described_answer(response)
 
 
 def metadata_refusal(errors: Sequence[Mapping[str, Any]]) -> str:

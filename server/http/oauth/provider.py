@@ -45,6 +45,7 @@ from vault_recall.server.errors import ApprovalError, FormRefused, GrantGone
 from vault_recall.server.http.address import is_loopback
 from vault_recall.server.http.oauth.forms import read_form
 from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import client_ids
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
 from vault_recall.server.oauth.resources import other_resource, same_resource
@@ -57,6 +58,8 @@ MAX_NAME = 80
 WAIT_PATH = "/authorize/wait"
 # Schemes a browser must never be sent to with a code: script, data and local files.
 _REFUSED_SCHEMES = frozenset({"javascript", "data", "file", "vbscript", "about", "blob"})
+# RFC 7636 §4.2: BASE64URL(SHA256(code_verifier)), without padding, is 43 characters.
+_S256_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -83,7 +86,7 @@ async def _run(function: partial[T], limiter: anyio.CapacityLimiter) -> T:
 def app_name(info: OAuthClientInformationFull) -> str:
     """The name the person sees: the app's own, without control characters, at most 80 characters."""
     name = _CONTROL.sub("", (info.client_name or "").strip())
-    return name[:MAX_NAME] or "an unnamed app"
+    return name[:MAX_NAME] or client_ids.UNNAMED
 
 
 def check_redirect_uri(uri: str) -> str | None:
@@ -184,6 +187,11 @@ class RecallOAuthProvider:
         why = other_resource(params.resource, self.address.resource)
         if why is not None:
             raise AuthorizeError("invalid_target", why)
+        if not _S256_CHALLENGE.fullmatch(params.code_challenge):  # the SDK takes any text
+            raise AuthorizeError(
+                "invalid_request",
+                "code_challenge must be 43 characters of base64url, the SHA-256 of the code_verifier (RFC 7636 4.2)",
+            )
         app = await self.get_app(client.client_id)
         if app is None:
             raise AuthorizeError("unauthorized_client", "this app is not registered here")

@@ -26,14 +26,13 @@ from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResource
 from mcp.server.auth.handlers.register import RegistrationHandler
 from mcp.server.auth.handlers.token import TokenHandler
 from mcp.server.auth.middleware.client_auth import AuthenticationError
-from mcp.server.auth.provider import construct_redirect_uri
 from mcp.server.auth.routes import build_metadata
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.server.transport_security import RequestBodyLimitMiddleware
 from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
 from pydantic import AnyHttpUrl, ValidationError
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, Router, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -48,7 +47,10 @@ from vault_recall.server.http.oauth.forms import (
     described_answer,
     metadata_refusal,
     read_form,
+    redirect_to,
     refused,
+    token_answer,
+    verifier_refusal,
     with_issuer,
 )
 from vault_recall.server.http.oauth.provider import (
@@ -139,8 +141,12 @@ def build_router(address: Address, access_seconds: int = oauth_store.ACCESS_SECO
         why = other_resource(asked, address.resource) if isinstance(asked, str) else None
         if why is not None:
             return refused("invalid_target", why)
+        # Nor does it look at a verifier's form (RFC 7636 §4.1): a 3-character one was taken.
+        why = verifier_refusal(form)
+        if why is not None:
+            return refused("invalid_request", why)
         answer: Response = await tokens.handle(request)
-        return described_answer(answer)
+        return token_answer(answer)
 
     routes = [
         *(
@@ -234,9 +240,7 @@ async def _wait_page(limiter: anyio.CapacityLimiter, request: Request) -> Respon
     if code is None:  # answered meanwhile by another load of this page
         return oauth_page.answered(f"{found.name} was approved and has its code: you can close this page.")
     events.info("%r was approved (%s) and is sent back with its code", request_now.name, request_now.approval_code)
-    target = construct_redirect_uri(
-        request_now.redirect_uri, code=code, state=request_now.state, iss=request_now.issuer
-    )
+    target = redirect_to(request_now.redirect_uri, code=code, state=request_now.state, iss=request_now.issuer)
     return RedirectResponse(target, status_code=302, headers={"Cache-Control": "no-store"})
 
 
@@ -254,7 +258,7 @@ async def _register(handler: RegistrationHandler, request: Request) -> Response:
 
 def _denied(found: oauth_approvals.Request, why: str) -> Response:
     """The browser goes back to the app with `access_denied` and why."""
-    target = construct_redirect_uri(
+    target = redirect_to(
         found.redirect_uri, error="access_denied", error_description=described(why), state=found.state, iss=found.issuer
     )
     return RedirectResponse(target, status_code=302, headers={"Cache-Control": "no-store"})
@@ -306,6 +310,13 @@ class OAuthEndpoint:
             router = self._routers[address.issuer] = build_router(address, self.access_seconds)
         try:
             await router(scope, receive, WrongMethod(send, path).send)
+        except ClientDisconnect:
+            # The client hung up, or was cut off at the request deadline (its 408 is sent),
+            # before its form or registration arrived whole: nobody is left to answer, and
+            # nothing went wrong here — one line, as /mcp says it, never a traceback.
+            log.warning(
+                "a client hung up before its request to %s arrived whole; there was nobody left to answer", path
+            )
         except OAuthStoreError as exc:
             log.warning("an OAuth request failed: %s", exc)
             await JSONResponse(

@@ -166,3 +166,17 @@ def test_no_folder_dialog_is_a_note_not_a_thing_to_fix(
     assert "note  folder dialog" in out and "FAIL  folder dialog" not in out
     assert "the tray's menu copies the `vault-recall vault add` command instead" in out
     assert "tip: for a dialog, install xdg-desktop-portal-gtk or zenity" in out
+
+
+def test_doctor_says_when_the_activity_store_could_not_be_made_and_makes_nothing(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = home / "state"
+    blocker.write_text("a file where the state folder would go", encoding="utf-8")
+    monkeypatch.setenv("VAULT_RECALL_HOME", str(blocker / "vault-recall"))
+    main(["doctor"])
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line[6:].startswith("activity "))
+    assert line.startswith("FAIL") and f"cannot be made: {blocker} is not a folder you may write in" in line, out
+    assert f"fix: move {blocker} away: a folder goes there" in out, out
+    assert blocker.is_file()

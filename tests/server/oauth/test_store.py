@@ -10,8 +10,10 @@ import stat
 
 import pytest
 
+from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
 from vault_recall.server.errors import ApprovalError, GrantGone, OAuthStoreError
 from vault_recall.server.oauth import approvals as oauth_approvals
+from vault_recall.server.oauth import client_ids
 from vault_recall.server.oauth import store as oauth_store
 from vault_recall.server.oauth import tokens as oauth_tokens
 
@@ -98,13 +100,72 @@ def test_an_approval_code_is_read_as_a_person_types_it() -> None:
         ("Gemini CLI MCP Client", "gemini"),
         ("OpenCode", "opencode"),
         ("Desk app", "desk-app"),
-        ("✨", "oauth-app"),
-        ("", "oauth-app"),
         ("ChatGPT (web)", "chatgpt-web"),
+        # Latin letters with marks, and letters of full width, have an ASCII form.
+        ("Café Notes", "cafe-notes"),
+        ("Ｄｅｓｋ", "desk"),
     ],
 )
 def test_an_app_is_approved_as_its_known_clients_id_or_one_made_of_its_name_unless_told(name: str, client: str) -> None:
-    assert oauth_approvals.suggested_client_id(name) == client
+    assert client_ids.suggested_client_id(name) == client
+
+
+NO_ASCII_FORM = ["مساعد الملاحظات", "界界界", "界界", "✨", "Notes 界", "Notes ✨", "Заметки"]
+
+
+def test_names_without_an_ascii_form_each_make_their_own_id_and_always_the_same() -> None:
+    made = [client_ids.suggested_client_id(name) for name in NO_ASCII_FORM]
+    assert len(set(made)) == len(made), made
+    assert made == [client_ids.suggested_client_id(name) for name in NO_ASCII_FORM]  # stable
+    assert made[0].startswith("oauth-app-") and made[4].startswith("notes-"), made
+    assert all(CLIENT_ID_PATTERN.fullmatch(client) for client in made), made
+    long = client_ids.suggested_client_id("x" * 70 + "界")
+    assert CLIENT_ID_PATTERN.fullmatch(long) and long.startswith("x" * 50), long
+
+
+def _approved_as(name: str, app_id: str, client: str | None = None) -> str:
+    _, request = _request(_app(name, app_id))
+    return oauth_approvals.approve(request.approval_code, client, now=NOW + 1)[1].client
+
+
+def test_two_unrelated_apps_are_never_approved_as_one_client_whatever_their_names() -> None:
+    # Two names that make one slug, and two with no ASCII form: each app its own client.
+    first, second = _approved_as("Desk app", "app-1"), _approved_as("desk-app!", "app-2")
+    assert (first, second) == ("desk-app", "desk-app-2")
+    arabic, chinese = _approved_as("مساعد الملاحظات", "app-3"), _approved_as("界界界", "app-4")
+    assert arabic != chinese and {arabic, chinese}.isdisjoint({"oauth-app", first, second})
+    # The id is offered before approval as it will be given: the page, `client grants`, the tray.
+    _, waiting = _request(_app("desk app?", "app-5"), now=NOW + 2)
+    assert [r.suggested_client for r in oauth_approvals.pending_requests(now=NOW + 3)] == ["desk-app-3"]
+    assert oauth_approvals.approve(waiting.approval_code, now=NOW + 3)[1].client == "desk-app-3"
+    # A revoked grant still holds its id: its exposure and activity are that app's.
+    oauth_tokens.revoke("desk-app")
+    assert _approved_as("DESK APP …", "app-6") == "desk-app-4"
+
+
+def test_an_app_connecting_again_is_offered_its_own_client_again() -> None:
+    assert _approved_as("界界界", "app-1") == _approved_as("界界界", "app-2")
+    assert _approved_as("Desk app", "app-3") == _approved_as("desk app", "app-4") == "desk-app"
+    assert _approved_as("Claude Code (vault-recall)", "app-5") == _approved_as("Claude Code (notes)", "app-6")
+    # An unnamed app is nobody in particular: the next one is another client.
+    assert _approved_as("", "app-7") != _approved_as("", "app-8")
+    unnamed = client_ids.UNNAMED
+    assert _approved_as(unnamed, "app-9") != _approved_as(unnamed, "app-10")
+
+
+def test_a_known_client_is_offered_its_own_id_whoever_was_approved_as_it() -> None:
+    # An app you approved as Codex's id is Codex, you said: Codex itself still gets its id.
+    assert _approved_as("Some proxy", "app-1", "codex") == "codex"
+    assert _approved_as("Codex", "app-2") == "codex"
+    assert _approved_as("Claude Code", "app-3") == _approved_as("Claude Code (notes)", "app-4") == "claude-code"
+    # Another app made no known client's id of its name: the next free one.
+    assert _approved_as("Some proxy", "app-5") == "some-proxy"
+
+
+def test_the_person_may_approve_an_app_as_a_client_another_app_holds_and_is_told() -> None:
+    assert _approved_as("Phone app", "app-1", "phone") == "phone"
+    assert _approved_as("Tablet app", "app-2", "phone") == "phone"
+    assert client_ids.other_apps_of("phone", "Tablet app") == ["Phone app"]
 
 
 def test_every_token_of_a_grant_acts_as_the_client_it_was_approved_as() -> None:
