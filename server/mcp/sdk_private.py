@@ -3,6 +3,9 @@
 - `lowlevel_server`: the low-level server inside an `MCPServer`, to run it over streams of our
   own (stdio.py answers the lines the SDK's stdio transport would drop; delivery.py watches
   what is written).  `MCPServer.run_stdio_async` runs it only over the SDK's own streams.
+- `protocol_versions`: the protocol versions the SDK negotiates in `initialize`, read from its
+  `mcp_types/version.py` by itself, without `mcp_types`' package (which loads every protocol
+  model): first_answer.py answers `initialize` before the SDK is loaded.
 
 (The tests' Streamable HTTP clients take the SDK's private httpx client maker in
 tests/support/http_e2e.py.)  tests/server/mcp/test_sdk_private.py fails naming the part when an
@@ -12,6 +15,8 @@ SDK only.
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,3 +28,25 @@ def lowlevel_server(server: MCPServer) -> Server[Any]:
     """The low-level server an `MCPServer` answers through."""
     lowlevel: Server[Any] = server._lowlevel_server
     return lowlevel
+
+
+def protocol_versions() -> tuple[tuple[str, ...], str] | None:
+    """The versions `initialize` negotiates and the one it counter-offers, as the SDK's
+    `mcp_types.version` says; None when the SDK no longer keeps them there as plain data."""
+    found = importlib.util.find_spec("mcp_types")
+    if found is None or not found.submodule_search_locations:
+        return None
+    path = Path(next(iter(found.submodule_search_locations))) / "version.py"
+    spec = importlib.util.spec_from_file_location("_vault_recall_mcp_versions", path)
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except (OSError, SyntaxError, ImportError):
+        return None
+    handshake = getattr(module, "HANDSHAKE_PROTOCOL_VERSIONS", None)
+    latest = getattr(module, "LATEST_HANDSHAKE_VERSION", None)
+    if not isinstance(handshake, tuple) or not all(isinstance(v, str) for v in handshake):
+        return None
+    return (handshake, latest) if isinstance(latest, str) else None

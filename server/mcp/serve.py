@@ -1,25 +1,32 @@
 """Entry point of one `vault-recall serve` process: one client, MCP over stdio.
 
 stdout is the MCP wire: nothing else may write to it.  Logs go to stderr.
+
+The MCP SDK and the tools load on a thread from the first instant, while the first line is
+read and, when it is an `initialize` the SDK is certain to accept, answered at once
+(first_answer.py): the client's wait for that answer is no longer the SDK's import time.
 """
 
 from __future__ import annotations
 
-import asyncio
-import gc
+import importlib
 import logging
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import anyio
-
-from vault_recall.server.activity.store import ActivityWriter
-from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
-from vault_recall.server.mcp.stdio import serve_stdio
-from vault_recall.server.mcp.tools import RecallServer, build_server
+from vault_recall.server.mcp.first_answer import FirstAnswer, first_answer
+
+if TYPE_CHECKING:
+    from vault_recall.server.activity.store import ActivityWriter
+    from vault_recall.server.mcp.tools import RecallServer
+
+# What a server needs beyond this module, loaded on a thread while the first line is read.
+SERVER_MODULES = ("anyio", "vault_recall.server.mcp.stdio", "vault_recall.server.mcp.tools")
 
 # Clients stop their servers with SIGTERM and kill them a little later (Codex: 2 s after);
 # the events still queued are written within this time, or lost rather than hang the stop.
@@ -44,21 +51,47 @@ def serve(client: str, vault: Path | None) -> int:
         sys.stderr.write(f"vault-recall serve: {problem}\n")
         return 2
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vault-recall[%(process)d] %(message)s")
+    loading = threading.Thread(target=load_server_modules, name="load-sdk", daemon=True)
+    loading.start()
+    first = sys.stdin.buffer.readline()  # b"" when the client closed stdin at once
+    answered = first_answer(first)
+    if answered is not None:
+        sys.stdout.buffer.write(answered.line)
+        sys.stdout.buffer.flush()
+    loading.join()
+    return _run(client, vault, first, answered)
+
+
+def load_server_modules() -> None:
+    for name in SERVER_MODULES:
+        importlib.import_module(name)
+
+
+def _run(client: str, vault: Path | None, first: bytes, answered: FirstAnswer | None) -> int:
+    import gc
+
+    import anyio
+
+    from vault_recall.server.config.call_scope import ServeOptions
+    from vault_recall.server.mcp.tools import build_server
+
     options = ServeOptions(client=client, pinned_vault=vault.expanduser().absolute() if vault else None)
     server = build_server(options)
     # What start-up made (modules, the SDK's models: ~90k objects) lives as long as the process:
     # kept out of the collector's full passes, which a recall over a large vault sets off.
     gc.freeze()
     try:
-        anyio.run(_serve_stdio, server)
+        anyio.run(_serve_stdio, server, first, answered)
     finally:
         server.activity.close()  # the last calls' events, before the process ends
     return 0
 
 
-async def _serve_stdio(server: RecallServer) -> None:
+async def _serve_stdio(server: RecallServer, first: bytes, answered: FirstAnswer | None) -> None:
+    from vault_recall.server.mcp.stdio import serve_stdio
+
     stop_on_signals(server.activity)
-    await serve_stdio(server)
+    await serve_stdio(server, first=first, answered=answered)
 
 
 def stop_on_signals(writer: ActivityWriter) -> None:
@@ -69,6 +102,8 @@ def stop_on_signals(writer: ActivityWriter) -> None:
     """
     if os.name == "nt":
         return  # no POSIX signals; closing stdin is how clients stop servers there
+    import asyncio
+
     loop = asyncio.get_running_loop()
     for name in STOP_SIGNALS:
         number = getattr(signal, name)

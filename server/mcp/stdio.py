@@ -27,6 +27,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from vault_recall.server.mcp.delivery import StdioDelivery
+from vault_recall.server.mcp.first_answer import FirstAnswer
 from vault_recall.server.mcp.sdk_private import lowlevel_server
 
 log = logging.getLogger(__name__)
@@ -128,11 +129,13 @@ def _diagnose(message: Any, first: Any) -> tuple[int, str]:
 
 
 class _AnsweredLines:
-    """stdin's lines, as the SDK's reader takes them, with every line it would drop answered
-    here through the writer the SDK gives the server."""
+    """stdin's lines, as the SDK's reader takes them — the first one, read before the SDK was
+    loaded (serve.py), then the rest — with every line it would drop answered here through the
+    writer the SDK gives the server."""
 
-    def __init__(self, source: anyio.AsyncFile[str]) -> None:
+    def __init__(self, source: anyio.AsyncFile[str], first: str = "") -> None:
         self._source = source
+        self._first = first
         self._writer: Any = None
         self._ready = anyio.Event()
 
@@ -146,7 +149,9 @@ class _AnsweredLines:
     async def __anext__(self) -> str:
         await self._ready.wait()
         while True:
-            line = await self._source.readline()
+            line, self._first = self._first, ""
+            if not line:
+                line = await self._source.readline()
             if not line:
                 raise StopAsyncIteration
             answer = refusal(line)
@@ -156,16 +161,50 @@ class _AnsweredLines:
                 await self._writer.send(SessionMessage(answer))
 
 
-async def serve_stdio(server: Any) -> None:
-    """Run an MCPServer over this process's stdin and stdout until the client closes stdin."""
+class _AnsweredAlready:
+    """The server's write stream, less the SDK's own answer to the `initialize` answered before
+    it was loaded (first_answer.py): the client gets one answer per request."""
+
+    def __init__(self, inner: Any, answered: FirstAnswer) -> None:
+        self._inner = inner
+        self._answered: FirstAnswer | None = answered
+
+    async def send(self, item: SessionMessage, /) -> None:
+        message = item.message
+        answered = self._answered
+        answers = isinstance(message, types.JSONRPCResponse | types.JSONRPCError)
+        if answered is not None and answers and message.id == answered.request_id:  # type: ignore[union-attr]
+            self._answered = None
+            if isinstance(message, types.JSONRPCError):
+                log.warning("the SDK refused the initialize already answered: %s", message.error.message)
+            return
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _AnsweredAlready:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(*exc)
+        return result
+
+
+async def serve_stdio(server: Any, first: bytes = b"", answered: FirstAnswer | None = None) -> None:
+    """Run an MCPServer over this process's stdin and stdout until the client closes stdin;
+    `first` is stdin's first line when it was read before (serve.py), `answered` its answer
+    when one was written then."""
     # UTF-8 whatever the platform's default; bytes that are not UTF-8 become U+FFFD and are
     # then refused as any other unreadable text would be.
     stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    lines = _AnsweredLines(stdin)
+    lines = _AnsweredLines(stdin, first.decode("utf-8", errors="replace"))
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
         lines.answer_through(write_stream)
         # A change is told once its answer is handed to the stdout writer (delivery.py).
         delivery = StdioDelivery()
         server.delivery = delivery
         lowlevel = lowlevel_server(server)
-        await lowlevel.run(read_stream, delivery.watch(write_stream), lowlevel.create_initialization_options())
+        writes = delivery.watch(write_stream if answered is None else _AnsweredAlready(write_stream, answered))
+        await lowlevel.run(read_stream, writes, lowlevel.create_initialization_options())

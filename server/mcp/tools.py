@@ -24,6 +24,7 @@ from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.errors import RecallError
 from vault_recall.server.mcp.argument_errors import describe_validation_error, unknown_arguments
 from vault_recall.server.mcp.delivery import AtOnce, Delivery
+from vault_recall.server.mcp.first_answer import SERVER_NAME
 from vault_recall.server.mcp.instructions import CHANGED_SINCE_NOTE, INSTRUCTIONS
 from vault_recall.server.mcp.tool_arguments import (
     ActivityLimitArg,
@@ -198,7 +199,7 @@ def as_result(payload: Mapping[str, object]) -> CallToolResult:
 
 def build_server(options: ServeOptions, server_class: type[RecallServer] = RecallServer) -> RecallServer:
     server = server_class(
-        options, name="vault-recall", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+        options, name=SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
 
     def tool(fn: Any) -> Any:

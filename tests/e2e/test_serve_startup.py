@@ -1,5 +1,6 @@
-"""`serve` answers `initialize` before importing anything a call needs: clients wait for it
-(and the entries of those that do not wait by themselves tell them to, as
+"""`serve` answers `initialize` before importing anything a call needs — before the MCP SDK
+itself when the request is one it is certain to accept (server/mcp/first_answer.py): clients
+wait for it (and the entries of those that do not wait by themselves tell them to, as
 tests/app/clients/test_entry_env.py checks)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import sys
 
 import pytest
 
+from tests.support.e2e import vault_recall_command
 from tests.support.paths import SAMPLE_VAULT
 
 pytestmark = [pytest.mark.e2e]
@@ -66,3 +68,39 @@ def test_serve_answers_initialize_without_importing_what_only_calls_need() -> No
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "mcp.server.mcpserver" in imported  # the measurement works
     assert not imported & set(NOT_BEFORE_A_CALL), sorted(imported & set(NOT_BEFORE_A_CALL))
+
+
+def exchange(lines: list[dict[str, object]], answers: int) -> list[dict[str, object]]:
+    """The lines a real `serve` writes for `lines`: `answers` of them read with stdin open (at
+    its end the SDK may stop before answering), then whatever else it writes until it stops."""
+    server = subprocess.Popen(
+        [*vault_recall_command(), "serve", "--client", "t", "--vault", str(SAMPLE_VAULT)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        server.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
+        server.stdin.flush()
+        written = [server.stdout.readline() for _ in range(answers)]
+        server.stdin.close()
+        written += server.stdout.read().splitlines()
+    finally:
+        server.wait(timeout=120)
+        server.stdout.close()
+    return [json.loads(line) for line in written if line.strip()]
+
+
+def test_initialize_answered_before_the_sdk_loads_is_answered_once_and_as_the_sdk_answers() -> None:
+    initialized: dict[str, object] = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    tools: dict[str, object] = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    early = exchange([INITIALIZE, initialized, tools], 2)
+    assert [answer["id"] for answer in early] == [1, 2]  # the SDK's own answer to 1 is not written
+    listed = early[1]["result"]
+    assert isinstance(listed, dict) and "recall_context" in {tool["name"] for tool in listed["tools"]}
+    # An initialize first_answer.py leaves to the SDK (it carries `_meta`): the SDK's answer.
+    params = {**INITIALIZE["params"], "_meta": {"progressToken": 7}}  # type: ignore[dict-item]
+    by_the_sdk = exchange([{**INITIALIZE, "params": params}, initialized, tools], 2)
+    assert [answer["id"] for answer in by_the_sdk] == [1, 2]
+    assert early[0] == by_the_sdk[0]
