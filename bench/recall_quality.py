@@ -10,7 +10,9 @@ tests/support/recall_eval.py's (the tests check them there); this script runs th
 
 Per vault the table gives hit@1 and hit@3 per answerable style (an expected record first / in
 the first three), the shares of answerable queries answered with no records and with records
-all marked `weak_match` (BM25 never marks any), and for no_answer
+all marked `weak_match` (BM25 never marks any), the weak mark's calibration — of the
+answerable queries answered with records, the share holding a record meant in the first three
+among those not marked (unm@3) and among those marked (mrk@3) — and for no_answer
 queries the shares answered with nothing, with records all marked `weak_match`, and with
 records looking confident (at least one not marked weak).  A call that raises is counted as an
 empty answer and listed under the table.
@@ -58,6 +60,8 @@ _COLUMNS = [
     ),
     ("answerable empty", "ans:empty"),
     ("answerable weak", "ans:weak"),
+    ("unmarked hit@3", "unm@3"),
+    ("marked hit@3", "mrk@3"),
     ("no_answer empty", "none:empty"),
     ("no_answer weak", "none:weak"),
     ("no_answer confident", "none:conf"),

@@ -437,6 +437,10 @@ def public_figures(outcomes: Sequence[PublicOutcome], method: str, scope: str) -
         if head in ANSWERABLE:
             chosen = [o for o in mine if o.style == head]
             test = (lambda o: bool(o.hit_at_1)) if tail == "hit@1" else (lambda o: bool(o.hit_at_3))
+        elif head in ("unmarked", "marked"):
+            marked = head == "marked"
+            chosen = [o for o in mine if o.style in ANSWERABLE and o.paths and all(o.weak) == marked]
+            test = lambda o: bool(o.hit_at_3)  # noqa: E731
         else:
             chosen = [o for o in mine if (o.style in ANSWERABLE) == (head == "answerable")]
             test = {

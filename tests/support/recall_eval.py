@@ -289,7 +289,19 @@ class Outcome:
 
 def metric_names() -> list[str]:
     names = [f"{style} hit@{k}" for style in ANSWERABLE for k in (1, 3)]
-    return [*names, "answerable empty", "answerable weak", "no_answer empty", "no_answer weak", "no_answer confident"]
+    # "unmarked hit@3" / "marked hit@3": of the answerable queries answered with records, those
+    # not marked weak_match (or marked), the share holding a record meant among the first three.
+    # The mark is worth trusting when the first is near 1 and the second well below it.
+    return [
+        *names,
+        "answerable empty",
+        "answerable weak",
+        "unmarked hit@3",
+        "marked hit@3",
+        "no_answer empty",
+        "no_answer weak",
+        "no_answer confident",
+    ]
 
 
 @dataclass
@@ -310,6 +322,10 @@ class Report:
         if head in ANSWERABLE:
             chosen = self.outcomes_of(method, [head])
             return _share(chosen, (lambda o: bool(o.hit_at_1)) if tail == "hit@1" else (lambda o: bool(o.hit_at_3)))
+        if head in ("unmarked", "marked"):
+            answered = [o for o in self.outcomes_of(method, ANSWERABLE) if o.paths]
+            chosen = [o for o in answered if o.all_weak == (head == "marked")]
+            return _share(chosen, lambda o: bool(o.hit_at_3))
         # For answerable queries and no-answer ones alike: answered with nothing, with records
         # all marked weak_match, or with one record at least looking confident.
         test: Callable[[Outcome], bool] = {

@@ -277,6 +277,11 @@ def test_public_figures_count_hits_and_the_answers_to_no_answer_questions() -> N
     assert figures["answerable weak"] == 0.5 and figures["answerable empty"] == 0.0
     assert (figures["no_answer empty"], figures["no_answer weak"], figures["no_answer confident"]) == (0.25, 0.25, 0.5)
     assert pv.public_figures(outcomes, "m", "folder")["keywords hit@3"] is None
+    # The weak mark's calibration: the unmarked answer is a hit, the marked one a miss, and the
+    # no-answer questions count in neither.
+    assert (figures["unmarked hit@3"], figures["marked hit@3"]) == (1.0, 0.0)
+    marked_hit = [*outcomes, outcome("question", ("d.md",), True, True)]
+    assert pv.public_figures(marked_hit, "m", "vault")["marked hit@3"] == 0.5
 
 
 def test_a_source_is_found_as_a_clone_a_bare_clone_or_a_mirror(repository: tuple[Path, str], tmp_path: Path) -> None:

@@ -103,7 +103,10 @@ def test_the_report_gives_every_method_and_style_a_rate_between_0_and_1() -> Non
     assert set(figures) == set(report.methods)
     for method, rates in figures.items():
         assert set(rates) == set(rq.metric_names()), method
-        assert all(rate is not None and 0 <= rate <= 1 for rate in rates.values()), (method, rates)
+        # "marked hit@3" has no answers to count for a method that never marks one.
+        calibration = {"unmarked hit@3", "marked hit@3"}
+        assert all(rates[m] is not None for m in rates if m not in calibration), (method, rates)
+        assert all(rate is None or 0 <= rate <= 1 for rate in rates.values()), (method, rates)
         no_answer = [rates[f"no_answer {kind}"] for kind in ("empty", "weak", "confident")]
         assert sum(r for r in no_answer if r is not None) == pytest.approx(1), (method, no_answer)
 
@@ -155,6 +158,31 @@ def test_weak_and_confident_answers_to_no_answer_queries_are_told_apart() -> Non
     }
     assert figures["nothing"]["answerable empty"] == 1
     assert figures["all weak"]["answerable empty"] == 0
+
+
+def test_the_weak_marks_calibration_counts_hits_among_unmarked_and_marked_answers_apart() -> None:
+    chosen = [q for q in QUERIES if q.vault == "holdout" and q.style in ("keywords", "no_answer")][:12]
+    answerable = [q for q in chosen if q.style == "keywords"]
+    assert len(answerable) >= 4 and len(answerable) < len(chosen)
+    hits = {q.id for q in answerable[:3]}  # three hits, the other answerable queries missed
+
+    def marks_the_misses(vault: Path, subject: str, text: str) -> rq.Answer:
+        query = next(q for q in chosen if q.query == text and q.subject == subject)
+        if query.id in hits:
+            return rq.Answer((query.expected[0],), (False,))
+        return rq.Answer(("elsewhere.md",), (True,))
+
+    def marks_nothing(vault: Path, subject: str, text: str) -> rq.Answer:
+        answer = marks_the_misses(vault, subject, text)
+        return rq.Answer(answer.paths, tuple(False for _ in answer.paths))
+
+    methods: dict[str, rq.Method] = {"calibrated": marks_the_misses, "unmarked": marks_nothing}
+    figures = rq.evaluate("holdout", chosen, methods).figures()
+    assert figures["calibrated"]["unmarked hit@3"] == 1
+    assert figures["calibrated"]["marked hit@3"] == 0
+    assert figures["calibrated"]["no_answer weak"] == 1  # no-answer queries count in neither share
+    assert figures["unmarked"]["unmarked hit@3"] == pytest.approx(3 / len(answerable))
+    assert figures["unmarked"]["marked hit@3"] is None
 
 
 def test_a_hit_counts_only_when_an_expected_record_is_returned_in_place() -> None:
