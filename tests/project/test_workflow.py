@@ -132,3 +132,25 @@ def test_dependabot_updates_the_actions_and_the_python_dependencies() -> None:
     assert config["version"] == 2
     watched = {(update["package-ecosystem"], update["directory"]) for update in config["updates"]}
     assert {("github-actions", "/"), ("pip", "/")} <= watched
+
+
+def test_a_release_tag_builds_with_ci_release_and_publishes_to_pypi_by_trusted_publishing() -> None:
+    release = workflow("release.yml")
+    keys = {str(key): value for key, value in release.items()}
+    on = keys.get("on") or keys["True"]  # YAML 1.1 reads a bare `on` as true
+    assert set(on) == {"push"} and on["push"]["tags"] == ["v[0-9]+.[0-9]+.[0-9]+"]
+    assert release["permissions"] == {"contents": "read"}
+    jobs = release["jobs"]
+    assert "bash .ci/release" in commands(jobs["build"])
+    (checkout,) = [step for step in jobs["build"]["steps"] if "checkout@" in str(step.get("uses", ""))]
+    assert checkout["with"]["fetch-depth"] == 0  # the version is read from the tags
+    pypi = jobs["pypi"]
+    assert pypi["needs"] == "build" and pypi["environment"]["name"] == "pypi"
+    assert pypi["permissions"] == {"id-token": "write"}
+    assert any("pypa/gh-action-pypi-publish@" in str(step.get("uses", "")) for step in pypi["steps"])
+    # No token: trusted publishing is the job's OIDC token alone.
+    assert "password" not in str(pypi["steps"]) and "secrets." not in str(pypi)
+    # PyPI takes only the sdist and the wheel: the publish job downloads the `dist` artifact alone.
+    (download,) = [step for step in pypi["steps"] if "download-artifact@" in str(step.get("uses", ""))]
+    assert download["with"]["name"] == "dist"
+    assert jobs["github-release"]["permissions"] == {"contents": "write"}
