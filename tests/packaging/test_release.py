@@ -173,6 +173,18 @@ def test_a_release_needs_its_section_dated_and_its_tag_on_head(project: Path) ->
     assert "HEAD is tagged v0.3.0, but CHANGELOG.md's newest release is 0.2.0" in ahead.stderr
 
 
+def test_the_registry_entry_names_the_newest_release(project: Path) -> None:
+    entry = '{\n  "version": "0.1.0",\n  "packages": [{\n    "version": "0.0.9"\n  }]\n}\n'
+    (project / "server.json").write_text(entry, encoding="utf-8")
+    commit(project, FIRST, "0.1.0")
+    git(project, "tag", "-a", "v0.1.0", "-m", "0.1.0")
+    refused = release_check(project)
+    assert refused.returncode == 1
+    assert 'server.json\'s versions must be the newest release, 0.1.0, not: "version": "0.0.9"' in refused.stderr
+    (project / "server.json").write_text(entry.replace("0.0.9", "0.1.0"), encoding="utf-8")
+    assert release_check(project).returncode == 0
+
+
 def test_the_changelog_keeps_an_unreleased_section_on_top(project: Path) -> None:
     commit(project, FIRST.replace("## [Unreleased]\n\n", ""), "no unreleased")
     git(project, "tag", "-a", "v0.1.0", "-m", "0.1.0")

@@ -154,3 +154,19 @@ def test_a_release_tag_builds_with_ci_release_and_publishes_to_pypi_by_trusted_p
     (download,) = [step for step in pypi["steps"] if "download-artifact@" in str(step.get("uses", ""))]
     assert download["with"]["name"] == "dist"
     assert jobs["github-release"]["permissions"] == {"contents": "write"}
+
+
+def test_the_release_builds_the_mcp_bundle_from_its_wheel_apart_from_what_pypi_takes() -> None:
+    build = workflow("release.yml")["jobs"]["build"]
+    run = commands(build)
+    (pinned,) = re.findall(r"@anthropic-ai/mcpb@[\d.]+", (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8"))
+    assert pinned in run  # the CLI the tests ran (.ci/run), at the same version
+    assert "packaging/build_mcpb.py dist/vault_recall-*.whl bundle --mcpb" in run
+    uploads = {
+        step["with"]["name"]: step["with"]["path"]
+        for step in build["steps"]
+        if "upload-artifact@" in str(step.get("uses", ""))
+    }
+    assert uploads == {"dist": "dist/", "bundle": "bundle/*.mcpb"}
+    release = commands(workflow("release.yml")["jobs"]["github-release"])
+    assert "gh release create" in release and "artifacts/*/*" in release
