@@ -3,7 +3,8 @@ run what docs/install.md says they run: the whole of .ci/run on Linux; on curren
 Windows runners the unit and end-to-end tiers (the desktop tier skipping), a wheel build, and the
 installed wheel's `--help`, `demo` and `snippet --list`.  Every action is pinned to a commit,
 Dependabot keeps those pins and the Python dependencies current, pip's downloads are cached, and
-every checkout that runs the same-answers test brings the history it reads."""
+every checkout that runs the same-answers test brings the history it reads.  A release tag runs
+.ci/release, publishes to PyPI by trusted publishing and builds the MCP Bundle apart from it."""
 
 from __future__ import annotations
 
