@@ -8,6 +8,10 @@ files) ← `obsidian` (notes, properties, links) ← `recall` (records and the t
 `vault_recall.app`, `pystray` or `PIL` (tests/project/test_layers.py checks all of this).
 """
 
-# The one place the version is written: pyproject.toml reads it from here for the wheel's metadata
-# ([tool.setuptools.dynamic]), and nothing reads the installed metadata at run time.
-__version__ = "0.1.0"
+# The version comes from git: setuptools-scm writes it into _version.py (not committed) at every
+# build and editable install (pyproject.toml's [tool.setuptools_scm]).  Read from that module, not
+# from the installed metadata, so the PyInstaller bundle, which carries modules only, knows it too.
+try:
+    from vault_recall.server._version import __version__ as __version__
+except ImportError:  # a tree no build or install has run in
+    __version__ = "0+unknown"

@@ -5,25 +5,47 @@ same config and activity store as the command that wrote it."""
 from __future__ import annotations
 
 import os
+import site
 import sys
+import sysconfig
 from collections.abc import Mapping
 from pathlib import Path
+
+SCRIPT = "vault-recall.exe" if os.name == "nt" else "vault-recall"
 
 
 def launcher() -> list[str]:
     """How to start Vault Recall from anywhere.
 
     A frozen bundle: its own executable.  Otherwise the installed console script beside the
-    interpreter (its shebang or .exe launcher pins the right environment).  Failing that, the
-    interpreter in isolated mode (-I) so nothing in the client's working directory can
-    shadow ours.
+    interpreter (its shebang or .exe launcher pins the right environment), or, for a
+    `pip install --user`, in the user base's scripts folder.  Failing that, the interpreter in
+    isolated mode (-I) so nothing in the client's working directory can shadow ours.
     """
     if getattr(sys, "frozen", False):
         return [sys.executable]
-    script = Path(sys.executable).with_name("vault-recall.exe" if os.name == "nt" else "vault-recall")
+    script = Path(sys.executable).with_name(SCRIPT)
     if script.is_file():
         return [str(script)]
+    user = user_install_script(
+        Path(__file__).resolve().parents[2],
+        Path(site.getusersitepackages()),
+        Path(sysconfig.get_path("scripts", sysconfig.get_preferred_scheme("user"))),
+    )
+    if user is not None:
+        return [str(user)]
     return [sys.executable, "-I", "-m", "vault_recall.app"]
+
+
+def user_install_script(package: Path, user_site: Path, user_scripts: Path) -> Path | None:
+    """The console script of a `pip install --user`, when `package` (our installed
+    `vault_recall` folder) is in the user site: that install puts the script in the user base's
+    scripts folder (~/.local/bin), not beside the interpreter, and `-I` would hide the user
+    site the package and its dependencies are in."""
+    if not package.is_relative_to(user_site.resolve()):
+        return None
+    script = user_scripts / SCRIPT
+    return script if script.is_file() else None
 
 
 def serve_argv(client_id: str, pinned_vault: Path | None = None, base: list[str] | None = None) -> list[str]:

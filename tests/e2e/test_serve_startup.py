@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.e2e import vault_recall_command
 from tests.support.paths import SAMPLE_VAULT
+from vault_recall.server import __version__
 
 pytestmark = [pytest.mark.e2e]
 
@@ -65,6 +66,7 @@ def test_serve_answers_initialize_without_importing_what_only_calls_need() -> No
     )
     answer = json.loads(done.stdout.splitlines()[0])
     assert answer["result"]["serverInfo"]["name"] == "vault-recall"
+    assert answer["result"]["serverInfo"]["version"] == __version__ != "0+unknown"  # git's, via _version.py
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "mcp.server.mcpserver" in imported  # the measurement works
     assert not imported & set(NOT_BEFORE_A_CALL), sorted(imported & set(NOT_BEFORE_A_CALL))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.npm_tools import CONFORMANCE, INSPECTOR, NODE
+from tests.support.npm_tools import CONFORMANCE, INSPECTOR, MCPB, NODE
 from tests.support.real_clients import BIN as CLIENT_BIN
 
 DICTIONARIES = Path("/usr/share/dict")
@@ -122,9 +122,11 @@ PARTS: dict[str, Part] = {
         "actionlint", "the test extra on Linux: pip install -e '.[test]'", lambda: bool(beside_python("actionlint"))
     ),
     "binutils": Part("objdump and strip (PyInstaller runs them)", "Debian: binutils", programs("objdump", "strip")),
+    "uv": Part("uv", "the test extra: pip install -e '.[test]'", lambda: bool(beside_python("uv"))),
     # npm tools, which .ci/run installs beside the checkout.
     "inspector": Part("The MCP Inspector CLI", f"{NPM_STEP}, into .ci/npm", files(NODE, INSPECTOR)),
     "conformance": Part("The MCP conformance suite", f"{NPM_STEP}, into .ci/npm", files(NODE, CONFORMANCE)),
+    "mcpb": Part("The MCP Bundle CLI (mcpb)", f"{NPM_STEP}, into .ci/npm", files(NODE, MCPB)),
     "claude": Part("Claude Code", f"{NPM_STEP}, into .real-clients", client("claude")),
     "codex": Part("Codex CLI", f"{NPM_STEP}, into .real-clients", client("codex")),
     "gemini": Part("Gemini CLI", f"{NPM_STEP}, into .real-clients", client("gemini")),

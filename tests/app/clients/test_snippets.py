@@ -16,7 +16,7 @@ import yaml
 
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, ClientSpec, client_spec, config_location
-from vault_recall.app.clients.launch import HOME_VARIABLES, launcher, serve_argv
+from vault_recall.app.clients.launch import HOME_VARIABLES, SCRIPT, launcher, serve_argv, user_install_script
 from vault_recall.app.clients.snippets import cli_snippet, file_snippet, link_snippet
 from vault_recall.app.errors import SnippetError
 from vault_recall.server.config.config_file import load_config
@@ -116,6 +116,20 @@ def test_the_launcher_is_absolute_and_never_shadowed_by_the_working_folder() -> 
     else:
         assert Path(command[0]).name.startswith("vault-recall")
         assert Path(command[0]).parent == Path(sys.executable).parent
+
+
+def test_a_user_install_is_launched_by_its_script_in_the_user_base(tmp_path: Path) -> None:
+    """`pip install --user`: the script is in ~/.local/bin, not beside the interpreter, and
+    `python -I` would not see the user site the package is in."""
+    user_site, scripts = tmp_path / "lib" / "site-packages", tmp_path / "bin"
+    package = user_site / "vault_recall"
+    package.mkdir(parents=True)
+    scripts.mkdir()
+    assert user_install_script(package, user_site, scripts) is None  # no script there
+    (scripts / SCRIPT).write_text("#!/usr/bin/python3\n", encoding="utf-8")
+    assert user_install_script(package, user_site, scripts) == scripts / SCRIPT
+    elsewhere = tmp_path / "venv" / "site-packages" / "vault_recall"
+    assert user_install_script(elsewhere, user_site, scripts) is None  # not a user install
 
 
 @pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])
