@@ -1,7 +1,7 @@
 """Recall quality: how often `recall_context` returns the record a person means, asked the way
 AI assistants ask, against plain BM25 over the same records in the same run.
 
-    .venv/bin/python -m bench.recall_quality [--vault dev|holdout|public|all] [--limit-queries N]
+    .venv/bin/python -m bench.recall_quality [--vault dev|holdout|cjk|public|all] [--limit-queries N]
                                              [--public-source DIR] [--no-search]
                                              [--show-misses] [--json out.json]
 

@@ -3,8 +3,9 @@ tables) and the tests of it: the queries and hand-written vaults of bench/recall
 stable copy of each vault, plain BM25 as the baseline, and running every method over every
 query.
 
-Two hand-written vaults live in bench/recall_eval/ (`dev`, and `holdout`, a different
-organisation kept for checking that figures carry over) with the queries in
+Three hand-written vaults live in bench/recall_eval/ (`dev`, `holdout`, a different
+organisation kept for checking that figures carry over, and `cjk`, a small one in Chinese,
+Japanese and Korean) with the queries in
 bench/recall_eval/queries.json.  Each query names a subject, a style (keywords, question,
 paraphrase, distinctive, no_answer) and the active decision records a person would accept;
 no_answer queries expect nothing.
@@ -15,7 +16,8 @@ path, so "newest first" ties fall the same way on every run.  Methods:
 - ours (default): `recall_context(scope, subject, query, budget=65536, limit=3)`;
 - ours (match=all): the same with `match="all"`, the strict mode;
 - BM25, BM25+stem: `Bm25` below over the subject's active decision records (title, aliases,
-  tags and body), top 3, nothing when no record has a query word.
+  tags and body), top 3, nothing when no record has a query word; words as recall splits them
+  (Unicode word runs, a run of CJK letters as its bigrams: ranking/words.py).
 """
 
 from __future__ import annotations
@@ -24,10 +26,8 @@ import hashlib
 import json
 import math
 import os
-import re
 import shutil
 import tempfile
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -38,13 +38,14 @@ from typing import Any
 from tests.support.paths import REPO_ROOT
 from vault_recall.server.recall.answers.recall_records import recall_context
 from vault_recall.server.recall.finding.scan import each_record
+from vault_recall.server.recall.ranking.words import words as split_words
 from vault_recall.server.recall.records import MemoryRecord
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.listing import list_notes
 
 EVAL_ROOT = REPO_ROOT / "bench" / "recall_eval"
 QUERIES_FILE = EVAL_ROOT / "queries.json"
-VAULTS = ("dev", "holdout")
+VAULTS = ("dev", "holdout", "cjk")
 STYLES = ("keywords", "question", "paraphrase", "distinctive", "no_answer")
 ANSWERABLE = STYLES[:4]
 LIMIT = 3
@@ -134,12 +135,12 @@ def decision_records(vault: Path, subject: str) -> list[MemoryRecord]:
 
 
 Stemmer = Callable[[list[str]], list[str]]
-_WORD = re.compile(r"\w+")
 
 
 def words(text: str, stem: Stemmer | None = None) -> list[str]:
-    """Unicode word runs of the NFKC-normalised, casefolded text; stemmed when asked."""
-    found = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    """Unicode word runs of the NFKC-normalised, casefolded text, a run of CJK letters as its
+    bigrams (as Lucene's CJK analyzer); stemmed when asked."""
+    found = split_words(text)
     return stem(found) if stem is not None else found
 
 

@@ -61,7 +61,9 @@ def unheld_look(
     plainest shape holding no gate is told — skipped when it is not one the recall takes (it
     names its own subject: no subject rule changes it) — or, when the rules are folder rules
     alone, an ordinary note the recall takes by its path; any other note is parsed."""
-    wanted = tuple(gate.encode("utf-8") for gate in gates)
+    # Bytes are searched only when ASCII (the note's, or its block's): only ASCII gates can be
+    # there.  A CJK question's bigrams are not looked for in every English note's bytes.
+    wanted = tuple(gate.encode("ascii") for gate in gates if gate.isascii())
     # With folder rules alone, the subjects the rules give an ordinary note are its path's
     # (SubjectRules.subjects_of), and the record they make of it an active decision unless
     # its own status or kind say otherwise (records.ruled_record).

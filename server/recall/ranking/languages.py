@@ -18,7 +18,7 @@ from typing import Protocol
 
 from vault_recall.server import defaults
 from vault_recall.server.recall.ranking.stopwords import FRAMING_WORDS, GENERAL_WORDS, STOP_WORDS
-from vault_recall.server.recall.ranking.words import fold_for_ranking
+from vault_recall.server.recall.ranking.words import fold_for_ranking, is_cjk
 
 DEFAULT_LANGUAGES = defaults.LANGUAGES
 SUPPORTED = tuple(STOP_WORDS)
@@ -47,8 +47,8 @@ class Language:
     general: frozenset[str] = frozenset()  # general words, as folded (stopwords.py)
 
     def stem(self, folded_word: str) -> str:
-        if len(folded_word) > LONGEST_STEMMED:
-            return folded_word
+        if len(folded_word) > LONGEST_STEMMED or is_cjk(folded_word):
+            return folded_word  # a CJK bigram is never stemmed (words.py)
         return str(_stemmer(self.name).stemWord(folded_word))
 
     def framing_meaning(self, stem: str) -> frozenset[str]:

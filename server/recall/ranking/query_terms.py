@@ -26,7 +26,7 @@ from vault_recall.server.recall.ranking.word_scans import (
     stem_start,
     words_found,
 )
-from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words
+from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words, is_cjk
 
 
 @dataclass(frozen=True)
@@ -115,8 +115,16 @@ _PART_AT_LEAST = 3  # letters of a hyphenated word's part that ranks on its own 
 
 
 def joined_runs(folded: str) -> list[tuple[str, ...]]:
-    """The words of a folded text, each run of words joined by hyphens kept together."""
-    return [tuple(EVERY_WORD.findall(run)) for run in _JOINED.findall(folded)]
+    """The words of a folded text, each run of words joined by hyphens kept together — but a
+    run holding CJK letters as its words (words.py) each on its own, its bigrams too."""
+    runs: list[tuple[str, ...]] = []
+    for run in _JOINED.findall(folded):
+        found = folded_words(run)
+        if any(is_cjk(word) for word in found):
+            runs += [(word,) for word in found]
+        else:
+            runs.append(tuple(found))
+    return runs
 
 
 def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Query:

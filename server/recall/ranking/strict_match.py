@@ -1,7 +1,8 @@
 """The strict match (`match="all"`): a record must hold every query word, as written.
 
 Words are compared as words.words makes them (NFKC, casefolded; no stems, no stop words):
-the rule recall had before it ranked, kept for a caller who wants exactly these words.
+the rule recall had before it ranked, kept for a caller who wants exactly these words.  A CJK
+word of one letter is held wherever the letter is written, as ranked recall holds it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from collections.abc import Iterable
 
 from vault_recall.server.obsidian.syntax import parse_inline_tags
-from vault_recall.server.recall.ranking.words import words
+from vault_recall.server.recall.ranking.words import words_held
 from vault_recall.server.recall.records import MemoryRecord
 
 # Where a query word can be found, and how much a hit there says about relevance: a note
@@ -50,15 +51,15 @@ def fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[str, set[str
         # An inline tag is '#' and a run of non-blank characters of the body: only a word found
         # in such a run can be in one, and only then are the tags worth parsing.
         tagged = bool(in_text) and any(word in run for run in _HASH_RUNS.findall(lowered) for word in in_text)
-        inline = _all_words(parse_inline_tags(body)) if tagged else []
+        inline = _all_words(parse_inline_tags(body)) if tagged else set()
     else:
-        in_body = set(words(body)).intersection(wanted)
+        in_body = words_held(body).intersection(wanted)
         inline = _all_words(parse_inline_tags(body))
     return {
-        "title": set(words(note.title)).intersection(wanted),
-        "aliases": set(_all_words(note.aliases)).intersection(wanted),
-        "heading": set(words(note.heading or "")).intersection(wanted),
-        "tags": set(_all_words(note.tags)).union(inline).intersection(wanted),
+        "title": words_held(note.title).intersection(wanted),
+        "aliases": _all_words(note.aliases).intersection(wanted),
+        "heading": words_held(note.heading or "").intersection(wanted),
+        "tags": _all_words(note.tags).union(inline).intersection(wanted),
         "body": in_body,
     }
 
@@ -98,5 +99,5 @@ def _whole_word(word: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![0-9a-z_]){re.escape(word)}(?![0-9a-z_])")
 
 
-def _all_words(texts: Iterable[str]) -> list[str]:
-    return [w for text in texts for w in words(text)]
+def _all_words(texts: Iterable[str]) -> set[str]:
+    return {w for text in texts for w in words_held(text)}

@@ -19,11 +19,16 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
+from vault_recall.server.recall.ranking.words import LETTER, is_cjk
+
 Stem = tuple[str, str]  # (language, stem)
 
 # Languages whose stems may not start a word's letters (see the module docstring).
 _EVERY_WORD_LANGUAGES = frozenset({"dutch"})
-EVERY_WORD = re.compile(r"\w+")
+# A word outside CJK: CJK letters are taken as bigrams (words.py), and are no part of one.
+EVERY_WORD = re.compile(LETTER + "+")
+_LETTERS_AFTER = LETTER + "*"
+_ASCII_WORD = re.compile(r"\w+")
 _GERMAN_E = re.compile(r"(?<=[aou])e")
 _ENGLISH_YING = frozenset({"die", "lie", "tie", "vie", "hie"})  # 'dying' → 'die'
 
@@ -35,6 +40,9 @@ class Scan:
 
     gate: str
     pattern: re.Pattern[str]
+    # A CJK bigram or letter (words.py): found wherever it is written, inside a run of CJK
+    # letters too, and counted there — its gate is all it is.
+    inside: bool = False
 
     @cached_property
     def at_word_start(self) -> re.Pattern[str] | None:
@@ -55,12 +63,12 @@ class Scan:
         rest = pattern[len(gate) :]
         if not _ONE_WORD_REST.fullmatch(rest):
             return None
-        return re.compile(f"{gate}(?<!\\w{gate}){rest}")
+        return re.compile(f"{gate}(?<!{LETTER}{gate}){rest}")
 
 
 # A gate of word characters, and what may follow it in a pattern that finds within one word.
 _WORD_LETTERS = re.compile(r"\w+")
-_ONE_WORD_REST = re.compile(r"(?:\w|e\?)*\\w\*")
+_ONE_WORD_REST = re.compile(r"(?:\w|e\?)*" + re.escape(_LETTERS_AFTER))
 
 
 def common_start(texts: list[str]) -> str:
@@ -80,6 +88,8 @@ def scans_for(stems: frozenset[Stem]) -> tuple[Scan, ...]:
 
 
 def _language_scans(language: str, stem: str) -> list[Scan]:
+    if is_cjk(stem):  # a bigram or letter, never stemmed: in every language, itself
+        return [Scan(gate=stem, pattern=re.compile(re.escape(stem)), inside=True)]
     if language in _EVERY_WORD_LANGUAGES:
         return [Scan(gate="", pattern=EVERY_WORD)]
     if language == "german":
@@ -88,7 +98,7 @@ def _language_scans(language: str, stem: str) -> list[Scan]:
         pattern = "".join(re.escape(c) + ("e?" if c in "aou" else "") for c in start)
         literal = re.split("[aou]", start, maxsplit=1)[0]
         gate = start[: len(literal) + 1]
-        return [Scan(gate=gate, pattern=re.compile(pattern + r"\w*"))]
+        return [Scan(gate=gate, pattern=re.compile(pattern + _LETTERS_AFTER))]
     scans = [_literal_scan(stem_start(stem))]
     if language == "english" and stem in _ENGLISH_YING:
         scans.append(_literal_scan(stem[0] + "y"))
@@ -103,20 +113,37 @@ def stem_start(stem: str) -> str:
 def _literal_scan(start: str) -> Scan:
     if not start:  # no stem at all: look at every word
         return Scan(gate="", pattern=EVERY_WORD)
-    return Scan(gate=start, pattern=re.compile(re.escape(start) + r"\w*"))
+    return Scan(gate=start, pattern=re.compile(re.escape(start) + _LETTERS_AFTER))
 
 
 def words_found(text: str, scan: Scan) -> Counter[str]:
     """The words of `text` (folded) that `scan` finds, with how often each occurs."""
     if scan.gate not in text:
         return Counter()
+    if scan.inside:
+        return Counter({scan.gate: _times_written(text, scan.gate)})
+    if scan.pattern is EVERY_WORD:
+        # Every word starts a word: no look before each.  In ASCII text, where no CJK letter
+        # can be, as `\w+` (quicker than a class that leaves them out).
+        return Counter((_ASCII_WORD if text.isascii() else EVERY_WORD).findall(text))
     starts = scan.at_word_start
     if starts is not None:
         return Counter(starts.findall(text))
-    # A word character is `\w`'s: alphanumeric or '_'.  Inline, not a function: this runs once for
-    # every place a term's start is found.
+    # A word character is `\w`'s: alphanumeric or '_' — and a CJK letter is none of a word's.
+    # Inline, not a function: this runs once for every place a term's start is found.
     return Counter(
         match.group()
         for match in scan.pattern.finditer(text)
-        if not ((start := match.start()) and ((before := text[start - 1]).isalnum() or before == "_"))
+        if not (
+            (start := match.start()) and ((before := text[start - 1]).isalnum() or before == "_") and not is_cjk(before)
+        )
     )
+
+
+def _times_written(text: str, gate: str) -> int:
+    """How many times `gate` is written in `text`, overlapping ones too: 'ははは' holds the
+    bigram 'はは' twice, as its bigrams count it.  (Only a bigram of one letter twice can
+    overlap itself.)"""
+    if len(gate) == 2 and gate[0] == gate[1]:
+        return len(re.findall(f"(?={re.escape(gate)})", text))
+    return text.count(gate)

@@ -36,6 +36,7 @@ QUERIES = (
     "build system decision",  # the subject's own words, asked in build-system
     "000123 policy",  # a number few notes hold (in titles and links), and a word most do
     "000123",  # only that: most notes are counted from their bytes (answers/unheld.py)
+    "项目预算 plan",  # Chinese, as bigrams (words.py), and a word
 )
 SUBJECTS = (None, "projects", "build-system")  # none, a rule's, a property's
 # Ordinary notes the folder rule takes, whose own properties say what record it makes.
@@ -45,6 +46,8 @@ RULED: dict[str, str | bytes] = {
     "Tagged plan.md": "---\ntags: [plan]\n---\nthe plan, tagged\r\n",
     "Unwritten plan.md": "the plan, with no properties\r\n",
     "Accented plan.md": "the plan — déjà vu\n",
+    "项目预算讨论.md": "本季度的项目预算需要重新分配\n",
+    "Japanese plan.md": "---\ntags: [予算]\n---\nthe plan: 会議の预算\n",
     # Properties YAML cannot read: ranked across the whole vault as Obsidian shows it, unless
     # its block may make it a record (recall_records.shown_anyway).
     "Broken plan.md": "---\naliases:\n- @plan\n---\nthe plan, its properties broken\n",

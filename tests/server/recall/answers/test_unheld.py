@@ -46,8 +46,19 @@ LAYOUTS: dict[str, str | bytes] = {
     "Accented block.md": "---\naliases: [Café]\n---\nbody\n",
     "BOM no block.md": b"\xef\xbb\xbfplain text\n",
     "Not UTF-8.md": b"caf\xe9\n",
+    # Chinese, Japanese and Korean: a bigram in the body, the title, an alias, a tag, half-width.
+    "会议/项目预算讨论.md": "本季度的项目预算需要重新分配\n",
+    "预算表.md": "no such words here\n",
+    "CJK alias.md": "---\naliases: [预算表]\n---\nbody\n",
+    "CJK tag.md": "---\ntags: [a]\n---\n本文 #预算 标签\n",
+    "Half-width.md": "ﾃﾞｰﾀの予算\n",
+    "Korean.md": "---\na: 1\n---\n예산을 다시 나누다\n",
+    "Mixed.md": "用Obsidian启动\n",
 }
-QUERIES = ("cache", "000123", "zzzqx", "deploy latency", "café", "policy", "1000", "31", "file", "inf")
+QUERIES = (
+    *("cache", "000123", "zzzqx", "deploy latency", "café", "policy", "1000", "31", "file", "inf"),
+    *("预算", "项目预算", "データ", "예산", "猫", "obsidian启动"),
+)
 
 
 @pytest.fixture(scope="module", params=["synthetic", "realistic"])

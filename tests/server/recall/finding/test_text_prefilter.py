@@ -56,9 +56,11 @@ def test_the_fold_escapes_are_every_character_outside_ascii_that_folds_to_ascii(
 
 
 # Characters that make matching hard: case pairs outside ASCII, letters that fold to ASCII,
-# combining marks, line breaks of every kind, a BOM, code and link syntax.
+# combining marks, line breaks of every kind, a BOM, code and link syntax, CJK letters (a phrase
+# inside a run of them) and half-width Katakana with its voiced mark.
 TRICKY_CHARS = (
     "aAbBiIkKsSzZ \u0130\u0131\u212a\u017f\u00df\u1e9e\u00e9\u00c9\u0301\u0338\ufb01\r\n\t\ufeff`[]()<>|#%\\/.-"
+    "预算ガｶﾞ예"
 )
 texts = st.text(alphabet=st.sampled_from(TRICKY_CHARS), max_size=60)
 

@@ -23,7 +23,7 @@ from vault_recall.server.recall.ranking.languages import (
 )
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, parse_query, term_counts
 from vault_recall.server.recall.ranking.word_scans import Scan, stem_start, words_found
-from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words
+from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words, is_cjk
 
 # Word families whose inflections differ at the end (and in the middle, for German), with
 # punctuation and words that merely contain others.
@@ -39,11 +39,13 @@ PIECES = [
     "x", "_", "1", "2026", "a1b2",
     "pull", "Pull", "request", "requests", "PR", "PRs", "DB", "database", "Databases", "sign-on", "single",
     "k8s", "Kubernetes",
+    "项目", "预算", "预", "ははは", "データ", "예산을", "猫", "。", "ｶﾞ",
     " ", "  ", "\n", "-", "/", ".", "#", "'", "é", "\u0301",
 ]  # fmt: skip
 QUERIES = [
     "caching", "policies", "decision", "dying", "hoped", "Haus", "Entscheidungen", "anaerobe", "café", "strasse",
     "file", "die", "x", "2026", "décider", "pull requests", "db", "single sign-on", "Kubernetes", "PRs",
+    "项目预算", "はは", "猫", "ガデータ", "예산", "cache预算",
 ]  # fmt: skip
 NormalForm = Literal["NFC", "NFD", "NFKC", "NFKD"]
 FORMS: list[NormalForm] = ["NFC", "NFD", "NFKC", "NFKD"]
@@ -52,8 +54,10 @@ LANGUAGE_SETS = [("english",), ("german",), ("french",), ("english", "german"), 
 
 def naive_counts(text: str, query: Query) -> list[int]:
     """Stem every word of the folded text and count those sharing a stem with each term, and
-    each run of words spelling out one of its phrases (the last word by its stem)."""
+    each run of words spelling out one of its phrases (the last word by its stem); a term of
+    one CJK letter, each time the letter is written."""
     tokens = folded_words(text)
+    letters = Counter(letter for letter in fold_for_ranking(text) if is_cjk(letter))
     words = Counter(tokens)
 
     def stems(word: str) -> set[tuple[str, str]]:
@@ -61,6 +65,9 @@ def naive_counts(text: str, query: Query) -> list[int]:
 
     counts = []
     for term in query.terms:
+        if len(term.word) == 1 and is_cjk(term.word):
+            counts.append(letters[term.word])
+            continue
         found = sum(n for word, n in words.items() if stems(word) & term.stems)
         for phrase in term.phrases:
             size = len(phrase.words)
@@ -85,14 +92,17 @@ def test_a_term_s_words_are_found_as_stemming_every_word_would(
 
 
 def scan_word_by_word(text: str, scan: Scan) -> Counter[str]:
-    """words_found as it was first written: every match of the pattern, kept at a word start."""
+    """words_found as it was first written: every match of the pattern, kept at a word start
+    (a CJK letter is no part of a word beside it) — a CJK bigram's, every place it is written."""
     if scan.gate not in text:
         return Counter()
-    return Counter(
-        match.group()
-        for match in scan.pattern.finditer(text)
-        if not (match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] == "_"))
-    )
+    if scan.inside:
+        return Counter({scan.gate: sum(text.startswith(scan.gate, at) for at in range(len(text)))})
+
+    def in_a_word(at: int) -> bool:
+        return at > 0 and (text[at - 1].isalnum() or text[at - 1] == "_") and not is_cjk(text[at - 1])
+
+    return Counter(match.group() for match in scan.pattern.finditer(text) if not in_a_word(match.start()))
 
 
 def every_scan(query: Query) -> list[Scan]:

@@ -20,6 +20,7 @@ QUERIES = rq.load_queries()
 MINIMUM_PER_STYLE = {
     "dev": {"keywords": 50, "question": 50, "paraphrase": 50, "distinctive": 50, "no_answer": 30},
     "holdout": {"keywords": 20, "question": 20, "paraphrase": 20, "distinctive": 20, "no_answer": 12},
+    "cjk": dict.fromkeys(rq.STYLES, 6),
 }
 
 

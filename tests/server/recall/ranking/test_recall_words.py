@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import Note, parse_note
 from vault_recall.server.recall.ranking import strict_match
-from vault_recall.server.recall.ranking.words import words
+from vault_recall.server.recall.ranking.words import is_cjk, words
 from vault_recall.server.recall.records import MemoryRecord, as_record
 
 PIECES = [
@@ -33,6 +33,10 @@ PIECES = [
     "STRASSE",
     "ǅ",
     "deploy",
+    "项目预算",
+    "猫",
+    "#预算",
+    "Obsidian启动",
     "# Heading cache",
     " ",
     "  ",
@@ -45,16 +49,25 @@ PIECES = [
     "1",
     "_",
 ]
-WANTED = ["cache", "cached", "café", "file", "strasse", "deploy", "1", "x", "heading", "ci"]
+WANTED = [
+    *("cache", "cached", "café", "file", "strasse", "deploy", "1", "x", "heading", "ci"),
+    *("预算", "目预", "猫", "obsidian", "启动"),
+]
+
+
+def split(text: str) -> list[str]:
+    """The words of a text, and each CJK letter of it: a CJK word of one letter is held
+    wherever the letter is written."""
+    return words(text) + [letter for letter in text if is_cjk(letter)]
 
 
 def naive_fields(note: Note, wanted: list[str]) -> dict[str, set[str]]:
     fields = {
-        "title": words(note.title),
-        "aliases": [w for text in note.aliases for w in words(text)],
-        "heading": words(note.heading or ""),
-        "tags": [w for text in note.all_tags for w in words(text)],
-        "body": words(note.body),
+        "title": split(note.title),
+        "aliases": [w for text in note.aliases for w in split(text)],
+        "heading": split(note.heading or ""),
+        "tags": [w for text in note.all_tags for w in split(text)],
+        "body": split(note.body),
     }
     return {name: set(found).intersection(wanted) for name, found in fields.items()}
 
