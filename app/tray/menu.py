@@ -15,12 +15,14 @@ from vault_recall.app.state.obsidian_vaults import last_opened
 from vault_recall.app.timefmt import ago
 from vault_recall.app.tray.client_menus import CONNECT, clients_menu, connect_menu
 from vault_recall.app.tray.menu_items import (
+    MAX_LABEL,
     SEPARATOR,
     Action,
     Item,
     TrayState,
     client_name,
-    marked,
+    fitted,
+    mark_of,
     note_name,
     short,
 )
@@ -199,7 +201,8 @@ def _vault_menu(state: TrayState) -> tuple[Item, ...]:
     items: list[Item] = []
     known_paths = {vault.path for vault in state.known_vaults}
     added = [v for v in state.config.vaults if Path(v.path).expanduser() not in known_paths]
-    mine = [v for v in added if not _is_sample(v.path, v.sample, state)]
+    mine = [v for v in added if not _is_sample(v.path, v.sample, state) and v.name not in state.gone_vaults]
+    gone = [v for v in added if not _is_sample(v.path, v.sample, state) and v.name in state.gone_vaults]
     samples = [v for v in added if _is_sample(v.path, v.sample, state)]
     # Two vaults of one name (two "Notes" folders) are told apart by where they are.
     names = [v.name for v in state.known_vaults] + [v.name for v in mine]
@@ -216,6 +219,11 @@ def _vault_menu(state: TrayState) -> tuple[Item, ...]:
         items.append(
             Item(short(label), ("use", entry.name), checked=entry.name == state.config.active_vault, radio=True)
         )
+    if gone:  # listed (the active one stays checked) but not as added by hand: their folder is not there
+        items.append(Item("Folder not found — put it back to use it", enabled=False))
+    for entry in gone:
+        label = short(_with_place(entry.name, Path(entry.path)))
+        items.append(Item(label, ("use", entry.name), checked=entry.name == state.config.active_vault, radio=True))
     if samples:
         items.append(Item("Bundled with Vault Recall", enabled=False))
     for entry in samples:
@@ -268,8 +276,11 @@ def _recent_menu(state: TrayState) -> tuple[Item, ...]:
     for event in recalls:
         path, given = event.given()[0]
         # The question goes last: it is what a short label cuts first.
-        text = f"{state.name_of(event.client)} · {note_name(path)} · {ago(event.ts, state.now)} · {asked(event)}"
-        items.append(Item(marked(text, state, event.vault or "", path, given), ("open_note", path, event.vault or "")))
+        # The note's title is cut before the time; the question goes last, cut first.
+        mark = mark_of(state, event.vault or "", path, given)
+        head, tail = f"{state.name_of(event.client)} · ", f" · {ago(event.ts, state.now)}"
+        text = fitted(head, note_name(path), tail, f" · {asked(event)}", MAX_LABEL - len(mark)) + mark
+        items.append(Item(text, ("open_note", path, event.vault or "")))
     if not items:
         items.append(Item("No recalls yet", enabled=False))
     return (*items, SEPARATOR, Item("Show all activity", ("show_activity",)))

@@ -41,7 +41,7 @@ from vault_recall.app.tray.actions import ActionContext, perform
 from vault_recall.app.tray.approvals import ApprovalNotices, approval_action, read_approvals, with_approvals
 from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
 from vault_recall.app.tray.endpoint_menu import with_endpoint
-from vault_recall.app.tray.health_news import health_news
+from vault_recall.app.tray.health_news import health_news, switched_news
 from vault_recall.app.tray.health_schedule import HealthSchedule, saw_otherwise
 from vault_recall.app.tray.installed import InstalledClients
 from vault_recall.app.tray.menu import Action, asked, build_menu, note_name, status_of, tooltip
@@ -321,9 +321,11 @@ class TrayApp:
                 before = self._health.finish(report, ended - started, ended)
                 if report is None:
                     return
-                if before is not None and before.path == report.path and self.state.notify_health:
+                name = self.state.config.active_vault or report.vault or "The vault"
+                if before is not None and before.path != report.path:
+                    self._notify(*switched_news(report, name))  # the person chose another vault
+                elif before is not None and self.state.notify_health:
                     gone = self._recalled.recalled_from(vault) if vault is not None and not within_reach(vault) else 0
-                    name = self.state.config.active_vault or report.vault or "The vault"
                     news = health_news(before, report, name, gone)
                     if news is not None:
                         self._notify(*news)
