@@ -19,7 +19,9 @@ from tests.support.e2e import call, copy_sample_vault, serving
 from tests.support.headless import Desktop, opener_recorder, tray
 from tests.support.parts import need
 from tests.support.sni_host import Panel, find_node, panel
+from tests.support.tray_clicks import popup_open
 from vault_recall.app.state.config_store import save_config
+from vault_recall.app.tray.health_news import NOTE_NEXT
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 from vault_recall.server.config.tokens import client_of_token
 
@@ -246,6 +248,7 @@ async def test_clients_connect_in_one_click_install_by_url_snippets_and_the_endp
 
 
 async def test_a_note_broken_in_a_subfolder_is_named_and_an_opener_that_fails_is_reported(desktop: Desktop) -> None:
+    need("python3-gi", "gtk")  # the menu a left click sent as Activate shows
     desktop.env["VAULT_RECALL_OPEN_COMMAND"] = f"{sys.executable} -c 'raise SystemExit(3)'"  # xdg-open: no handler
     vault = copy_sample_vault(desktop.root / "Work")
     save_config(Config(vaults=(VaultEntry("Work", str(vault)),), active_vault="Work"))
@@ -267,7 +270,7 @@ async def test_a_note_broken_in_a_subfolder_is_named_and_an_opener_that_fails_is
             assert summary == "Work: 'Old build' is broken"
             assert body == (
                 "Projects/Build/Archive/2025/Old build.md — line 3: property 'tags' is not valid YAML: its '[' is "
-                "never closed with ']'"
+                f"never closed with ']'\n{NOTE_NEXT}"
             )
             count = len(host.notifications)
             root = await menu_with(host, service, "Problems (1)")
@@ -278,12 +281,14 @@ async def test_a_note_broken_in_a_subfolder_is_named_and_an_opener_that_fails_is
             assert summary == "Nothing here opens Obsidian links (is Obsidian installed?)"
             assert body == f"It is {deep / 'Old build.md'}."
             # A left click on a panel that sends Activate though the icon is a menu (LXQt's
-            # panel) runs the first line, open the vault: its failure says where the menu is.
+            # panel) shows the same menu, drawn by the tray; its first line opens the vault.
             count = len(host.notifications)
             await host.item_call(service, "Activate", "ii", [0, 0])
+            await host.until(lambda: popup_open(desktop.env), "the tray's own menu", 60)
+            await asyncio.to_thread(desktop.run, "xdotool", "key", "--delay", "80", "Down", "Return")
             summary, body = await told(host, count, "the vault opener's failure")
             assert summary == "Nothing here opens Obsidian links (is Obsidian installed?)"
-            assert body == f"It is {vault}. For Vault Recall's menu, right-click the icon."
+            assert body == f"It is {vault}."
             await click(host, service, "Quit Vault Recall")
             assert await asyncio.to_thread(running.wait, 60) == 0  # Quit ends it, cleanly
     assert "Traceback" not in desktop.log("tray")
