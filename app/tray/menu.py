@@ -7,6 +7,7 @@ over D-Bus), so a new item needs no backend work.  The tests check the items for
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from vault_recall.app.desktop.icon import IconStatus
@@ -268,6 +269,13 @@ def asked(event: EventRow) -> str:
         query = event.query if len(event.query) <= 30 else event.query[:29].rstrip() + "…"
         return f"{words} “{query}”"
     return f"{words} {event.subject}" if event.subject and event.tool != "read_note" else words
+
+
+def recall_notice(latest: EventRow, name_of: Callable[[str], str]) -> tuple[str, str]:
+    """The notification of a recall (*Notify on recall*): who recalled which note, and what it asked."""
+    others = len(latest.returned) - 1
+    more = f" and {others} more note{'s' if others != 1 else ''}" if others else ""
+    return f"{name_of(latest.client)} recalled {note_name(latest.returned[0])}", f"{asked(latest)}{more}"
 
 
 def _recent_menu(state: TrayState) -> tuple[Item, ...]:

@@ -114,6 +114,19 @@ class HostFollower:
         wait = TO_SNI_SECONDS if wanted == SNI else LEAVE_SNI_SECONDS
         return wanted if now - self.since >= wait else None
 
+    def due_at(self) -> float | None:
+        """When `switch_to` or `missing` may next answer otherwise, if the hosts stay as they are
+        (monotonic); None: not before they change."""
+        if self.hosts is None:
+            return None
+        times = []
+        wanted = preferred(self.hosts, self.gtk)
+        if wanted is not None and wanted != self.backend:
+            times.append(self.since + (TO_SNI_SECONDS if wanted == SNI else LEAVE_SNI_SECONDS))
+        if not self.told and wanted is None:
+            times.append(self.since + MISSING_SECONDS)
+        return min(times, default=None)
+
     def moved(self, backend: str) -> None:
         self.backend = backend
 
