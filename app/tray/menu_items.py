@@ -162,17 +162,19 @@ def marked(text: str, state: TrayState, vault: str, path: str, given: str | None
     return short(text, MAX_LABEL - len(mark)) + mark
 
 
-# A title is never cut shorter than this to fit the rest of a line.
+# A title is never cut shorter than this to fit the rest of a line, …
 MIN_TITLE = 12
-# … nor so far that less than this much of what follows it is left (" · recall “bazel”").
-REST_KEPT = 16
+# … and is cut only where less than this much of what follows it would show (" · recall “b…"),
+# then far enough for that much to show whole (" · recall “bazel”").
+REST_SHOWN, REST_KEPT = 10, 16
 
 
 def fitted(head: str, title: str, tail: str, rest: str, limit: int = MAX_LABEL) -> str:
-    """`head`, `title` and `tail` whole, the title cut (with '…') where they would not fit
-    `limit` together; then as much of `rest` as fits: 'Cursor · A long tit… · 2 min ago · recall'."""
-    room = max(MIN_TITLE, limit - len(head) - len(tail) - min(len(rest), REST_KEPT))
-    line = f"{head}{short(title, room)}{tail}"
-    if len(line) + len(rest) <= limit:
-        return line + rest
+    """`head`, `title` and `tail` whole, then as much of `rest` as fits `limit`; the title is
+    cut (with '…') only where too little of `rest` would show: 'Cursor · A long tit… · 2 min
+    ago · recall “q”'."""
+    line = f"{head}{title}{tail}"
+    if len(line) + min(len(rest), REST_SHOWN) > limit:
+        room = max(MIN_TITLE, limit - len(head) - len(tail) - min(len(rest), REST_KEPT))
+        line = f"{head}{short(title, room)}{tail}"
     return short(line + rest, limit)

@@ -22,6 +22,7 @@ from tests.support.sni_host import Panel, find_node, panel
 from tests.support.tray_clicks import popup_open
 from vault_recall.app.state.config_store import save_config
 from vault_recall.app.tray.health_news import NOTE_NEXT
+from vault_recall.app.tray.notices import PAUSED_NOTICE
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 from vault_recall.server.config.tokens import client_of_token
 
@@ -130,10 +131,7 @@ async def test_first_run_your_vault_in_one_click_pause_help_and_the_whole_activi
             # Pause: every server answers `unavailable`; the icon and the tooltip say so.
             count = len(host.notifications)
             await click(host, service, "Pause recall")
-            assert await told(host, count, "the pause notification") == (
-                "Recall is paused",
-                "Every client's calls answer 'unavailable' until you resume.",
-            )
+            assert await told(host, count, "the pause notification") == PAUSED_NOTICE  # and how to resume
             assert load_config().paused is True
             props = await host.eventually(
                 lambda: host.item_properties(service),
@@ -182,7 +180,7 @@ async def test_clients_connect_in_one_click_install_by_url_snippets_and_the_endp
             await click(host, service, "Connect a client", "Cursor")
             summary, body = await told(host, count, "the connect notification")
             assert summary == "Added Vault Recall to Cursor"
-            assert body == "Changed ~/.cursor/mcp.json. Restart Cursor to use it."  # a new file: no backup
+            assert body == "Created ~/.cursor/mcp.json. Restart Cursor to use it."  # a new file: no backup
             assert json.loads(cursor_file.read_text(encoding="utf-8"))["mcpServers"]["vault-recall"]["args"][:1] == [
                 "serve"
             ]
