@@ -33,7 +33,7 @@ from vault_recall.app.state.note_revisions import (
 from vault_recall.app.tray import instance
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
-from vault_recall.app.tray.approvals import ApprovalNotices, approval_action, read_approvals, with_approvals
+from vault_recall.app.tray.approvals import ApprovalsWatch, approval_action, with_approvals
 from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
 from vault_recall.app.tray.endpoint_menu import with_endpoint
 from vault_recall.app.tray.health_news import health_news, switched_news
@@ -55,9 +55,8 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 1.0  # how often a watch looks where the kernel cannot tell it (no inotify)
 # The recalled notes' files are looked at when the vault's folders change, on a recall, and this
-# often besides (notes recalled from a vault other than the active one); pending approvals expire.
+# often besides (notes recalled from a vault other than the active one).
 RECALLED_SECONDS = 30.0
-APPROVALS_SECONDS = 60.0
 EVERYTHING = frozenset({"activity", "oauth", "config", "request", "tree"})  # the first look's
 NEWS_LIMIT = 50  # the events one look reads at most (notifications name the latest)
 RECALL_MARK_SECONDS = 3.0
@@ -94,16 +93,13 @@ class TrayApp:
         self._since = time.time()
         self._wake = Wakeups()
         self._recalled_due = 0.0  # monotonic time of the next look at the recalled notes' files
-        self._approvals_due = 0.0
         self._recall_until = 0.0
         self._vault = VaultWatch()  # the config file and the active vault's folders
         self._installed = InstalledClients()
         self._recalled = RecalledNotesWatch()  # the notes recalled in the last day
         # The HTTP endpoint, when the person starts it here; told and started again if it ends.
         self.endpoint = EndpointProcess(notify=self._notify, on_change=self.refresh)
-        self._approvals = read_approvals()  # apps waiting for approval (OAuth), and grants
-        self._approval_notices = ApprovalNotices()
-        self._approval_notices.poll(self._notify, self._approvals)
+        self._approvals = ApprovalsWatch(self._notify)  # apps waiting for approval (OAuth), and grants
         self.state = self._gather(None)
         self.view = make_view(backend, self.dispatch)
         self.view.show(self._shown(self.state))
@@ -220,7 +216,13 @@ class TrayApp:
     def _until_due(self, again: LookAgain) -> float:
         """Seconds until the next thing of the tray's own is due."""
         now, follower = time.monotonic(), self._follower if self._next_backend is None else None
-        times = (self._recalled_due, self._approvals_due, again.at, self._health.due_at(), self._recall_until or None)
+        times = (
+            self._recalled_due,
+            self._approvals.due_at(),
+            again.at,
+            self._health.due_at(),
+            self._recall_until or None,
+        )
         return seconds_until((*times, follower.due_at() if follower else None, self._vault.due_at(now)), now)
 
     def _hear(self) -> bool | None:
@@ -281,12 +283,7 @@ class TrayApp:
             self._health.ask(suggest=True)  # another vault, or a note or a folder changed in it
         if self._health.begin(time.monotonic()):
             self._start_health_check(vault)
-        if "oauth" in woken or now >= self._approvals_due:
-            self._approvals_due = now + APPROVALS_SECONDS
-            approvals = read_approvals()
-            if self._approval_notices.poll(self._notify, approvals) or approvals != self._approvals:
-                self._approvals = approvals
-                changed = True
+        changed = self._approvals.look("oauth" in woken, now) or changed
         if self._recall_until and time.monotonic() > self._recall_until:
             self._recall_until = 0.0
             changed = True
@@ -373,11 +370,11 @@ class TrayApp:
             tray_state.gather(health, suggested=self._suggested),
             endpoint_url=self.endpoint.url,
             installed=self._installed.look(CLIENTS),
-            app_names={granted.client: granted.name for granted in self._approvals.granted},
+            app_names={granted.client: granted.name for granted in self._approvals.approvals.granted},
         )
 
     def _shown(self, state: TrayState) -> Shown:
-        items = with_endpoint(with_approvals(build_menu(state), self._approvals), self.endpoint.shown())
+        items = with_endpoint(with_approvals(build_menu(state), self._approvals.approvals), self.endpoint.shown())
         dump_menu(items, os.environ.get(MENU_DUMP_ENV))
         return Shown(status_of(state), bool(self._recall_until), tooltip(state), items)
 

@@ -8,13 +8,14 @@ import json
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.tray_standin import RecordingView
-from vault_recall.app.tray import tray_app, tray_wake
+from vault_recall.app.tray import approvals, tray_app, tray_wake
 from vault_recall.app.tray.approvals import Approvals, read_approvals
 from vault_recall.app.tray.tray_app import TrayApp
 from vault_recall.app.tray.tray_wake import Wakeups, seconds_until
@@ -84,7 +85,7 @@ def test_an_idle_tray_sleeps_until_due_and_an_app_waiting_wakes_it(monkeypatch: 
         return approvals
 
     monkeypatch.setattr(Wakeups, "wait", recorded)
-    monkeypatch.setattr(tray_app, "read_approvals", counted)
+    monkeypatch.setattr(approvals, "read_approvals", counted)
     view = RecordingView()
     app = TrayApp(lambda backend, dispatch: view, "sni")
     runner = threading.Thread(target=app.run, name="tray")
@@ -99,7 +100,7 @@ def test_an_idle_tray_sleeps_until_due_and_an_app_waiting_wakes_it(monkeypatch: 
         _waiting()
         with changed:
             assert changed.wait_for(lambda: any(r.waiting for r in reads[before:]), 120)
-        assert [w.name for w in app._approvals.waiting] == ["Desk app"]
+        assert [w.name for w in app._approvals.approvals.waiting] == ["Desk app"]
     finally:
         app.dispatch(("quit",))
         runner.join(60)
@@ -113,3 +114,23 @@ def _settled(app: Any, asked: list[float | None]) -> bool:
         and len(asked) >= 2
         and (asked[-1] is not None and asked[-1] > 1.0)
     )
+
+
+def test_a_write_not_yet_shown_to_readers_is_read_again_soon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The OAuth store's write wakes the tray as it reaches the log, a moment before SQLite shows
+    it: the read then finds nothing new, and no other write may come to wake it again."""
+    told: list[tuple[str, str]] = []
+
+    def notify(summary: str, body: str = "") -> None:
+        told.append((summary, body))
+
+    watch = approvals.ApprovalsWatch(notify)
+    later = approvals.Approvals(waiting=(approvals.Waiting("ABCD-EFGH", "Desk app", "desk-app"),))
+    reads = iter([approvals.Approvals(), later])
+    monkeypatch.setattr(approvals, "read_approvals", lambda now=None: next(reads))
+    woken_at = time.monotonic()  # the clock the pauses after a write are counted on
+    assert not watch.look(True, woken_at)  # not shown to readers yet
+    again = watch.due_at()
+    assert again < woken_at + 1.0  # looked for again within a second, not at the next minute's read
+    assert watch.look(False, again) and watch.approvals == later
+    assert told[0][0] == "“Desk app” asks to recall your notes (code ABCD-EFGH)"
