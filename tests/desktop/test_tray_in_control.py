@@ -209,7 +209,10 @@ async def test_clients_connect_in_one_click_install_by_url_snippets_and_the_endp
             assert "# export VAULT_RECALL_TOKEN=vrt_" in snippet
 
             # The endpoint, started from the menu, starts again with the next tray.
+            count = len(host.notifications)
             await click(host, service, "HTTP endpoint", "Start at http://127.0.0.1:27183/mcp")
+            # The menu may say so before the notification does (the config written wakes the tray).
+            assert (await told(host, count, "the endpoint's start"))[0].startswith("Vault Recall is serving clients")
             root = await menu_with(host, service, "HTTP endpoint", "Stop")
             serving_at = find_node(root, "HTTP endpoint")["children"][0]["label"]
             assert serving_at.startswith("Serving at http://127.0.0.1:")
@@ -221,7 +224,7 @@ async def test_clients_connect_in_one_click_install_by_url_snippets_and_the_endp
             summary, body = await told(host, count, "the install by URL")
             assert summary == "Added Vault Recall to Cursor, by URL"
             # (Uninstalled before, the file is gone: nothing to back up.)
-            said = f"Changed ~/.cursor/mcp.json: it reaches {url}. Its token is new, in the file."
+            said = f"Created ~/.cursor/mcp.json: it reaches {url}. Its token is new, in the file."
             assert body == f"{said} Restart Cursor to use it."
             entry = json.loads(cursor_file.read_text(encoding="utf-8"))["mcpServers"]["vault-recall"]
             token = entry["headers"]["Authorization"].removeprefix("Bearer ")
