@@ -4,7 +4,9 @@ written to the activity store to the blue dot on its icon.
 In this process, with its own `VAULT_RECALL_HOME` (a copy of the sample vault as the active
 vault, a store holding a few hundred events): the real `TrayApp` with a view that records what
 it is shown (tests/support/tray_standin.py), its threads as the tray runs them.  First it is
-left alone for `--idle` seconds: the process's CPU time over that, as a share of one core.
+left alone for `--idle` seconds: the process's CPU time over that, as a share of one core, how
+often its threads woke (context switches, /proc/self/task/*/status) and how often it read the
+OAuth store (which it holds, as when an app authorized).
 Then `--recalls` times: an event with a recalled note appended to the store (as a server's
 writer does), and the time until the view shows the blue dot; between two, the dot is let go
 out (it lasts 3 s) and a random part of a second passes, so a poll's phase is sampled.
@@ -26,6 +28,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.tools import percentile
 
@@ -40,6 +43,18 @@ def main(argv: list[str] | None = None) -> int:
         return measure(Path(folder), args.idle, args.recalls)
 
 
+def wakeups() -> int:
+    """Context switches of every thread of this process so far: each is a wake-up (or a preemption)."""
+    total = 0
+    for status in Path("/proc/self/task").glob("*/status"):
+        try:
+            text = status.read_text(encoding="ascii")
+        except OSError:
+            continue  # a thread that ended meanwhile
+        total += sum(int(line.split()[1]) for line in text.splitlines() if "ctxt_switches:" in line)
+    return total
+
+
 def measure(folder: Path, idle: float, recalls: int) -> int:
     # Imported once VAULT_RECALL_HOME is set, from whichever version PYTHONPATH gives.
     from tests.support.activity_events import event
@@ -49,7 +64,19 @@ def measure(folder: Path, idle: float, recalls: int) -> int:
     from vault_recall.app.tray import tray_app
     from vault_recall.server.activity.store import ActivityWriter
     from vault_recall.server.config.config_file import Config, VaultEntry, activity_path
+    from vault_recall.server.oauth import store as oauth_store
 
+    with oauth_store.connect():
+        pass  # an OAuth store, as on a computer where an app authorized
+    reads = [0]
+    from vault_recall.app.tray import approvals
+    from vault_recall.app.tray.approvals import read_approvals
+
+    def counted() -> Any:
+        reads[0] += 1
+        return read_approvals()
+
+    setattr(approvals, "read_approvals", counted)  # noqa: B010 (not an attribute mypy knows it exports)
     vault = copy_sample_vault(folder / "Work")
     save_config(Config(vaults=(VaultEntry(name="Work", path=str(vault)),), active_vault="Work"))
     writer = ActivityWriter()
@@ -61,10 +88,13 @@ def measure(folder: Path, idle: float, recalls: int) -> int:
     runner.start()
     print(f"tray code: {Path(tray_app.__file__).parent.parent}")
     time.sleep(5.0)  # the first health check and refreshes settle
-    wall, cpu = time.monotonic(), time.process_time()
+    wall, cpu, woke, read = time.monotonic(), time.process_time(), wakeups(), reads[0]
     time.sleep(idle)
-    share = (time.process_time() - cpu) / (time.monotonic() - wall)
+    spent = time.monotonic() - wall
+    share = (time.process_time() - cpu) / spent
     print(f"idle for {idle:g} s: {100 * share:.3f} % of a core")
+    woken, looked = (wakeups() - woke) / spent, (reads[0] - read) / spent
+    print(f"idle wake-ups: {woken:.2f} a second; OAuth store reads: {looked:.2f} a second")
     latencies: list[float] = []
     for n in range(recalls):
         time.sleep(tray_app.RECALL_MARK_SECONDS + 0.5 + random.random())  # the dot is out again

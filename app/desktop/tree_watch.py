@@ -202,6 +202,11 @@ class TreeWatch:
     def by_kernel(self) -> bool:
         return self._fd is not None
 
+    def fileno(self) -> int | None:
+        """The kernel's descriptor, readable once something happened (`changed` then says
+        whether it matters): what a watcher sleeps on.  None while watching by time."""
+        return self._fd
+
     def close(self) -> None:
         self._close_fd()
 

@@ -28,6 +28,7 @@ from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.client_actions import client_action
 from vault_recall.app.tray.menu import Action
 from vault_recall.app.tray.menu_items import TrayState, is_vault_action
+from vault_recall.app.tray.notices import PAUSED_NOTICE, RESUMED_NOTICE
 from vault_recall.app.tray.subject_actions import subject_action
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import (
@@ -80,11 +81,11 @@ def perform(action: Action, context: ActionContext) -> None:
         case "copy_add_vault":
             _copy_add_vault(notify)
         case "open_vault":
-            # Also a left click on panels that send Activate though the icon is a menu (LXQt's):
-            # a person who meant the menu is told where it is.
+            # Also a left click sent as Activate where the tray can draw no menu of its own
+            # (sni_view.py marks it): a person who meant the menu is told where it is.
             if vault is not None:
                 uri = f"obsidian://open?vault={quote(folder_name, safe='')}"
-                _open(uri, notify, "Obsidian links", vault, MENU_HINT)
+                _open(uri, notify, "Obsidian links", vault, MENU_HINT if args[-1:] == ["click"] else "")
         case "show_folder":
             if vault is not None:
                 _open(str(vault), notify, "folders", vault)
@@ -185,10 +186,7 @@ def _toggle(setting: str, state: TrayState, notify: Notify) -> None:
             autostart.enable()
     elif setting == "paused":
         if set_paused(not state.config.paused):
-            if state.config.paused:
-                notify("Recall resumed", "Every client's next call reads the vault again.")
-            else:
-                notify("Recall is paused", "Every client's calls answer 'unavailable' until you resume.")
+            notify(*(RESUMED_NOTICE if state.config.paused else PAUSED_NOTICE))
     else:
         current = getattr(state, setting)
         tray_state.set_tray_setting(setting, not current)

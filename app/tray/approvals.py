@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from vault_recall.app.desktop.notifications import Notify
+from vault_recall.app.desktop.store_watch import LookAgain
 from vault_recall.app.state.config_store import register
 from vault_recall.app.tray.menu import SEPARATOR, Action, Item
 from vault_recall.app.tray.menu_items import is_approval_action
@@ -170,3 +171,35 @@ class ApprovalNotices:
         changed = codes != self._seen or replays != self._replays
         self._seen, self._replays = codes, replays
         return changed
+
+
+# Pending approvals expire: what the menu lists is read again this often besides every write.
+APPROVALS_SECONDS = 60.0
+
+
+class ApprovalsWatch:
+    """The approvals as the menu shows them, read again when the OAuth store is written (on the
+    tray's watcher thread), and soon after once more: a write wakes the tray as it reaches the
+    store's log, a moment before SQLite shows it to readers (desktop/store_watch.py)."""
+
+    def __init__(self, notify: Notify) -> None:
+        self._notify = notify
+        self.approvals = read_approvals()
+        self._notices = ApprovalNotices()
+        self._notices.poll(notify, self.approvals)
+        self._due = 0.0  # monotonic time of the next read by time
+        self._again = LookAgain(APPROVALS_SECONDS)
+
+    def look(self, written: bool, now: float) -> bool:
+        """Read them when `written` (the store was) or due; True when the menu changes."""
+        if not (written or now >= self.due_at()):
+            return False
+        self._due = now + APPROVALS_SECONDS
+        approvals = read_approvals()
+        changed = self._notices.poll(self._notify, approvals) or approvals != self.approvals
+        self.approvals = approvals
+        self._again.looked(written, changed)
+        return changed
+
+    def due_at(self) -> float:
+        return min(self._due, self._again.at or self._due)

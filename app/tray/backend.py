@@ -15,17 +15,13 @@ clear message instead of a traceback.
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import os
 import sys
-import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vault_recall.app.desktop import session_bus, tray_hosts
-from vault_recall.app.tray.panels import GTK_PACKAGES, SNI, SYSTEM_SITE_DIRS, preferred
+from vault_recall.app.tray.panels import GTK_PACKAGES, SNI, has_gtk, preferred
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -43,51 +39,6 @@ class Choice:
     backend: str | None  # sni | gtk | appindicator | xorg | native; None when no tray can run
     problem: str | None = None  # why not, and what to install
     follow: bool = False  # chosen for the panels there now: follow them as they come and go
-
-
-def _system_gi() -> bool:
-    """Load the system's PyGObject (python3-gi) into this environment, when it was built for
-    this Python: a venv does not see the system's packages, and PyGObject has no wheels.
-    Only the `gi` package is taken, nothing else from the system's site folder."""
-    tag = f"cpython-{sys.version_info.major}{sys.version_info.minor}"
-    for site in SYSTEM_SITE_DIRS:
-        package = Path(site) / "gi"
-        if (package / "__init__.py").is_file() and any(package.glob(f"_gi.{tag}*.so")):
-            spec = importlib.util.spec_from_file_location(
-                "gi", package / "__init__.py", submodule_search_locations=[str(package)]
-            )
-            if spec is None or spec.loader is None:
-                continue
-            module = importlib.util.module_from_spec(spec)
-            sys.modules["gi"] = module
-            try:
-                spec.loader.exec_module(module)
-            except ImportError:
-                del sys.modules["gi"]
-                continue
-            return True
-    return False
-
-
-@functools.cache
-def has_gtk() -> bool:
-    """Can GTK 3 be used through PyGObject here (this environment's, or the system's)?  Asked
-    once per process: the answer is what is installed."""
-    try:
-        import gi
-    except ImportError:
-        if not _system_gi():
-            return False
-        import gi
-    try:
-        with warnings.catch_warnings():
-            # PyGObject before 3.44 loads through a finder Python 3.11 warns about; harmless.
-            warnings.simplefilter("ignore", ImportWarning)
-            gi.require_version("Gtk", "3.0")
-            from gi.repository import Gtk  # noqa: F401
-    except (ImportError, ValueError):
-        return False
-    return True
 
 
 def graphical_session() -> bool:

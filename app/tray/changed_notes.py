@@ -100,14 +100,14 @@ class ChangeNotices:
 
     def vanished(self, stale: Sequence[StaleNote], missing: Collection[str], now: float) -> list[VanishedVault]:
         """The vaults in `missing` (their folders out of reach now) whose recalled notes are gone,
-        each told once until it is back; their notes are marked told, so `due` never tells
-        them one by one."""
+        each told once until it is back; `due` never tells their notes one by one.  What was
+        told of each note before stays as it was: back with the same revision, a note is no
+        news (marking it told as gone made the old change due again after the quiet time)."""
         self._vanished &= set(missing)  # back: a later disappearance is news again
         gone: dict[str, list[StaleNote]] = {}
         for note in stale:
             if note.vault in missing and note.now is None:
                 gone.setdefault(note.vault, []).append(note)
-                self._announced[note.ref] = (None, now)
         fresh = [vault for vault in gone if vault not in self._vanished]
         self._vanished |= set(fresh)
         return [
@@ -120,9 +120,12 @@ class ChangeNotices:
         ]
 
     def due(self, stale: Sequence[StaleNote], now: float) -> list[StaleNote]:
-        """The notes to announce at time `now`, marked announced."""
+        """The notes to announce at time `now`, marked announced (after `vanished`, whose
+        vaults' gone notes are left out)."""
         due: list[StaleNote] = []
         for note in stale:
+            if note.now is None and note.vault in self._vanished:
+                continue  # gone with its vault: `vanished` told it, once, for the whole vault
             told, when = self._announced.get(note.ref, (None, float("-inf")))
             if note.ref in self._announced and told == note.now:
                 continue  # this very change was told (or was there before the tray watched)

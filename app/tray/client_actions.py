@@ -107,8 +107,13 @@ def install(spec: ClientSpec, notify: Notify) -> None:
     verb = "Replaced Vault Recall's entry in" if plan.replaced else "Added Vault Recall to"
     notify(
         f"{verb} {spec.name}",
-        f"Changed {shown}{_kept(backup.name if backup else None)}. Restart {spec.name} to use it.",
+        f"{_written(plan.before)} {shown}{_kept(backup.name if backup else None)}. Restart {spec.name} to use it.",
     )
+
+
+def _written(before: str | None) -> str:
+    """How the file came to hold our entry: made by us (there was none), or edited."""
+    return "Created" if before is None else "Changed"
 
 
 def install_http(spec: ClientSpec, state: TrayState, notify: Notify, copy: Copy) -> None:
@@ -133,7 +138,8 @@ def install_http(spec: ClientSpec, state: TrayState, notify: Notify, copy: Copy)
     if done.plan.changes:
         verb = "Replaced Vault Recall's entry in" if done.plan.replaced else "Added Vault Recall to"
         summary = f"{verb} {spec.name}, by URL"
-        said.append(f"Changed {shown}: it reaches {url}{_kept(done.backup.name if done.backup else None)}.")
+        kept = _kept(done.backup.name if done.backup else None)
+        said.append(f"{_written(done.plan.before)} {shown}: it reaches {url}{kept}.")
     else:
         summary = f"{spec.name} reaches Vault Recall by URL already"
         said.append(f"{shown} reaches {url} this way already; nothing changed.")

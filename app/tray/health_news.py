@@ -10,9 +10,35 @@ says how many notes recalled in the last day went with it (the tray counts them)
 from __future__ import annotations
 
 from vault_recall.app.state.health import HealthReport
-from vault_recall.app.tray.notices import as_sentence, plural, problem_line, problem_summary
+from vault_recall.app.tray.notices import as_sentence, is_folder_problem, plural, problem_line, problem_summary
 
 SHOWN = 3
+# What happens to a broken note, and what the person does about it.
+NOTE_NEXT = (
+    "Clients still get the rest of the vault, and are told of this note when it could matter to what they "
+    "ask. Fix that line (Problems in the menu opens the note): the tray sees the fix by itself."
+)
+NOTES_NEXT = (
+    "Clients still get the rest of the vault, and are told of these notes when they could matter to what "
+    "they ask. Fix the lines named (Problems in the menu opens each note): the tray sees the fixes by itself."
+)
+
+
+def _counted(paths: list[str]) -> str:
+    """'2 broken notes', '1 broken note and 1 unreadable folder': a folder is not a note."""
+    folders = sum(1 for path in paths if is_folder_problem(path))
+    notes = len(paths) - folders
+    parts = [plural(notes, "broken note")] if notes else []
+    return " and ".join(parts + ([plural(folders, "unreadable folder")] if folders else []))
+
+
+def _broke(notes: int, count: int) -> str:
+    """'4 notes broke', '1 note broke and 1 folder cannot be read'."""
+    folders = count - notes
+    said = [f"{plural(notes, 'note')} broke"] if notes else []
+    if folders:
+        said.append(f"{plural(folders, 'folder')} cannot be read")
+    return " and ".join(said)
 
 
 def health_news(
@@ -34,13 +60,17 @@ def health_news(
         if t["path"] not in known
     ]
     if new:
-        count = len(after.problems) + len(after.too_large)
-        summary = problem_summary(vault, new[0][0]) if len(new) == 1 else f"{vault}: {len(new)} notes broke"
+        every = [p["path"] for p in after.problems] + [t["path"] for t in after.too_large]
+        new_notes = sum(1 for path, _ in new if not is_folder_problem(path))
+        summary = problem_summary(vault, new[0][0]) if len(new) == 1 else f"{vault}: {_broke(new_notes, len(new))}"
         lines = [line for _, line in new[:SHOWN]]
         if len(new) > SHOWN:
             lines.append(f"… and {len(new) - SHOWN} more")
-        if count > len(new):
-            lines.append(f"({count} broken notes in all; the tray's Problems menu lists them)")
+        broken = sum(1 for p in after.problems if p["path"] not in known and not is_folder_problem(p["path"]))
+        if broken:
+            lines.append(NOTE_NEXT if broken == 1 else NOTES_NEXT)
+        if len(every) > len(new):
+            lines.append(f"({_counted(every)} in all; the tray's Problems menu lists them)")
         return summary, "\n".join(lines)
     if before.status == "degraded" and after.status == "ok":
         return f"{vault} is healthy again", "Every note reads again."
@@ -69,3 +99,23 @@ def unreadable_body(reason: str, gone_recalled: int, choose: str = CHOOSE_IN_MEN
         f"{as_sentence(reason)}{took} Until it can be read again, clients get 'unavailable'. Put the folder "
         f"back (or plug its disk in), or choose another vault {choose}."
     )
+
+
+def switched_news(report: HealthReport, vault: str) -> tuple[str, str]:
+    """The notice once the vault the person chose (*Use your vault*, *Vault ▸*) is checked: what
+    clients get from it now, and, when the icon is not green, why and what to do."""
+    summary = f"Vault Recall now recalls from {vault}"
+    if report.status == "unavailable":
+        return summary, unreadable_body(report.reason or "", 0)
+    said = f"{report.summary(vault)}."
+    if report.no_records_yet:
+        return summary, (
+            f"{said} The icon is amber: no note is a memory record yet, so clients have nothing to recall. "
+            "Add a subject its notes suggest (one click, in the menu), or see 'what is a record?' there."
+        )
+    if report.status == "degraded":
+        return summary, (
+            f"{said} The icon is amber for its broken notes: Problems in the menu lists them. Clients get the "
+            "rest from their next call."
+        )
+    return summary, f"{said} Every client's next call reads it."

@@ -58,6 +58,11 @@ class HealthSchedule:
         with self._lock:
             self._quiet_until += HEALTH_SPACING_FACTOR * cost
 
+    def due_at(self) -> float | None:
+        """When `begin` may next say yes (monotonic; 0: now), None while a check runs."""
+        with self._lock:
+            return None if self._checking else max(self._next, self._quiet_until)
+
     def begin(self, now: float) -> bool:
         """True when a check should start now (and it is then counted as running)."""
         with self._lock:

@@ -115,9 +115,14 @@ def send(request: str, folder: Path | None = None) -> int | None:
     return pid
 
 
+def request_path(folder: Path | None = None) -> Path:
+    """Where a request for the running tray is left (the tray watches it)."""
+    return (folder or state_dir()) / REQUEST_FILE
+
+
 def take_request(folder: Path | None = None) -> str | None:
     """In the running tray: the request waiting for it, if any, removed (one stat otherwise)."""
-    path = (folder or state_dir()) / REQUEST_FILE
+    path = request_path(folder)
     try:
         text = path.read_text(encoding="ascii", errors="replace").strip()
     except (FileNotFoundError, IsADirectoryError, PermissionError):

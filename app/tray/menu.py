@@ -7,6 +7,7 @@ over D-Bus), so a new item needs no backend work.  The tests check the items for
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from vault_recall.app.desktop.icon import IconStatus
@@ -15,12 +16,14 @@ from vault_recall.app.state.obsidian_vaults import last_opened
 from vault_recall.app.timefmt import ago
 from vault_recall.app.tray.client_menus import CONNECT, clients_menu, connect_menu
 from vault_recall.app.tray.menu_items import (
+    MAX_LABEL,
     SEPARATOR,
     Action,
     Item,
     TrayState,
     client_name,
-    marked,
+    fitted,
+    mark_of,
     note_name,
     short,
 )
@@ -199,7 +202,8 @@ def _vault_menu(state: TrayState) -> tuple[Item, ...]:
     items: list[Item] = []
     known_paths = {vault.path for vault in state.known_vaults}
     added = [v for v in state.config.vaults if Path(v.path).expanduser() not in known_paths]
-    mine = [v for v in added if not _is_sample(v.path, v.sample, state)]
+    mine = [v for v in added if not _is_sample(v.path, v.sample, state) and v.name not in state.gone_vaults]
+    gone = [v for v in added if not _is_sample(v.path, v.sample, state) and v.name in state.gone_vaults]
     samples = [v for v in added if _is_sample(v.path, v.sample, state)]
     # Two vaults of one name (two "Notes" folders) are told apart by where they are.
     names = [v.name for v in state.known_vaults] + [v.name for v in mine]
@@ -216,6 +220,11 @@ def _vault_menu(state: TrayState) -> tuple[Item, ...]:
         items.append(
             Item(short(label), ("use", entry.name), checked=entry.name == state.config.active_vault, radio=True)
         )
+    if gone:  # listed (the active one stays checked) but not as added by hand: their folder is not there
+        items.append(Item("Folder not found — put it back to use it", enabled=False))
+    for entry in gone:
+        label = short(_with_place(entry.name, Path(entry.path)))
+        items.append(Item(label, ("use", entry.name), checked=entry.name == state.config.active_vault, radio=True))
     if samples:
         items.append(Item("Bundled with Vault Recall", enabled=False))
     for entry in samples:
@@ -262,14 +271,24 @@ def asked(event: EventRow) -> str:
     return f"{words} {event.subject}" if event.subject and event.tool != "read_note" else words
 
 
+def recall_notice(latest: EventRow, name_of: Callable[[str], str]) -> tuple[str, str]:
+    """The notification of a recall (*Notify on recall*): who recalled which note, and what it asked."""
+    others = len(latest.returned) - 1
+    more = f" and {others} more note{'s' if others != 1 else ''}" if others else ""
+    return f"{name_of(latest.client)} recalled {note_name(latest.returned[0])}", f"{asked(latest)}{more}"
+
+
 def _recent_menu(state: TrayState) -> tuple[Item, ...]:
     recalls = [e for e in reversed(state.recent) if e.returned][:MAX_RECENT]
     items: list[Item] = []
     for event in recalls:
         path, given = event.given()[0]
         # The question goes last: it is what a short label cuts first.
-        text = f"{state.name_of(event.client)} · {note_name(path)} · {ago(event.ts, state.now)} · {asked(event)}"
-        items.append(Item(marked(text, state, event.vault or "", path, given), ("open_note", path, event.vault or "")))
+        # The note's title is cut before the time; the question goes last, cut first.
+        mark = mark_of(state, event.vault or "", path, given)
+        head, tail = f"{state.name_of(event.client)} · ", f" · {ago(event.ts, state.now)}"
+        text = fitted(head, note_name(path), tail, f" · {asked(event)}", MAX_LABEL - len(mark)) + mark
+        items.append(Item(text, ("open_note", path, event.vault or "")))
     if not items:
         items.append(Item("No recalls yet", enabled=False))
     return (*items, SEPARATOR, Item("Show all activity", ("show_activity",)))

@@ -121,6 +121,9 @@ class TrayState:
     # Recalled notes' revisions read now (None: gone), for the "changed since" marks; a note
     # not in here gets no mark (its vault is not known here).
     revisions_now: Mapping[NoteRef, str | None] = field(default_factory=dict)
+    # The configured vaults whose folder is not there now (gone, its disk unplugged): the Vault
+    # menu says so rather than list them as added by hand.
+    gone_vaults: frozenset[str] = frozenset()
 
     def name_of(self, client_id: str) -> str:
         return client_name(client_id, self.app_names)
@@ -146,9 +149,32 @@ def short(text: str, limit: int = MAX_LABEL) -> str:
 MARKS = {"changed": " · changed since", "gone": " · gone since"}
 
 
-def marked(text: str, state: TrayState, vault: str, path: str, given: str | None) -> str:
-    """A label for a recalled note, shortened, with " · changed since" (or " · gone since")
-    kept whole at its end when the note is not what the client was given any more."""
+def mark_of(state: TrayState, vault: str, path: str, given: str | None) -> str:
+    """ " · changed since" (or " · gone since") when the note is not what the client was given
+    any more, else ""."""
     change = change_of((vault, path), given, state.revisions_now)
-    mark = MARKS[change] if change else ""
+    return MARKS[change] if change else ""
+
+
+def marked(text: str, state: TrayState, vault: str, path: str, given: str | None) -> str:
+    """A label for a recalled note, shortened, with its mark (`mark_of`) kept whole at its end."""
+    mark = mark_of(state, vault, path, given)
     return short(text, MAX_LABEL - len(mark)) + mark
+
+
+# A title is never cut shorter than this to fit the rest of a line, …
+MIN_TITLE = 12
+# … and is cut only where less than this much of what follows it would show (" · recall “b…"),
+# then far enough for that much to show whole (" · recall “bazel”").
+REST_SHOWN, REST_KEPT = 10, 16
+
+
+def fitted(head: str, title: str, tail: str, rest: str, limit: int = MAX_LABEL) -> str:
+    """`head`, `title` and `tail` whole, then as much of `rest` as fits `limit`; the title is
+    cut (with '…') only where too little of `rest` would show: 'Cursor · A long tit… · 2 min
+    ago · recall “q”'."""
+    line = f"{head}{title}{tail}"
+    if len(line) + min(len(rest), REST_SHOWN) > limit:
+        room = max(MIN_TITLE, limit - len(head) - len(tail) - min(len(rest), REST_KEPT))
+        line = f"{head}{short(title, room)}{tail}"
+    return short(line + rest, limit)

@@ -39,6 +39,13 @@ NO_RECORDS = "No memory records yet: what is a record?"
 # The same notices as `vault-recall status` prints them: what the menu's click does, as a command.
 PAUSED_BANNER = f"{PAUSED} — click to resume"
 PAUSED_STATUS = f"{PAUSED} — resume: vault-recall resume"
+# The notifications of the *Pause recall* click: what happens now, and how to undo it.
+PAUSED_NOTICE = (
+    "Recall is paused",
+    "Every client's calls answer 'unavailable' until you resume: click the icon, then "
+    f"'{PAUSED_BANNER}' at the top of the menu, or run vault-recall resume.",
+)
+RESUMED_NOTICE = ("Recall resumed", "Every client's next call reads the vault again. Nothing else to do.")
 
 
 def as_sentence(text: str) -> str:

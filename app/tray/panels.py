@@ -2,7 +2,8 @@
 and time, without the bus or X.
 
 `preferred` is the choice for the panels there (backend.py makes it at start); `gtk_available`
-says whether GTK's icon could run without importing GTK.  While the tray
+says whether GTK's icon could run without importing GTK, and `has_gtk` makes it usable
+(GTK's icon, and the menu popup_menu.py draws).  While the tray
 runs, `HostWatch` (desktop/tray_hosts.py) reports which tray hosts there are whenever that
 changes, and the tray's watcher asks `HostFollower` once a second whether to move to another
 backend (a StatusNotifierItem panel came, or only an XEmbed tray is left) and whether to tell
@@ -17,6 +18,7 @@ import functools
 import importlib.util
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,6 +114,19 @@ class HostFollower:
         wait = TO_SNI_SECONDS if wanted == SNI else LEAVE_SNI_SECONDS
         return wanted if now - self.since >= wait else None
 
+    def due_at(self) -> float | None:
+        """When `switch_to` or `missing` may next answer otherwise, if the hosts stay as they are
+        (monotonic); None: not before they change."""
+        if self.hosts is None:
+            return None
+        times = []
+        wanted = preferred(self.hosts, self.gtk)
+        if wanted is not None and wanted != self.backend:
+            times.append(self.since + (TO_SNI_SECONDS if wanted == SNI else LEAVE_SNI_SECONDS))
+        if not self.told and wanted is None:
+            times.append(self.since + MISSING_SECONDS)
+        return min(times, default=None)
+
     def moved(self, backend: str) -> None:
         self.backend = backend
 
@@ -123,3 +138,48 @@ class HostFollower:
         if problem is not None:
             self.told = True
         return problem
+
+
+def _system_gi() -> bool:
+    """Load the system's PyGObject (python3-gi) into this environment, when it was built for
+    this Python: a venv does not see the system's packages, and PyGObject has no wheels.
+    Only the `gi` package is taken, nothing else from the system's site folder."""
+    tag = f"cpython-{sys.version_info.major}{sys.version_info.minor}"
+    for site in SYSTEM_SITE_DIRS:
+        package = Path(site) / "gi"
+        if (package / "__init__.py").is_file() and any(package.glob(f"_gi.{tag}*.so")):
+            spec = importlib.util.spec_from_file_location(
+                "gi", package / "__init__.py", submodule_search_locations=[str(package)]
+            )
+            if spec is None or spec.loader is None:
+                continue
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["gi"] = module
+            try:
+                spec.loader.exec_module(module)
+            except ImportError:
+                del sys.modules["gi"]
+                continue
+            return True
+    return False
+
+
+@functools.cache
+def has_gtk() -> bool:
+    """Can GTK 3 be used through PyGObject here (this environment's, or the system's)?  Asked
+    once per process: the answer is what is installed."""
+    try:
+        import gi
+    except ImportError:
+        if not _system_gi():
+            return False
+        import gi
+    try:
+        with warnings.catch_warnings():
+            # PyGObject before 3.44 loads through a finder Python 3.11 warns about; harmless.
+            warnings.simplefilter("ignore", ImportWarning)
+            gi.require_version("Gtk", "3.0")
+            from gi.repository import Gtk  # noqa: F401
+    except (ImportError, ValueError):
+        return False
+    return True

@@ -4,7 +4,8 @@ protocol of today's Linux desktops, X11 and Wayland alike.
 The icon travels as pixmaps (ARGB32, network byte order) at every size a panel may draw,
 HiDPI included, so no icon theme is needed; the menu is the `com.canonical.dbusmenu` object
 at `MENU_PATH`.  `ItemIsMenu` tells hosts that a click shows the menu (the menu is the whole
-app); hosts that send `Activate` anyway get the menu's default item (open the vault).
+app); a host that sends `Activate` anyway (LXQt's panel, on a left click) or `ContextMenu` gets
+the same menu popped up by us (popup_menu.py).
 """
 
 from __future__ import annotations
@@ -39,9 +40,10 @@ def pixmaps(status: IconStatus, recalling: bool) -> list[Pixmap]:
 
 
 class StatusNotifierItem(ServiceInterface):
-    def __init__(self, activate: Callable[[], None]) -> None:
+    def __init__(self, activate: Callable[[], None], menu: Callable[[], None]) -> None:
         super().__init__(INTERFACE)
         self._activate = activate
+        self._menu = menu
         self._look: tuple[str, bool] | None = None
         self._pixmaps: list[Pixmap] = []
         self._tooltip = "Vault Recall"
@@ -129,7 +131,8 @@ class StatusNotifierItem(ServiceInterface):
 
     @dbus_method(name="Activate")
     def activate(self, x: Annotated[int, DBusSignature("i")], y: Annotated[int, DBusSignature("i")]) -> NoReply:
-        self._activate()
+        """A left click the host did not turn into its menu (LXQt's panel): the menu, ours."""
+        self._menu()
 
     @dbus_method(name="SecondaryActivate")
     def secondary_activate(
@@ -139,7 +142,8 @@ class StatusNotifierItem(ServiceInterface):
 
     @dbus_method(name="ContextMenu")
     def context_menu(self, x: Annotated[int, DBusSignature("i")], y: Annotated[int, DBusSignature("i")]) -> NoReply:
-        """Hosts draw the dbusmenu themselves; there is no menu of our own to pop up."""
+        """Sent by a host that draws no dbusmenu itself: the menu, ours."""
+        self._menu()
 
     @dbus_method(name="Scroll")
     def scroll(

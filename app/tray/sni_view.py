@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import os
 import signal
+import subprocess
 from collections.abc import Callable
 
 from dbus_fast import Message, MessageType
@@ -24,7 +26,8 @@ from dbus_fast.aio import MessageBus
 from vault_recall.app.desktop import session_bus
 from vault_recall.app.errors import SessionBusError
 from vault_recall.app.tray.dbusmenu import DBusMenu
-from vault_recall.app.tray.menu import Action
+from vault_recall.app.tray.menu import Action, Item
+from vault_recall.app.tray.popup_menu import CLICKED, chosen_action, menu_payload, popup_command
 from vault_recall.app.tray.sni_item import ITEM_PATH, MENU_PATH, StatusNotifierItem
 from vault_recall.app.tray.tray_view import Shown
 
@@ -48,7 +51,11 @@ class SniView:
     def __init__(self, dispatch: Callable[[Action], None]) -> None:
         self._dispatch = dispatch
         self.menu = DBusMenu(dispatch)
-        self.item = StatusNotifierItem(self._activate)
+        self.item = StatusNotifierItem(self._activate, self._pop_up)
+        self._items: tuple[Item, ...] = ()  # the menu model shown now
+        self._popup: asyncio.Task[None] | None = None  # our own menu, while it is open
+        self._popup_process: asyncio.subprocess.Process | None = None
+        self.popups = 0  # menus of ours shown (tests wait for it)
         SniView.instances += 1  # a view made again (back from GTK's) takes a name of its own
         self.name = f"org.kde.StatusNotifierItem-{os.getpid()}-{SniView.instances}"
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -94,10 +101,42 @@ class SniView:
             return
         self.item.show(shown.status, shown.recalling, shown.tooltip)
         self.menu.show(shown.items)
+        self._items = shown.items
 
     def _activate(self) -> None:
+        """A click where no menu of ours can be drawn: the menu's first line (open the vault),
+        marked as a click, so a failure to open says where the menu is."""
         if self.menu.layout.default is not None:
-            self._dispatch(self.menu.layout.default)
+            self._dispatch((*self.menu.layout.default, CLICKED))
+
+    def _pop_up(self) -> None:
+        """A click the host did not turn into the menu: ours, one at a time (a second click
+        while it is open is the one that closes it)."""
+        if self._popup is None or self._popup.done():
+            self._popup = asyncio.ensure_future(self._run_popup(self._items))
+
+    async def _run_popup(self, items: tuple[Item, ...]) -> None:
+        command = popup_command()
+        if command is None:
+            log.info("no GTK here to draw the menu on a left click: the click opens the vault")
+            self._activate()
+            return
+        process = await asyncio.create_subprocess_exec(
+            *command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        self._popup_process = process
+        self.popups += 1
+        try:
+            out, err = await process.communicate(json.dumps(menu_payload(items)).encode())
+        finally:
+            self._popup_process = None
+        if process.returncode != 0:
+            log.warning("the menu could not be shown (%s): %s", process.returncode, err.decode(errors="replace"))
+            self._activate()
+            return
+        action = chosen_action(items, out.decode(errors="replace"))
+        if action is not None:
+            self._dispatch(action)
 
     async def _main(self, started: Callable[[], None]) -> None:
         self._stopped = asyncio.Event()
@@ -122,6 +161,8 @@ class SniView:
         stopped = asyncio.ensure_future(self._stopped.wait())
         await asyncio.wait({disconnected, stopped}, return_when=asyncio.FIRST_COMPLETED)
         self._on_bus = False
+        if self._popup_process is not None and self._popup_process.returncode is None:
+            self._popup_process.kill()  # a menu of ours left open as the tray ends goes with it
         if disconnected.done():
             log.warning("the D-Bus session ended; the tray ends with it")
         else:

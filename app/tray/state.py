@@ -139,6 +139,7 @@ def gather(health: HealthReport | None, now: float | None = None, suggested: Sug
         can_pick_folder=folder_picker.can_pick_folder(),
         found_clients=frozenset(spec.id for spec in CLIENTS if spec.found_here()),
         version=__version__,
+        gone_vaults=frozenset(v.name for v in config.vaults if not Path(v.path).expanduser().is_dir()),
     )
 
 

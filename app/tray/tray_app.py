@@ -1,21 +1,17 @@
 """The tray's life, whichever backend draws it: state, the action worker, the watcher, health,
 and the view itself, which changes when the panels do.
 
-A background thread hears of a recall when a server writes the activity store (the kernel
-wakes it: store_watch.py; where it cannot, it looks once a second), then reads what is new in
-one query; once a second it also polls cheap signs of change (the config file's time, what
-changed in the vault's folders, the files of the notes recalled in the last day, a request
-left by another `vault-recall`) and follows the panels.  Health is re-checked on a thread of
-its own when the vault changes and otherwise now and then (health_schedule.py), so neither a
-slow disk nor a big vault ever blocks the menu.  Clicks only queue actions; the worker runs
-them.  Every change ends in `refresh`, which rebuilds the menu model and hands it
-to the backend's `TrayView`.
+A background thread, the watcher, sleeps until a store it reads or the vault is written, or
+something of its own is due (tray_wake.py); a recall is what is new in the activity store, in
+one query.  Health is re-checked on a thread of its own when the vault changes and otherwise
+now and then (health_schedule.py), so neither a slow disk nor a big vault ever blocks the
+menu.  Clicks only queue actions; the worker runs them.  Every change ends in `refresh`,
+which rebuilds the menu model and hands it to the backend's `TrayView`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
 import queue
@@ -26,9 +22,8 @@ from pathlib import Path
 
 from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.desktop import notifications
-from vault_recall.app.desktop.store_watch import LookAgain, StoreWatch
+from vault_recall.app.desktop.store_watch import LookAgain
 from vault_recall.app.desktop.tray_hosts import Hosts, HostWatch
-from vault_recall.app.desktop.tree_watch import TreeWatch
 from vault_recall.app.errors import EndpointError, InstallError, RuleChangeError
 from vault_recall.app.state.activity_view import EventRow, newest_event_id, news_after
 from vault_recall.app.state.health import HealthReport, check_health
@@ -38,25 +33,31 @@ from vault_recall.app.state.note_revisions import (
 from vault_recall.app.tray import instance
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions import ActionContext, perform
-from vault_recall.app.tray.approvals import ApprovalNotices, approval_action, read_approvals, with_approvals
+from vault_recall.app.tray.approvals import ApprovalsWatch, approval_action, with_approvals
 from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
 from vault_recall.app.tray.endpoint_menu import with_endpoint
-from vault_recall.app.tray.health_news import health_news
+from vault_recall.app.tray.health_news import health_news, switched_news
 from vault_recall.app.tray.health_schedule import HealthSchedule, saw_otherwise
 from vault_recall.app.tray.installed import InstalledClients
-from vault_recall.app.tray.menu import Action, asked, build_menu, note_name, status_of, tooltip
+from vault_recall.app.tray.menu import Action, build_menu, recall_notice, status_of, tooltip
 from vault_recall.app.tray.menu_items import TrayState
 from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.app.tray.panels import HostFollower, gtk_available
 from vault_recall.app.tray.recalled_watch import RecalledNotesWatch
-from vault_recall.app.tray.tray_view import Shown, ViewFactory, menu_as_data
+from vault_recall.app.tray.tray_view import Shown, ViewFactory, dump_menu
+from vault_recall.app.tray.tray_wake import VaultWatch, Wakeups, seconds_until
 from vault_recall.server.config.config_file import activity_path, config_path
 from vault_recall.server.errors import ConfigError
+from vault_recall.server.oauth.store import store_path as oauth_store_path
 from vault_recall.server.vault.listing import vault_name
 
 log = logging.getLogger(__name__)
 
-POLL_SECONDS = 1.0
+POLL_SECONDS = 1.0  # how often a watch looks where the kernel cannot tell it (no inotify)
+# The recalled notes' files are looked at when the vault's folders change, on a recall, and this
+# often besides (notes recalled from a vault other than the active one).
+RECALLED_SECONDS = 30.0
+EVERYTHING = frozenset({"activity", "oauth", "config", "request", "tree"})  # the first look's
 NEWS_LIMIT = 50  # the events one look reads at most (notifications name the latest)
 RECALL_MARK_SECONDS = 3.0
 # Set to a file path, the tray writes its current menu model there as JSON (tests, debugging).
@@ -90,18 +91,15 @@ class TrayApp:
         # store is busy right now: the first look then takes as news only what came since this.
         self._last_event: int | None = newest_event_id(activity_path())
         self._since = time.time()
-        self._store = StoreWatch(activity_path(), POLL_SECONDS)
+        self._wake = Wakeups()
+        self._recalled_due = 0.0  # monotonic time of the next look at the recalled notes' files
         self._recall_until = 0.0
-        self._tree: TreeWatch | None = None  # the active vault's folders, watched for changes
-        self._tree_root: Path | None = None
-        self._config_mtime: int | None = None
+        self._vault = VaultWatch()  # the config file and the active vault's folders
         self._installed = InstalledClients()
         self._recalled = RecalledNotesWatch()  # the notes recalled in the last day
         # The HTTP endpoint, when the person starts it here; told and started again if it ends.
         self.endpoint = EndpointProcess(notify=self._notify, on_change=self.refresh)
-        self._approvals = read_approvals()  # apps waiting for approval (OAuth), and grants
-        self._approval_notices = ApprovalNotices()
-        self._approval_notices.poll(self._notify, self._approvals)
+        self._approvals = ApprovalsWatch(self._notify)  # apps waiting for approval (OAuth), and grants
         self.state = self._gather(None)
         self.view = make_view(backend, self.dispatch)
         self.view.show(self._shown(self.state))
@@ -175,6 +173,7 @@ class TrayApp:
         if self._follower is not None:
             with self._lock:
                 self._follower.seen(hosts, time.monotonic())
+            self._wake.wake("hosts")
 
     def _follow_panels(self) -> None:
         """Move to the backend the panels call for, or say that none shows the icon."""
@@ -194,24 +193,37 @@ class TrayApp:
             self._notify("Vault Recall's icon has no panel to show in", as_sentence(missing))
 
     def _watch(self) -> None:
-        """Wait for a write to the store, and poll the rest once a second."""
-        tick = time.monotonic() + POLL_SECONDS
+        """Sleep until a store the tray reads is written, the vault's folders change, or
+        something is due; then look at what woke it."""
+        watched = {"activity": activity_path(), "oauth": oauth_store_path(), "config": config_path()}
+        for name, path in (watched | {"request": instance.request_path()}).items():
+            self._wake.watch(name, path, POLL_SECONDS)
         again = LookAgain(POLL_SECONDS)
+        woken = EVERYTHING
         try:
             while not self._stop.is_set():
-                written = self._store.wait(min(tick, again.at or tick) - time.monotonic())
-                if self._stop.is_set():
-                    break
                 try:
-                    if written or again.due():
-                        again.looked(written, self._hear())
-                    if time.monotonic() >= tick:
-                        tick = time.monotonic() + POLL_SECONDS
-                        self._poll()
+                    if "activity" in woken or again.due():
+                        again.looked("activity" in woken, self._hear())
+                    self._poll(woken)
                 except Exception:  # the thread's entry point: keep watching whatever happened
                     log.exception("tray refresh failed")
+                woken, folders = self._wake.wait(self._until_due(again), self._vault.fileno())
+                woken |= {"tree"} if folders else set()
         finally:
-            self._store.close()
+            self._wake.close()
+
+    def _until_due(self, again: LookAgain) -> float:
+        """Seconds until the next thing of the tray's own is due."""
+        now, follower = time.monotonic(), self._follower if self._next_backend is None else None
+        times = (
+            self._recalled_due,
+            self._approvals.due_at(),
+            again.at,
+            self._health.due_at(),
+            self._recall_until or None,
+        )
+        return seconds_until((*times, follower.due_at() if follower else None, self._vault.due_at(now)), now)
 
     def _hear(self) -> bool | None:
         """A server wrote the store: what is new, in one query, then the menu.  True when there
@@ -249,37 +261,29 @@ class TrayApp:
             if not self._stop.is_set():
                 self.refresh()
 
-    def _poll(self) -> None:
+    def _poll(self, woken: frozenset[str]) -> None:
+        """Look at what woke the watcher (`woken`: the watches' names), and at what is due."""
+        now = time.monotonic()
         self._follow_panels()
-        request = instance.take_request()
+        request = instance.take_request() if "request" in woken else None
         if request == "quit":  # `vault-recall quit`
             self.dispatch(("quit",))
             return
         if request == "show":  # a second `vault-recall` started: say where this one is
             self._notify("Vault Recall is already running", "Its icon is in the panel; click it for the menu.")
-        changed = self._recalled.look(self.state, False, self._notify, self._health_tells)
-        try:
-            mtime: int | None = config_path().stat().st_mtime_ns
-        except OSError:
-            mtime = None
-        if mtime != self._config_mtime:
-            self._config_mtime = mtime
+        changed = False
+        if "tree" in woken or now >= self._recalled_due:
+            self._recalled_due = now + RECALLED_SECONDS
+            changed = self._recalled.look(self.state, False, self._notify, self._health_tells)
+        if "config" in woken and self._vault.config_changed():
             self._health.ask(suggest=True)  # the active vault may have changed:
             self.refresh()  # read it now, so the health check below is for the right one
         vault = tray_state.active_vault_path(self.state.config)
-        if vault != self._tree_root:
-            if self._tree is not None:
-                self._tree.close()
-            self._tree, self._tree_root = (TreeWatch(vault) if vault is not None else None), vault
-            self._health.ask(suggest=True)
-        elif self._tree is not None and self._tree.changed():
-            self._health.ask(suggest=True)  # a note or a folder changed, in a subfolder as at the root
+        if self._vault.vault_changed(vault, "tree" in woken):
+            self._health.ask(suggest=True)  # another vault, or a note or a folder changed in it
         if self._health.begin(time.monotonic()):
             self._start_health_check(vault)
-        approvals = read_approvals()
-        if self._approval_notices.poll(self._notify, approvals) or approvals != self._approvals:
-            self._approvals = approvals
-            changed = True
+        changed = self._approvals.look("oauth" in woken, now) or changed
         if self._recall_until and time.monotonic() > self._recall_until:
             self._recall_until = 0.0
             changed = True
@@ -295,11 +299,7 @@ class TrayApp:
             return
         self._recall_until = time.monotonic() + RECALL_MARK_SECONDS
         if self.state.notify_recall:
-            latest = fresh[-1]
-            others = len(latest.returned) - 1
-            more = f" and {others} more note{'s' if others != 1 else ''}" if others else ""
-            summary = f"{self.state.name_of(latest.client)} recalled {note_name(latest.returned[0])}"
-            self._notify(summary, f"{asked(latest)}{more}")
+            self._notify(*recall_notice(fresh[-1], self.state.name_of))
 
     def _health_tells(self, vault: str) -> bool:
         """Whether the health check tells the person that `vault` cannot be read."""
@@ -321,9 +321,11 @@ class TrayApp:
                 before = self._health.finish(report, ended - started, ended)
                 if report is None:
                     return
-                if before is not None and before.path == report.path and self.state.notify_health:
+                name = self.state.config.active_vault or report.vault or "The vault"
+                if before is not None and before.path != report.path:
+                    self._notify(*switched_news(report, name))  # the person chose another vault
+                elif before is not None and self.state.notify_health:
                     gone = self._recalled.recalled_from(vault) if vault is not None and not within_reach(vault) else 0
-                    name = self.state.config.active_vault or report.vault or "The vault"
                     news = health_news(before, report, name, gone)
                     if news is not None:
                         self._notify(*news)
@@ -333,6 +335,8 @@ class TrayApp:
             except Exception:  # the thread's entry point
                 self._health.abandon()
                 log.exception("health check failed")
+            finally:
+                self._wake.wake("health")  # the watcher sets its deadline for the next one
 
         threading.Thread(target=check, name="tray-health", daemon=True).start()
 
@@ -355,6 +359,7 @@ class TrayApp:
             state = self._gather(health)
             if state.health is None and health is not None:
                 self._health.ask()  # the report was about another vault: check this one
+                self._wake.wake("health")
             with self._lock:
                 shown = self._shown(state)
                 self.state = state
@@ -365,16 +370,12 @@ class TrayApp:
             tray_state.gather(health, suggested=self._suggested),
             endpoint_url=self.endpoint.url,
             installed=self._installed.look(CLIENTS),
-            app_names={granted.client: granted.name for granted in self._approvals.granted},
+            app_names={granted.client: granted.name for granted in self._approvals.approvals.granted},
         )
 
     def _shown(self, state: TrayState) -> Shown:
-        items = with_endpoint(with_approvals(build_menu(state), self._approvals), self.endpoint.shown())
-        dump = os.environ.get(MENU_DUMP_ENV)
-        if dump:
-            temp = dump + ".tmp"
-            Path(temp).write_text(json.dumps(menu_as_data(items), ensure_ascii=False), encoding="utf-8")
-            os.replace(temp, dump)
+        items = with_endpoint(with_approvals(build_menu(state), self._approvals.approvals), self.endpoint.shown())
+        dump_menu(items, os.environ.get(MENU_DUMP_ENV))
         return Shown(status_of(state), bool(self._recall_until), tooltip(state), items)
 
     def _notify(self, summary: str, body: str = "") -> None:
@@ -389,7 +390,7 @@ class TrayApp:
         disk.  Quit ends the tray at once."""
         if action == ("quit",):
             self._stop.set()
-            self._store.stop()  # the watcher ends now, not at its next tick
+            self._wake.stop()  # the watcher ends now, not at its next deadline
             self._actions.put(action)  # wakes the worker so it can end
             self.view.stop()
             return

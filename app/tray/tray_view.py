@@ -3,8 +3,11 @@ StatusNotifierItem, in sni_view.py) agree on: what is drawn, and what a backend 
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from vault_recall.app.desktop.icon import IconStatus
@@ -53,3 +56,11 @@ def menu_as_data(items: tuple[Item, ...]) -> list[dict[str, Any]]:
         }
         for i in items
     ]
+
+
+def dump_menu(items: tuple[Item, ...], path: str | None) -> None:
+    """Write the menu model to `path` as JSON, whole or not at all (nothing when None)."""
+    if path:
+        temp = path + ".tmp"
+        Path(temp).write_text(json.dumps(menu_as_data(items), ensure_ascii=False), encoding="utf-8")
+        os.replace(temp, path)

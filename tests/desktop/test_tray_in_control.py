@@ -19,7 +19,10 @@ from tests.support.e2e import call, copy_sample_vault, serving
 from tests.support.headless import Desktop, opener_recorder, tray
 from tests.support.parts import need
 from tests.support.sni_host import Panel, find_node, panel
+from tests.support.tray_clicks import popup_open
 from vault_recall.app.state.config_store import save_config
+from vault_recall.app.tray.health_news import NOTE_NEXT
+from vault_recall.app.tray.notices import PAUSED_NOTICE
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 from vault_recall.server.config.tokens import client_of_token
 
@@ -128,10 +131,7 @@ async def test_first_run_your_vault_in_one_click_pause_help_and_the_whole_activi
             # Pause: every server answers `unavailable`; the icon and the tooltip say so.
             count = len(host.notifications)
             await click(host, service, "Pause recall")
-            assert await told(host, count, "the pause notification") == (
-                "Recall is paused",
-                "Every client's calls answer 'unavailable' until you resume.",
-            )
+            assert await told(host, count, "the pause notification") == PAUSED_NOTICE  # and how to resume
             assert load_config().paused is True
             props = await host.eventually(
                 lambda: host.item_properties(service),
@@ -180,7 +180,7 @@ async def test_clients_connect_in_one_click_install_by_url_snippets_and_the_endp
             await click(host, service, "Connect a client", "Cursor")
             summary, body = await told(host, count, "the connect notification")
             assert summary == "Added Vault Recall to Cursor"
-            assert body == "Changed ~/.cursor/mcp.json. Restart Cursor to use it."  # a new file: no backup
+            assert body == "Created ~/.cursor/mcp.json. Restart Cursor to use it."  # a new file: no backup
             assert json.loads(cursor_file.read_text(encoding="utf-8"))["mcpServers"]["vault-recall"]["args"][:1] == [
                 "serve"
             ]
@@ -209,7 +209,10 @@ async def test_clients_connect_in_one_click_install_by_url_snippets_and_the_endp
             assert "# export VAULT_RECALL_TOKEN=vrt_" in snippet
 
             # The endpoint, started from the menu, starts again with the next tray.
+            count = len(host.notifications)
             await click(host, service, "HTTP endpoint", "Start at http://127.0.0.1:27183/mcp")
+            # The menu may say so before the notification does (the config written wakes the tray).
+            assert (await told(host, count, "the endpoint's start"))[0].startswith("Vault Recall is serving clients")
             root = await menu_with(host, service, "HTTP endpoint", "Stop")
             serving_at = find_node(root, "HTTP endpoint")["children"][0]["label"]
             assert serving_at.startswith("Serving at http://127.0.0.1:")
@@ -221,7 +224,7 @@ async def test_clients_connect_in_one_click_install_by_url_snippets_and_the_endp
             summary, body = await told(host, count, "the install by URL")
             assert summary == "Added Vault Recall to Cursor, by URL"
             # (Uninstalled before, the file is gone: nothing to back up.)
-            said = f"Changed ~/.cursor/mcp.json: it reaches {url}. Its token is new, in the file."
+            said = f"Created ~/.cursor/mcp.json: it reaches {url}. Its token is new, in the file."
             assert body == f"{said} Restart Cursor to use it."
             entry = json.loads(cursor_file.read_text(encoding="utf-8"))["mcpServers"]["vault-recall"]
             token = entry["headers"]["Authorization"].removeprefix("Bearer ")
@@ -246,6 +249,7 @@ async def test_clients_connect_in_one_click_install_by_url_snippets_and_the_endp
 
 
 async def test_a_note_broken_in_a_subfolder_is_named_and_an_opener_that_fails_is_reported(desktop: Desktop) -> None:
+    need("python3-gi", "gtk")  # the menu a left click sent as Activate shows
     desktop.env["VAULT_RECALL_OPEN_COMMAND"] = f"{sys.executable} -c 'raise SystemExit(3)'"  # xdg-open: no handler
     vault = copy_sample_vault(desktop.root / "Work")
     save_config(Config(vaults=(VaultEntry("Work", str(vault)),), active_vault="Work"))
@@ -267,7 +271,7 @@ async def test_a_note_broken_in_a_subfolder_is_named_and_an_opener_that_fails_is
             assert summary == "Work: 'Old build' is broken"
             assert body == (
                 "Projects/Build/Archive/2025/Old build.md — line 3: property 'tags' is not valid YAML: its '[' is "
-                "never closed with ']'"
+                f"never closed with ']'\n{NOTE_NEXT}"
             )
             count = len(host.notifications)
             root = await menu_with(host, service, "Problems (1)")
@@ -278,12 +282,14 @@ async def test_a_note_broken_in_a_subfolder_is_named_and_an_opener_that_fails_is
             assert summary == "Nothing here opens Obsidian links (is Obsidian installed?)"
             assert body == f"It is {deep / 'Old build.md'}."
             # A left click on a panel that sends Activate though the icon is a menu (LXQt's
-            # panel) runs the first line, open the vault: its failure says where the menu is.
+            # panel) shows the same menu, drawn by the tray; its first line opens the vault.
             count = len(host.notifications)
             await host.item_call(service, "Activate", "ii", [0, 0])
+            await host.until(lambda: popup_open(desktop.env), "the tray's own menu", 60)
+            await asyncio.to_thread(desktop.run, "xdotool", "key", "--delay", "80", "Down", "Return")
             summary, body = await told(host, count, "the vault opener's failure")
             assert summary == "Nothing here opens Obsidian links (is Obsidian installed?)"
-            assert body == f"It is {vault}. For Vault Recall's menu, right-click the icon."
+            assert body == f"It is {vault}."
             await click(host, service, "Quit Vault Recall")
             assert await asyncio.to_thread(running.wait, 60) == 0  # Quit ends it, cleanly
     assert "Traceback" not in desktop.log("tray")

@@ -20,6 +20,7 @@ import pytest
 from tests.support.e2e import call, copy_sample_vault, serving
 from tests.support.headless import opener_recorder, tray_running, x_and_session_bus
 from tests.support.sni_host import CallError, SessionBus, as_model, find_node, panel
+from tests.support.tray_clicks import popup_open
 from tests.support.vaults import record, write_vault
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, load_config
@@ -27,7 +28,7 @@ from vault_recall.server.config.config_file import ClientEntry, Config, VaultEnt
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 # A private session bus, and an X server for the clipboard (xclip), found ready by xdotool.
-PARTS = ("dbus-daemon", "xvfb", "xclip", "xdotool")
+PARTS = ("dbus-daemon", "xvfb", "xclip", "xdotool", "python3-gi", "gtk")
 GREEN = (46, 158, 91)
 
 
@@ -196,13 +197,17 @@ async def test_the_tray_is_a_statusnotifieritem_whose_dbusmenu_is_the_menu_model
             assert host.folder_requests[-1]["directory"] is True
             assert load_config().vault("Chosen_vault").path == str(chosen)  # type: ignore[union-attr]
 
-            # A left click on hosts that send Activate: the default item, open the vault.
+            # A left click on hosts that send Activate (LXQt's panel): the same menu, drawn by the
+            # tray at the pointer; its first line, chosen with the keyboard, opens the vault.
             await host.until(
                 lambda: json.loads(dump.read_text(encoding="utf-8"))[0]["text"].startswith("Chosen_vault"),
                 "the new vault",
             )
             await host.item_call(service, "Activate", "ii", [0, 0])
+            await host.until(lambda: popup_open(env), "the tray's own menu")
+            subprocess.run(["xdotool", "key", "--delay", "80", "Down", "Return"], env=env, check=True, timeout=30)
             await host.until(lambda: "obsidian://open?vault=Chosen_vault" in opened_lines(), "the vault to open")
+            await host.until(lambda: not popup_open(env), "the menu to close")
 
             # A click on an item that is gone is refused, and does nothing.
             with pytest.raises(CallError) as refused:

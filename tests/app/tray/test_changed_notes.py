@@ -4,6 +4,7 @@ real files for the revisions read now."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from pathlib import Path
@@ -144,6 +145,26 @@ def test_a_vault_gone_with_its_recalled_notes_is_one_notice_once_until_it_is_bac
     # Back, and gone again later: news again.
     assert notices.vanished([], set(), NOW + 10) == []
     assert notices.vanished(gone, {"Work"}, NOW + 20) == [VanishedVault("Work", 5, ("cursor", "zed"))]
+
+
+@pytest.mark.parametrize("primed", [False, True])
+def test_a_change_told_before_its_vault_went_is_not_told_again_when_the_vault_is_back(primed: bool) -> None:
+    notices = ChangeNotices()
+    changed = StaleNote("Work", "Build.md", "r2", ("cursor",), NOW - 600)
+    gone = dataclasses.replace(changed, now=None)
+    if primed:  # changed before the tray watched: never news
+        notices.prime([changed])
+    else:
+        assert notices.due([changed], NOW) == [changed]
+    assert len(notices.vanished([gone], {"Work"}, NOW + 60)) == 1
+    assert notices.due([gone], NOW + 60) == []
+    # Back, the note as it was: no news then, nor once the quiet time is over, nor ever.
+    for later in (120, 60 + NOTICE_SECONDS, 120 + NOTICE_SECONDS, 10 * NOTICE_SECONDS):
+        assert notices.vanished([changed], set(), NOW + later) == []
+        assert notices.due([changed], NOW + later) == []
+    # Changed again once back: that is news.
+    again = dataclasses.replace(changed, now="r3")
+    assert notices.due([again], NOW + 11 * NOTICE_SECONDS) == [again]
 
 
 def test_each_clients_latest_recall_of_each_whole_note_comes_from_the_store(tmp_path: Path) -> None:

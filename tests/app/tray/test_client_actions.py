@@ -67,6 +67,15 @@ def test_connect_installs_in_one_click_and_names_the_file_and_the_client_to_rest
     assert "Restart Claude Code if it does not show Vault Recall's tools" in told.notes[-1][1]
 
 
+def test_connect_says_it_created_a_file_that_was_not_there(home: Path) -> None:
+    told = Told()
+    run(("connect", "claude-code"), told)
+    assert (home / ".claude.json").exists()
+    assert told.notes == [
+        ("Added Vault Recall to Claude Code", "Created ~/.claude.json. Restart Claude Code to use it.")
+    ]
+
+
 def test_connect_leaves_an_entry_by_url_as_it_is(home: Path) -> None:
     cursor = home / ".cursor/mcp.json"
     cursor.parent.mkdir()
@@ -105,7 +114,7 @@ def test_install_by_url_writes_the_entry_with_a_token_the_endpoint_takes(home: P
     ((summary, body),) = told.notes
     assert summary == "Added Vault Recall to Cursor, by URL"
     assert body == (
-        "Changed ~/.cursor/mcp.json: it reaches http://127.0.0.1:40123/mcp. Its token is new, in the file. "
+        "Created ~/.cursor/mcp.json: it reaches http://127.0.0.1:40123/mcp. Its token is new, in the file. "
         "Restart Cursor to use it."
     )
     assert token not in body

@@ -4,7 +4,7 @@ what is wrong with it, not a count."""
 from __future__ import annotations
 
 from vault_recall.app.state.health import HealthReport
-from vault_recall.app.tray.health_news import health_news
+from vault_recall.app.tray.health_news import NOTE_NEXT, NOTES_NEXT, health_news
 
 
 def report(status: str = "ok", problems: tuple[dict[str, str], ...] = (), **kw: object) -> HealthReport:
@@ -22,7 +22,7 @@ def test_a_newly_broken_note_is_named_with_its_line_and_reason() -> None:
     news = health_news(report(), report("degraded", (BROKEN,)), "Work")
     assert news == (
         "Work: 'Build decision' is broken",
-        "Projects/Build decision.md — line 2: property 'subject' is defined twice",
+        "Projects/Build decision.md — line 2: property 'subject' is defined twice\n" + NOTE_NEXT,
     )
 
 
@@ -35,6 +35,7 @@ def test_several_at_once_are_listed_a_few_with_the_count_of_the_rest() -> None:
         "N2.md — line 1: bad",
         "N3.md — line 1: bad",
         "… and 1 more",
+        NOTES_NEXT,
         "(5 broken notes in all; the tray's Problems menu lists them)",
     ]
 

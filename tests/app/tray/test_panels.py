@@ -76,3 +76,19 @@ def test_with_no_panel_at_all_the_person_is_told_once_until_one_shows_the_icon()
     follower.seen(NONE, 200.0)
     assert follower.missing(200.0 + MISSING_SECONDS) is not None  # a new absence is news again
     assert follower.switch_to(1000.0) is None  # nothing better to move to: it waits where it is
+
+
+def test_the_watcher_is_told_when_a_panel_change_will_have_lasted_and_nothing_else() -> None:
+    follower = HostFollower("sni", with_gtk)
+    assert follower.due_at() is None  # no panel heard of yet
+    follower.seen(SNI, 10.0)
+    assert follower.due_at() is None  # shown where it is: nothing to wait for
+    follower.seen(XEMBED, 20.0)
+    assert follower.due_at() == 20.0 + LEAVE_SNI_SECONDS
+    follower.moved("gtk")
+    follower.seen(BOTH, 40.0)
+    assert follower.due_at() == 40.0 + TO_SNI_SECONDS
+    follower.seen(NONE, 50.0)
+    assert follower.due_at() == 50.0 + MISSING_SECONDS
+    assert follower.missing(50.0 + MISSING_SECONDS) is not None
+    assert follower.due_at() is None  # told: nothing more until the panels change

@@ -372,6 +372,19 @@ def test_a_long_note_name_is_shortened_and_keeps_its_mark_whole() -> None:
     recent = (event("cursor", path, 30, 1, revision="r1"),)
     menu = build_menu(state(config=WITH_CLIENTS, recent=recent, revisions_now={("work", path): "r2"}))
     label = texts(find(menu, "Recent recalls").submenu or ())[0]
-    assert label.endswith("… · changed since") and len(label) <= 70
+    # The title is cut, never the time: the question goes first, then the title's end.
+    assert label == "Cursor · A very long decision… · just now · recall “q” · changed since"
+    assert len(label) <= 70
     listed = texts(find(menu, "Clients", "Cursor").submenu or ())
     assert listed[2].endswith("… · changed since") and len(listed[2]) <= 70
+
+
+def test_a_long_title_in_recent_recalls_keeps_the_time_and_a_cut_question() -> None:
+    path = "Decisions/" + "Why we moved the build cache to the shared bucket " * 2 + ".md"
+    recent = (event("claude-code", path, 300, 1),)
+    label = texts(find(build_menu(state(recent=recent)), "Recent recalls").submenu or ())[0]
+    assert label == "Claude Code · Why we moved the build cache t… · 5 min ago · recall “q”"
+    recent = (event("claude-code", "Build.md", 300, 1),)
+    assert texts(find(build_menu(state(recent=recent)), "Recent recalls").submenu or ())[0] == (
+        "Claude Code · Build · 5 min ago · recall “q”"
+    )
