@@ -40,7 +40,7 @@ from vault_recall.server.oauth.approvals import Request, pending_requests
 from vault_recall.server.oauth.known_apps import known_client
 from vault_recall.server.oauth.store import store_path
 from vault_recall.server.oauth.tokens import Grant, grants, replayed_grants
-from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
+from vault_recall.server.recall.answers.rule_suggestions import suggestions
 from vault_recall.server.recall.subject_rules import SubjectRule
 from vault_recall.server.vault.listing import vault_name
 
@@ -97,10 +97,10 @@ def _vault() -> Check:
 
 
 def _first_subjects(root: Path | None, rules: tuple[SubjectRule, ...]) -> str:
-    """How to give the vault records without editing it: the rule its largest top-level folder
-    (or tag) suggests, and where the rest are."""
-    suggested = [s for s in suggest_rules(root, rules) if s.notes] if root is not None else []
-    example = f"`{suggested[0].command()}` ({suggested[0].notes:,} notes), or " if suggested else ""
+    """How to give the vault records without editing it: the most useful rule it suggests
+    (Suggestions.most_useful), and where the rest are."""
+    best = suggestions(root, rules).most_useful() if root is not None else None
+    example = f"`{best.command()}` ({best.notes:,} notes), or " if best is not None else ""
     return (
         f"{example}see `vault-recall subject suggest`: subjects from your folders, tags and properties, "
         "kept in Vault Recall's config (the vault is never edited)"
