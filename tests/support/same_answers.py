@@ -202,12 +202,14 @@ def _problem_share(
     status = new["status"] == ("degraded" if kept or new.get("problems_omitted", 0) else "ok")
     budget = args.get("budget", 4096)
     shared = len(kept) <= 1 or sum(len(_json(p)) + 1 for p in new["problems"]) - 1 <= budget // 8
+    named_old = {p["path"]: p for p in old.get("problems", [])}
+    alike = all(named_old.get(p["path"], p) == p for p in new.get("problems", []))
     records_old, records_new = old.get("records", []), new.get("records", [])
     same_total = len(records_old) + old.get("omitted", 0) == len(records_new) + new.get("omitted", 0)
     paths_old, paths_new = [r["path"] for r in records_old], [r["path"] for r in records_new]
     both = set(paths_old) & set(paths_new)
     same_order = [p for p in paths_old if p in both] == [p for p in paths_new if p in both]
-    return no_more and named_before and status and shared and same_total and same_order
+    return no_more and named_before and status and shared and alike and same_total and same_order
 
 
 def _json(value: Json) -> bytes:
