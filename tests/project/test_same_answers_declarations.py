@@ -61,3 +61,20 @@ def test_problems_in_an_eighth_of_the_budget_is_the_declared_change() -> None:
     more = after(problems=[{"path": "Broken.md", "reason": "Broken.md, line 2: not YAML"}], problems_omitted=2)
     for regression in (new, told, more):
         assert allowed("recall_context", subject, BEFORE, regression, frozenset())[0] is None, regression
+
+
+def test_a_better_match_fitting_in_the_room_fewer_problems_left_is_the_declared_change() -> None:
+    # obsidian-hub: no people page named any more, and the best match left out before (C.md,
+    # in omitted_best) now fits where B.md came; the broken notes now ranked count among the matches.
+    roomier = after(
+        records=[record("A.md"), record("C.md")],
+        omitted=7,
+        omitted_best=[{"path": "D.md"}],
+        problems=[{"path": "Broken.md", "reason": "Broken.md, line 2: not YAML"}],
+    )
+    assert allowed("recall_context", ASKED, BEFORE, roomier, frozenset())[0] == "broken_shown"
+    # Not a match that was not named before, nor with as many problems as before.
+    other = after(records=[record("A.md"), record("Other.md")], omitted=7, problems=roomier["result"]["problems"])
+    same = after(records=[record("A.md"), record("C.md")], omitted=7, omitted_best=[{"path": "D.md"}])
+    for regression in (other, same):
+        assert allowed("recall_context", ASKED, BEFORE, regression, frozenset())[0] is None, regression

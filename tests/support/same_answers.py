@@ -33,7 +33,8 @@ is declared here, each difference checked as narrowly as the change that explain
   in both keep their order, each record and problem both hold is held alike, field by field
   (a first record given without its text may come whole in the budget fewer problems left); a
   record it no longer returns is named in `omitted_best`, or gave way to a broken note or to
-  that first record now whole; and its matches (returned and counted) and
+  that first record now whole, or (fewer problems) to a better match `omitted_best` named
+  before; and its matches (returned and counted) and
   `current_records` grow by at most the broken notes the earlier answer counted (all of the
   vault's, whatever was asked).
 - `problem_share`: a recall (by subject or not) names its problems within an eighth of its
@@ -269,7 +270,10 @@ def _broken_shown(
     # broken note returned now, or to the first record now whole.
     returned_new = {r["path"] for r in new.get("records", [])}
     whole_now = any("text" not in was and path in returned_new for path, was in records_old.items())
-    gave_way = any(path in broken for path in only_new) or (fewer and whole_now)
+    # Or, fewer problems leaving more room, to a better match named before among what did not fit.
+    best_old = {r["path"] for r in old.get("omitted_best", [])}
+    better = fewer and any(r["path"] in best_old for r in new.get("records", []) if r["path"] not in records_old)
+    gave_way = any(path in broken for path in only_new) or (fewer and whole_now) or better
     kept_records = all(p in returned_new or p in named_new or gave_way for p in records_old)
     shown = new_ones and few_names and same_order and grown and counted and alike and kept_records
     return bound > 0 and named_before and status and shown
