@@ -37,7 +37,7 @@ from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import activity_path, config_path, load_config
 from vault_recall.server.errors import ActivityStoreError, ConfigError
 from vault_recall.server.http.address import DEFAULT_LISTEN, DEFAULT_URL, PATH, is_loopback
-from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
+from vault_recall.server.recall.answers.rule_suggestions import suggestions
 from vault_recall.server.recall.subject_rules import SubjectRule
 from vault_recall.server.vault.listing import vault_name
 
@@ -94,10 +94,10 @@ def _vault() -> Check:
 
 
 def _first_subjects(root: Path | None, rules: tuple[SubjectRule, ...]) -> str:
-    """How to give the vault records without editing it: the rule its largest top-level folder
-    (or tag) suggests, and where the rest are."""
-    suggested = [s for s in suggest_rules(root, rules) if s.notes] if root is not None else []
-    example = f"`{suggested[0].command()}` ({suggested[0].notes:,} notes), or " if suggested else ""
+    """How to give the vault records without editing it: the most useful rule it suggests
+    (Suggestions.most_useful), and where the rest are."""
+    best = suggestions(root, rules).most_useful() if root is not None else None
+    example = f"`{best.command()}` ({best.notes:,} notes), or " if best is not None else ""
     return (
         f"{example}see `vault-recall subject suggest`: subjects from your folders, tags and properties, "
         "kept in Vault Recall's config (the vault is never edited)"

@@ -38,10 +38,30 @@ def subject_add(args: argparse.Namespace) -> int:
     for rule in rules:
         state = "added" if rule in change.changed else "already there"
         print(f"{subject}: {rule.describe()} ({state})")
+    taken = counts.get(subject, 0)
+    why = _why_no_daily_notes(root) if taken == 0 and any(rule.daily_notes for rule in rules) else None
     print(
-        f"{subject} now takes {_notes(counts.get(subject, 0))} of vault {vault.name!r} — from every client's next call"
+        f"{subject} now takes {_notes(taken)} of vault {vault.name!r} — from every client's next call"
+        + (f": {why}" if why else "")
     )
     return 0
+
+
+def _why_no_daily_notes(root: Path) -> str | None:
+    """Why `--daily-notes` takes no note of the vault at `root`: its daily notes' folder is not
+    there, or no note in it is named as a date in their format."""
+    from vault_recall.server.vault.vault_settings import vault_settings
+
+    daily = vault_settings(root).daily
+    where = f"folder {daily.folder!r}" if daily.folder else "the vault's top folder"
+    if daily.folder and not (root / daily.folder).is_dir():
+        return (
+            f"its daily notes' folder {daily.folder.rstrip('/')!r} (Obsidian's Daily notes or Periodic Notes "
+            "setting) does not exist yet; notes created there will be taken"
+        )
+    if daily.pattern is None:
+        return f"the daily notes' date format {daily.format!r} cannot be read back into dates"
+    return f"no note in {where} is named as a date in the daily notes' format {daily.format!r}"
 
 
 def subject_list(args: argparse.Namespace) -> int:
@@ -76,12 +96,22 @@ def subject_remove(args: argparse.Namespace) -> int:
 
 
 def subject_suggest(args: argparse.Namespace) -> int:
-    from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
+    from vault_recall.server.recall.answers.rule_suggestions import suggestions
 
     vault = _vault(args.vault)
-    suggested = suggest_rules(Path(vault.path).expanduser(), vault.subject_rules)
+    found = suggestions(Path(vault.path).expanduser(), vault.subject_rules)
+    suggested = found.proposed
+    if not suggested and found.already:
+        print(
+            f"Every rule proposed for vault {vault.name!r} is already one of its rules "
+            "(`vault-recall subject list` shows them)."
+        )
+        return 0
     if not suggested:
-        print(f"Nothing to propose for vault {vault.name!r}: no folder, tag or list property shared by enough notes.")
+        print(
+            f"Nothing to propose for vault {vault.name!r}: no folder, tag or list property shared by enough notes "
+            "that is a subject (not a workflow marker, drawings or attachments, nor notes a rule takes already)."
+        )
         return 0
     print(f"Rules proposed for vault {vault.name!r} (notes each would take now):")
     for proposal in suggested:

@@ -113,6 +113,7 @@ def pack(
     limit: int,
     problems: Sequence[Problem] | None = None,
     contiguous: bool = False,
+    problem_share: int = 2,
 ) -> P:
     """Return a copy of `envelope` with `records` (whole candidates, in the given order) and
     `omitted` — the keys a tool's result holds last, so they go where the envelope has them
@@ -124,7 +125,8 @@ def pack(
     ones may still fit — unless `contiguous`, where packing stops at the first that does not
     (a page: the next one starts right after the last record taken).  When `problems` is
     given, up to MAX_PROBLEMS of them are kept within half the budget and the rest counted in
-    `problems_omitted`.
+    `problems_omitted` — and with a `problem_share` of n, within an n-th of the budget together,
+    the first one aside (recall: an eighth, so the answer's own text keeps its room).
     """
     result = envelope.copy()
     records: list[object] = []
@@ -140,10 +142,12 @@ def pack(
 
     if problems:
         size = json_size(result)
+        share = 0  # what the problems take of the budget
         for problem in problems[:MAX_PROBLEMS]:
             extra = json_size(problem) + (1 if kept_problems else 0)
-            if size + extra > budget // 2:
+            if size + extra > budget // 2 or (kept_problems and share + extra > budget // problem_share):
                 break
+            share += extra
             kept_problems.append(problem)
             size += extra
         result["problems_omitted"] = len(problems) - len(kept_problems)
@@ -179,12 +183,21 @@ def answer(
     limit: int,
     problems: Sequence[Problem],
     contiguous: bool = False,
+    problem_share: int = 2,
 ) -> P:
     """A tool's packed answer: `degraded` with its (bounded) problems when there are any."""
     if problems:
         degraded = envelope.copy()
         degraded["status"] = "degraded"
-        return pack(degraded, candidates, budget=budget, limit=limit, problems=problems, contiguous=contiguous)
+        return pack(
+            degraded,
+            candidates,
+            budget=budget,
+            limit=limit,
+            problems=problems,
+            contiguous=contiguous,
+            problem_share=problem_share,
+        )
     return pack(envelope, candidates, budget=budget, limit=limit, contiguous=contiguous)
 
 

@@ -47,3 +47,34 @@ def test_a_regression_beside_it_is_refused() -> None:
     shown = after(records=[record("Broken.md"), record("A.md")], omitted=6, omitted_best=[{"path": "B.md"}])
     for regression, asked in ((emptied, ASKED), (swapped, ASKED), (reason, ASKED), (grown, ASKED), (shown, subject)):
         assert allowed("recall_context", asked, BEFORE, regression, frozenset())[0] is None, regression
+
+
+def test_problems_in_an_eighth_of_the_budget_is_the_declared_change() -> None:
+    # A subject's recall names one problem where it named two, counting the other; the room
+    # left fits the same records.
+    fewer = after(problems=[{"path": "Broken.md", "reason": "Broken.md, line 2: not YAML"}], problems_omitted=1)
+    subject = {**ASKED, "subject": "ops"}
+    assert allowed("recall_context", subject, BEFORE, fewer, frozenset())[0] == "problem_share"
+    # Not a problem named that was neither named nor counted, nor one told otherwise, nor more.
+    new = after(problems=[{"path": "New.md", "reason": "x"}], problems_omitted=1)
+    told = after(problems=[{"path": "Broken.md", "reason": "???"}], problems_omitted=1)
+    more = after(problems=[{"path": "Broken.md", "reason": "Broken.md, line 2: not YAML"}], problems_omitted=2)
+    for regression in (new, told, more):
+        assert allowed("recall_context", subject, BEFORE, regression, frozenset())[0] is None, regression
+
+
+def test_a_better_match_fitting_in_the_room_fewer_problems_left_is_the_declared_change() -> None:
+    # obsidian-hub: no people page named any more, and the best match left out before (C.md,
+    # in omitted_best) now fits where B.md came; the broken notes now ranked count among the matches.
+    roomier = after(
+        records=[record("A.md"), record("C.md")],
+        omitted=7,
+        omitted_best=[{"path": "D.md"}],
+        problems=[{"path": "Broken.md", "reason": "Broken.md, line 2: not YAML"}],
+    )
+    assert allowed("recall_context", ASKED, BEFORE, roomier, frozenset())[0] == "broken_shown"
+    # Not a match that was not named before, nor with as many problems as before.
+    other = after(records=[record("A.md"), record("Other.md")], omitted=7, problems=roomier["result"]["problems"])
+    same = after(records=[record("A.md"), record("C.md")], omitted=7, omitted_best=[{"path": "D.md"}])
+    for regression in (other, same):
+        assert allowed("recall_context", ASKED, BEFORE, regression, frozenset())[0] is None, regression

@@ -69,25 +69,43 @@ def every_note(
     problems: list[Problem],
     gates: object = None,
     asked: Callable[[str], bool] | None = None,
+    shown: dict[str, Problem] | None = None,
 ) -> Iterator[MemoryRecord]:
     """recall_records._every_note as docs/tools.md states it: each note as scan.each_note shows it
     (every one parsed: `gates` is passed over); a broken note is a problem when `asked` is None
     (no meaningful word asked) or its file, read again whole, holds a word asked, in its text or
     its file name; one whose properties cannot be read is also ranked as Obsidian shows it, no
-    properties, unless its block names a subject, status or kind."""
+    properties, unless its block names a subject, status or kind — and then its problem is told
+    only if the answer returns it (`shown`), unless a value in its block holds a word asked."""
     rules = scope.exposure.rules
     for parsed in each_parsed(listing.root, listing):
         note, trouble = as_seen(parsed, rules)
-        if trouble is not None and (asked is None or _holds(listing.root / trouble.path, asked)):
+        ranked = note is not None and not note.template and trouble is not None and trouble is parsed
+        ranked = ranked and not (trouble.mentions_subject or trouble.mentions_state)  # type: ignore[union-attr]
+        ranked = ranked and note is not None and "\x00" not in note.body
+        if trouble is not None and ranked and shown is not None:
+            if asked is not None and _values_hold(listing.root / trouble.path, asked):
+                problems.append(problem(trouble))
+            else:
+                shown[trouble.path] = problem(trouble)
+        elif trouble is not None and (asked is None or _holds(listing.root / trouble.path, asked)):
             problems.append(problem(trouble))
         if note is None or note.template:
             continue
-        if trouble is not None and (trouble is not parsed or trouble.mentions_subject or trouble.mentions_state):
-            continue  # a record whose fields are wrong, or a block that may make one
-        if trouble is not None and "\x00" in note.body:
-            continue  # no text: UTF-16 read as UTF-8
+        if trouble is not None and not ranked:
+            continue  # a record whose fields are wrong, a block that may make one, or no text
         record = as_record(note, rules)
         yield record if isinstance(record, MemoryRecord) else ruled_record(note, (), None)
+
+
+def _values_hold(file: Path, asked: Callable[[str], bool]) -> bool:
+    """Whether the values of the file's properties block (no key's name) hold a word asked."""
+    lines = file.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n").split("\n")
+    if lines[0].removeprefix("\ufeff") != "---" or "---" not in lines[1:]:
+        return False
+    block = lines[1 : lines.index("---", 1)]
+    values = [line if line.lstrip().startswith("-") else line.partition(":")[2] for line in block]
+    return asked(fold_for_ranking("\n".join(values)))
 
 
 def _holds(file: Path, asked: Callable[[str], bool]) -> bool:

@@ -33,6 +33,10 @@ NO_RECORDS_HINT = "there are no current records here"
 # for them when there is more to answer than fits (they may use the rest the records left too).
 MAX_NAMED = 5
 NAMED_SHARE = 8  # a budget's eighth: 512 bytes of the default 4,096
+# The broken notes named beside the records take at most this share of the budget together (the
+# first one aside, when it fits in half): one entry is ~180 bytes, obsidian-hub's 8 people pages
+# took 1.5 KB of 4 KB and the best record came without its text.  The rest are counted.
+PROBLEM_SHARE = 8
 
 
 @dataclass(frozen=True)
@@ -122,14 +126,15 @@ def pack_recall(
 ) -> RecallResult:
     """The records packed in rank order, with room kept for naming what is left out — unless
     keeping it would cost the best record its place: then packed in the whole budget."""
-    packed = answer(result, candidates, budget=budget - RecallShapes.reserve(budget), limit=limit, problems=problems)
+    room = budget - RecallShapes.reserve(budget)
+    packed = answer(result, candidates, budget=room, limit=limit, problems=problems, problem_share=PROBLEM_SHARE)
     if not candidates or not packed["omitted"]:
         return packed
     first = candidates[0]
     assert isinstance(first, dict)
     if packed["records"] and packed["records"][0]["path"] == first["path"]:
         return packed
-    whole = answer(result, candidates, budget=budget, limit=limit, problems=problems)
+    whole = answer(result, candidates, budget=budget, limit=limit, problems=problems, problem_share=PROBLEM_SHARE)
     return whole if whole["records"] and whole["records"][0]["path"] == first["path"] else packed
 
 

@@ -9,7 +9,8 @@ recall_answer.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 
 from vault_recall.server.errors import InvalidArgument, show_value
@@ -141,15 +142,16 @@ def _answer(
 
     def find_matches(listing: VaultListing) -> tuple[Shaped[Match, Record], list[Problem]]:
         problems: list[Problem] = []
+        shown: dict[str, Problem] = {}
         fresh = ordering.fresh()
         measure = partial(_measure, scope=scope, listing=listing, subject=subject, keep=keep, unheld=unheld)
-        measure(fresh, problems)
+        measure(fresh, problems, shown)
         if isinstance(fresh, Ranked):
-            fresh = _respelt(fresh, scope, listing, subject, keep, measure, problems)
+            fresh = _respelt(fresh, scope, listing, subject, keep, measure, problems, shown)
         ranked = fresh.rank()
         passed[:] = [Passed(ranked, listing.root, fresh.count)]
         shaped = Shaped(ranked, partial(shapes.whole, root=listing.root), at_least=shapes.least, size=shapes.size)
-        return shaped, problems
+        return shaped, _returned_first(ranked[:limit], shown, problems)
 
     packer = partial(pack_recall, budget=budget, limit=limit)
     result = answer_anew(scope, envelope, _recall_result, find_matches, budget=budget, limit=limit, packer=packer)
@@ -159,6 +161,7 @@ def _answer(
 def _measure(
     fresh: Ordering,
     problems: list[Problem],
+    shown: dict[str, Problem],
     *,
     scope: Scope,
     listing: VaultListing,
@@ -166,9 +169,10 @@ def _measure(
     keep: Callable[[MemoryRecord], bool],
     unheld: bool,
 ) -> None:
-    """One pass: `fresh` measures every candidate `keep` keeps; broken notes go to `problems`."""
+    """One pass: `fresh` measures every candidate `keep` keeps; broken notes go to `problems`,
+    or to `shown` when they are ranked and matter only if returned (_every_note)."""
     gates = _unheld_gates(fresh) if unheld else None
-    for item in _candidates(scope, listing, subject, problems, gates, _asked(fresh)):
+    for item in _candidates(scope, listing, subject, problems, gates, _asked(fresh), shown):
         if isinstance(item, Unheld):
             assert isinstance(fresh, Ranked)  # gates are given for a ranked recall only
             fresh.measure_unheld(item.length)
@@ -191,8 +195,9 @@ def _respelt(
     listing: VaultListing,
     subject: str | None,
     keep: Callable[[MemoryRecord], bool],
-    measure: Callable[[Ordering, list[Problem]], None],
+    measure: Callable[[Ordering, list[Problem], dict[str, Problem]], None],
     problems: list[Problem],
+    shown: dict[str, Problem],
 ) -> Ranked:
     """When a meaningful query word is held by no record in any form, the nearest word the
     records hold takes its place (spelling.py): one pass more to gather their words, and one
@@ -224,8 +229,15 @@ def _respelt(
         return ranked
     again = ranked.respelt(corrections, frozenset(asked_forms))
     problems.clear()
-    measure(again, problems)
+    shown.clear()
+    measure(again, problems, shown)
     return again
+
+
+def _returned_first(top: Sequence[Match], shown: dict[str, Problem], problems: list[Problem]) -> list[Problem]:
+    """The problems of an answer whose best matches are `top`: first those of the broken notes
+    it returns (ranked as Obsidian shows them), in their order, then the others met."""
+    return [*(shown[match.path] for match in top if match.path in shown), *problems]
 
 
 def _candidates(
@@ -235,6 +247,7 @@ def _candidates(
     problems: list[Problem],
     gates: tuple[str, ...] | None = None,
     asked: Callable[[str], bool] | None = None,
+    shown: dict[str, Problem] | None = None,
 ) -> Iterator[MemoryRecord | Unheld]:
     """The records a recall ranks — the subject's, or every one the client may see — and, in
     `problems`, the broken notes that could have been among them.  With a query's `gates`, a
@@ -243,7 +256,7 @@ def _candidates(
     the whole vault must to have been among the answer (None: any broken note could have been)."""
     exposure = scope.exposure
     if subject is None and exposure.mode == "vault":
-        yield from _every_note(listing, scope, problems, gates, asked)
+        yield from _every_note(listing, scope, problems, gates, asked, shown)
         return
     wanted = [subject] if subject is not None else None
 
@@ -272,6 +285,7 @@ def _every_note(
     problems: list[Problem],
     gates: tuple[str, ...] | None = None,
     asked: Callable[[str], bool] | None = None,
+    shown: dict[str, Problem] | None = None,
 ) -> Iterator[MemoryRecord | Unheld]:
     """For a client that sees the whole vault, asking about no subject: every note, each the
     record its properties or a rule make it, or else a record of no subject — current unless
@@ -282,8 +296,12 @@ def _every_note(
     say: as search_notes names a broken note only when it holds the phrase.  Every recall
     would otherwise be `degraded` by every broken note of a large real vault (15 of
     obsidian-hub's 6,571 notes, whatever was asked).  A note whose properties cannot be read
-    is still ranked as Obsidian shows it (shown_anyway), its problem told beside.  With a
-    query's `gates`, a current note its bytes show to hold none is given as Unheld (unheld.py)."""
+    is still ranked as Obsidian shows it (shown_anyway): all it lacks is its properties, so its
+    problem goes to `shown` (told only if the answer returns it) — unless its properties block
+    holds a word asked, which could have ranked it otherwise.  Else obsidian-hub's 12 people
+    pages, whose `aliases: - @name` YAML refuses, listing the plugins and themes each made, were
+    named by most recalls saying "plugin" or "theme".  With a query's `gates`, a current note
+    its bytes show to hold none is given as Unheld (unheld.py)."""
     rules = scope.exposure.rules
     notes = (
         each_parsed(listing.root, listing)
@@ -301,11 +319,15 @@ def _every_note(
             continue
         # As scan.as_seen tells a note's problem, without making its record twice.
         if isinstance(parsed, InvalidNote):
-            tell(parsed)
-            shown = shown_anyway(parsed)
-            if shown is None:
+            seen = shown_anyway(parsed)
+            if seen is None:
+                tell(parsed)
                 continue
-            parsed = shown  # no properties: a record only as the rules make it, never a problem again
+            if shown is None or (asked is not None and _block_holds(seen, asked)):
+                tell(parsed)
+            else:
+                shown[parsed.path] = problem(parsed)
+            parsed = seen  # no properties: a record only as the rules make it, never a problem again
         record = as_record(parsed, rules)
         if isinstance(record, InvalidNote):
             tell(record)
@@ -339,6 +361,18 @@ def _asked(fresh: Ordering) -> Callable[[str], bool] | None:
         return any(counts[i] for i in required)
 
     return holds
+
+
+def _block_holds(note: Note, asked: Callable[[str], bool]) -> bool:
+    """Whether the values in the properties block of a note shown without it hold a word `asked`
+    looks for (its aliases and tags would have been ranked; a key's name never is)."""
+    if note.yaml_text is None:
+        return False
+    return asked(fold_for_ranking(_PROPERTY_NAME.sub("", note.yaml_text)))
+
+
+# A properties line's leading `name:`, as loosely as a block YAML refused can be read.
+_PROPERTY_NAME = re.compile(r"^[ \t]*[^\s:#\-][^:\n]*:", re.MULTILINE)
 
 
 def could_hold_any(trouble: InvalidNote, asked: Callable[[str], bool]) -> bool:

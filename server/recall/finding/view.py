@@ -40,9 +40,10 @@ def in_view(exposure: Exposure, parsed: Note | MemoryRecord | InvalidNote) -> tu
         if exposure.mode == "vault":
             return parsed.readable, parsed
         # Told of it exactly when recall and list_subjects would be (could_be_about): a note
-        # naming a subject it may see, or one a rule of such a subject may take.  A note that
-        # could not be read at all might be anything: only a client that may see every note is
-        # told of it (the person sees it in health and the tray).
+        # naming a subject it may see, or one a rule of such a subject may take.  A note or
+        # folder that could not be read at all might be anything: only a client that may see
+        # every note is told of it (the person sees it in health and the tray) — or one that
+        # sees a subject whose rules take notes where it is.
         exposed = sorted(exposure.subjects) if exposure.mode == "subjects" else None
         return None, parsed if could_be_about(parsed, exposed, exposure) else None
     record = parsed if isinstance(parsed, MemoryRecord) else as_record(parsed, exposure.rules)
@@ -93,8 +94,8 @@ def could_be_about(note: InvalidNote, subjects: Sequence[str] | None, exposure: 
     read: it might belong to a subject the client was not given, and its path alone says too
     much.  The person still sees it in `vault-recall health` and the tray.
     """
-    if note.unread:
-        return exposure.mode == "vault"  # unreadable: it might be anything (see in_view)
+    if note.unread:  # unreadable: it might be anything (see in_view)
+        return exposure.mode == "vault" or _ruled_within(note.path, subjects, exposure)
     if _ruled_about(note, subjects, exposure):
         return True
     if not note.mentions_subject:
@@ -116,6 +117,25 @@ def _ruled_about(note: InvalidNote, subjects: Sequence[str] | None, exposure: Ex
     asked = [s for s in (subjects if subjects is not None else rules.subjects) if exposure.allows_subject(s)]
     data = note.readable.data if note.readable is not None else b""
     return any(rules.of_subject(s).may_take(note.path, data) for s in asked)
+
+
+def _ruled_within(path: str, subjects: Sequence[str] | None, exposure: Exposure) -> bool:
+    """Could a rule of one of `subjects` take a note in the folder (or the note) at `path`,
+    which could not be read: the folder is in a rule's folder or holds it, or the daily notes'
+    — or a tag or property rule, which takes notes wherever they are.  Only its path is known."""
+    rules = exposure.rules
+    asked = [s for s in (subjects if subjects is not None else rules.subjects) if exposure.allows_subject(s)]
+    for subject in asked:
+        own = rules.of_subject(subject)
+        if own.text_rules or own.by_path(path):
+            return True
+        folders = [rule.folder_prefix for rule in own.rules if rule.folder_prefix is not None]
+        daily = own.daily
+        if daily is not None:
+            folders.append(daily.folder)
+        if any(folder.startswith(path) or path.startswith(folder) for folder in folders):
+            return True
+    return False
 
 
 def visible_notes(exposure: Exposure, listing: VaultListing, worth: Worth | None = None) -> Iterator[Note]:

@@ -117,6 +117,18 @@ def test_a_vault_with_no_records_is_told_the_rule_its_largest_folder_suggests(
     assert check.ok, check.detail
 
 
+def test_a_vault_with_no_records_is_told_the_most_useful_rule_not_the_largest_folder(home: Path) -> None:
+    # obsidian-hub's largest folder takes 3,535 of its 6,571 notes: no one thing to ask about.
+    vault = home / "Notes"
+    notes = {**{f"Everything/N{i}.md": "n" for i in range(30)}, **{f"Recipes/R{i}.md": "r" for i in range(6)}}
+    for name, text in {**notes, **{f"Loose {i}.md": "l" for i in range(4)}}.items():
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text(text, encoding="utf-8")
+    save_config(Config(vaults=(VaultEntry("Notes", str(vault)),), active_vault="Notes"))
+    (check,) = [c for c in run_checks() if c.what == "vault"]
+    assert check.fix.startswith("`vault-recall subject add recipes --folder Recipes` (6 notes), or see ")
+
+
 def test_a_vault_with_no_records_and_a_broken_note_is_told_both(home: Path) -> None:
     # A real vault has a few notes whose properties YAML cannot read (15 of obsidian-hub's
     # 6,571): having no records is still what keeps every client from recalling anything.

@@ -32,6 +32,8 @@ def work(tmp_path: Path) -> Path:
             "Projects/Alpha.md": "# Alpha\nWe ship alpha with #k8s.\n",
             "Projects/Beta.md": "# Beta\nBeta waits on #k8s too.\n",
             "Projects/Gamma.md": "---\ntags: [k8s]\n---\n# Gamma\n",
+            # The tag is not only the folder's notes under another name (those are offered once).
+            "Deploys.md": "Every deploy goes through #k8s.\n",
             "Inbox.md": "loose thoughts\n",
         },
     )
@@ -95,11 +97,11 @@ def test_proposals_are_looked_for_on_a_vault_without_records_and_reach_the_menu_
     report = check_health(work)
     found = look_for_suggestions(work, report)
     assert found is not None and found.path == report.path
-    assert [(s.rule, s.notes) for s in found.rules] == [(PROJECTS, 3), (SubjectRule("k8s", tag="k8s"), 3)]
+    assert [(s.rule, s.notes) for s in found.rules] == [(PROJECTS, 3), (SubjectRule("k8s", tag="k8s"), 4)]
     menu = build_menu(gather(report, suggested=found))
     assert [item.text for item in menu[1:3]] == [
         "Add subject 'projects' — folder Projects/ (3 notes)",
-        "Add subject 'k8s' — tag #k8s (3 notes)",
+        "Add subject 'k8s' — tag #k8s (4 notes)",
     ]
     # Proposals for another vault (the person just switched) are not shown for this one.
     elsewhere = Suggested("/somewhere/else", found.rules)

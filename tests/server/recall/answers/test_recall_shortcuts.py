@@ -143,12 +143,14 @@ def test_notes_counted_from_their_bytes_rank_as_every_note_parsed(
     shortcut, straight = Ranked(parsed, dated=False), straight_recall.StraightRanked(parsed, dated=False)
     problems: list[Problem] = []
     straight_problems: list[Problem] = []
+    shown: dict[str, Problem] = {}  # broken notes ranked: a problem if returned
+    straight_shown: dict[str, Problem] = {}
     recall_records._measure(
-        shortcut, problems, scope=asked, listing=listing, subject=subject, keep=current, unheld=True
+        shortcut, problems, shown, scope=asked, listing=listing, subject=subject, keep=current, unheld=True
     )
     if subject is None and mode == "vault":
         holds = recall_records._asked(straight)  # what "holds a word asked" is, the same for both
-        records = list(straight_recall.every_note(listing, asked, straight_problems, None, holds))
+        records = list(straight_recall.every_note(listing, asked, straight_problems, None, holds, straight_shown))
     else:
         records = [
             r
@@ -160,4 +162,4 @@ def test_notes_counted_from_their_bytes_rank_as_every_note_parsed(
             straight.measure(record)
     assert shortcut.count == straight.count
     assert shortcut.rank() == straight.rank()
-    assert problems == straight_problems
+    assert problems == straight_problems and shown == straight_shown
