@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import stat
 
 import pytest
 
+from tests.support.posix import assert_mode
 from vault_recall.server.errors import ApprovalError, GrantGone, OAuthStoreError
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
@@ -218,7 +218,9 @@ def test_the_store_is_readable_by_its_owner_only_and_holds_no_secret() -> None:
     assert path.with_name(path.name + "-wal").exists()  # written as WAL
     files = [p for p in path.parent.iterdir() if p.name.startswith(path.name)]  # the store, its WAL and index
     assert len(files) >= 2
-    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in files} == {p.name: 0o600 for p in files}
+    assert files
+    for p in files:
+        assert_mode(p, 0o600)
     data = b"".join(p.read_bytes() for p in files)
     for secret in (issued.access_token, issued.refresh_token, "s3cret-value"):
         assert secret.encode() not in data
