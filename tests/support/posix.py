@@ -19,6 +19,14 @@ IS_ROOT = sys.platform != "win32" and os.geteuid() == 0
 MODES_DENY = sys.platform != "win32" and not IS_ROOT
 
 
+# Names only a Linux file system keeps as given: bytes that are not UTF-8 (APFS and NTFS refuse
+# them), a backslash (Windows's separator), twins in case or in Unicode normal form (one file on
+# macOS and Windows by default).
+linux_names = pytest.mark.skipif(
+    sys.platform in ("win32", "darwin"), reason="names only a Linux file system keeps apart or at all"
+)
+
+
 def make_fifo(path: Path) -> None:
     """A named pipe at `path`; the test is skipped on Windows, which has none in the file system."""
     if sys.platform == "win32":

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.posix import make_fifo
+from tests.support.posix import linux_names, make_fifo
 from tests.support.vaults import write_vault
 from vault_recall.server.vault.exact_path import Listed, listed_as_note
 from vault_recall.server.vault.excluded import read_excluded_files
@@ -16,6 +16,10 @@ from vault_recall.server.vault.listing import MAX_DEPTH, list_notes
 
 NFC, NFD = "Caf\u00e9", "Cafe\u0301"
 DEEP = "/".join(f"d{i}" for i in range(MAX_DEPTH + 1))
+
+
+# Case twins, NFC and NFD twins, a backslash and a name that is not UTF-8.
+pytestmark = linux_names
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.parts import as_nobody_if_root
 from tests.support.paths import REPO_ROOT
-from tests.support.posix import IS_ROOT, make_fifo
+from tests.support.posix import IS_ROOT, linux_names, make_fifo
 from tests.support.vaults import write_vault
 from vault_recall.server.errors import NoteTooLarge, PathRejected, VaultUnavailable
 from vault_recall.server.vault.excluded import parse_excluded_files
@@ -245,6 +245,7 @@ def test_a_fifo_in_place_of_app_json_or_a_note_does_not_block(tmp_path: Path) ->
     assert done.stdout.strip() == "['A.md']"
 
 
+@linux_names
 def test_names_that_are_not_utf8_are_reported_not_a_crash(tmp_path: Path) -> None:
     from tests.support.whole_vault import scan_vault
     from vault_recall.server.recall.packing import compact_json
@@ -262,6 +263,7 @@ def test_names_that_are_not_utf8_are_reported_not_a_crash(tmp_path: Path) -> Non
     compact_json(reasons).encode("utf-8")  # sendable as it is
 
 
+@linux_names
 def test_a_vault_name_that_is_not_utf8_is_shown_with_a_replacement_character(tmp_path: Path) -> None:
     root = Path(os.fsdecode(os.fsencode(tmp_path) + b"/Vault \xff"))
     write_vault(root, {"A.md": "a"})
