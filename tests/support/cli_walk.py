@@ -170,7 +170,7 @@ def _commands(vault: Path, files: Path, code: str) -> Iterator[list[str]]:
     yield ["vault", "list"]
     yield ["vault", "use", VAULT_NAME]
     yield ["vault", "languages", VAULT_NAME]
-    yield ["vault", "languages", VAULT_NAME, "en"]
+    yield ["vault", "languages", VAULT_NAME, "english"]
     yield ["subject", "suggest"]
     yield ["subject", "add", "decisions", "--folder", "Entscheidungen \u2192"]
     yield ["subject", "list"]
