@@ -68,7 +68,7 @@ from bench.peer_catalogue import (
     prepare,
 )
 from bench.peer_questions import Case, Plan, answered, choose
-from bench.tools import memory_mb, percentile
+from bench.tools import load_average, memory_mb, percentile
 from bench.vault_copies import Changes, changes, copy_vault, snapshot
 from tests.support.synthetic_vault import GENERATOR_VERSION, generate
 
@@ -252,7 +252,7 @@ async def started(ready: Ready, copy: Path, home: Path, log: TextIO) -> AsyncIte
 async def measure_vault(
     label: str, source: Path, ready: list[Ready], rounds: int, starts: int, edits: int, workdir: Path
 ) -> VaultResult:
-    load = list(os.getloadavg())
+    load = load_average()
     plan = choose(source, rounds)
     slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
     home = workdir / "homes" / slug
@@ -320,7 +320,7 @@ async def measure_vault(
         subjects=len(plan.subjects),
         questions=questions,
         servers=servers,
-        load=[round(x, 2) for x in load + list(os.getloadavg())],
+        load=[round(x, 2) for x in load + load_average()],
         bare_start_ms=[
             _ms(statistics.median(initialize[BARE])),
             _ms(percentile(initialize[BARE], 0.95)),

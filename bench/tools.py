@@ -82,6 +82,13 @@ class SizeResult:
     load: list[float] = field(default_factory=list)  # the machine's load average, before and after
 
 
+def load_average() -> list[float]:
+    """The system's 1, 5 and 15 minute load, shown beside the figures; none on Windows."""
+    if sys.platform == "win32":
+        return []
+    return load_average()
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
@@ -218,7 +225,7 @@ def server_times(home: Path) -> dict[str, list[float]]:
 
 
 async def measure_vault(label: str, vault: Path, notes: int, megabytes: float, rounds: int, edits: int) -> SizeResult:
-    load_before = list(os.getloadavg())
+    load_before = load_average()
     plan_list = plans(vault, rounds)
     with tempfile.TemporaryDirectory() as home_name:
         home = Path(home_name)
@@ -271,7 +278,7 @@ async def measure_vault(label: str, vault: Path, notes: int, megabytes: float, r
         fresh=fresh,
         fresh_of=edits,
         tools=results,
-        load=[round(x, 2) for x in load_before + list(os.getloadavg())],
+        load=[round(x, 2) for x in load_before + load_average()],
     )
 
 

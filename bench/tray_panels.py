@@ -31,6 +31,9 @@ from tests.support.headless import SNI_PANELS, XFCE, BusLook, Desktop, headless_
 from vault_recall.app.state.config_store import save_config
 from vault_recall.server.config.config_file import Config, VaultEntry
 
+if sys.platform == "win32":  # the panels, Xvfb and /proc are Linux's
+    raise SystemExit("bench.tray_panels runs on Linux only")
+
 TICKS = os.sysconf("SC_CLK_TCK")
 
 

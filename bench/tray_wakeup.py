@@ -12,7 +12,10 @@ writer does), and the time until the view shows the blue dot; between two, the d
 out (it lasts 3 s) and a random part of a second passes, so a poll's phase is sampled.
 Nothing is asserted.
 
-    .venv/bin/python -m bench.tray_wakeup [--idle 30] [--recalls 20]
+    .venv/bin/python -m bench.tray_wakeup [--idle 30] [--recalls 20] [--watch kernel|poll]
+
+`--watch poll` takes the kernel's word away (inotify), as on macOS and Windows, where the tray
+looks at the store once a second: the two ways' figures are what docs/benchmarks.md compares.
 
 To measure another version of the tray, put a folder holding `vault_recall/app` and
 `vault_recall/server` (links to its folders) first on PYTHONPATH.
@@ -33,13 +36,27 @@ from typing import Any
 from bench.tools import percentile
 
 
+def _no_kernel() -> None:
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--idle", type=float, default=30.0, help="seconds left alone (default 30)")
     parser.add_argument("--recalls", type=int, default=20, help="recalls timed to the blue dot (default 20)")
+    parser.add_argument(
+        "--watch", choices=("kernel", "poll"), default="kernel", help="inotify, or the poll of macOS and Windows"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="vault-recall-tray-wakeup-") as folder:
         os.environ["VAULT_RECALL_HOME"] = str(Path(folder) / "home")
+        if args.watch == "poll":
+            from vault_recall.app.desktop import store_watch, tree_watch
+
+            # No inotify, as where there is none: both watchers fall back to their polls.
+            for module in (store_watch, tree_watch):
+                setattr(module, "kernel", _no_kernel)  # noqa: B010 - store_watch does not export it
+        print(f"watching by: {args.watch}")
         return measure(Path(folder), args.idle, args.recalls)
 
 

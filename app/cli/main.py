@@ -8,6 +8,7 @@ commands, the tray, pystray or Pillow.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from vault_recall.app.errors import CommandError
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; a reader that stops reading (`vault-recall status | head -3`) ends it
     quietly, with the command's own exit code (0 when it went well)."""
+    _survive_any_encoding()
     try:
         code = _run(argv)
         sys.stdout.flush()  # here, not at exit: a closed pipe is then ours to handle
@@ -29,6 +31,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _detach_stdout()
         return 0
+
+
+def _survive_any_encoding() -> None:
+    """Print what the console's encoding cannot hold as a backslash escape instead of failing.
+
+    A Windows console piped (or Python told PYTHONIOENCODING=cp1252) encodes in its code page,
+    which lacks "→", most scripts and every emoji: printing one raised UnicodeEncodeError, after
+    the command had done its work.  Escapes rather than "?": nothing is lost (a vault's path or an
+    app's name can still be read back), and in a snippet's JSON or TOML `\\uXXXX` is the same
+    character.  The encoding is kept: UTF-8 consoles print everything as before."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
 
 
 def _flush_quietly() -> None:

@@ -14,7 +14,9 @@ def temp_beside(path: Path, data: bytes, mode: int) -> Path:
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), mode)
+            # By its name, not its descriptor: Windows has os.fchmod only from Python 3.13.  mkstemp
+            # made it 0600 already; on Windows a mode keeps only its read-only bit.
+            os.chmod(temp, mode)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

@@ -12,15 +12,11 @@ import dataclasses
 import json
 import os
 import secrets
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from vault_recall.app.state.atomic_write import write_atomically
+from vault_recall.app.state.file_lock import held
 from vault_recall.server.config.config_file import ClientEntry, Config, config_path, load_config
 from vault_recall.server.config.tokens import TOKEN_PREFIX, token_hash
 
@@ -59,13 +55,8 @@ def update_config(change: Callable[[Config], Config], path: Path | None = None) 
 @contextlib.contextmanager
 def _locked(folder: Path) -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(folder / ".config.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        if fcntl is not None:  # Windows has no flock: the last writer wins there
-            fcntl.flock(fd, fcntl.LOCK_EX)
+    with held(folder / ".config.lock"):
         yield
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def register(client_id: str) -> bool:

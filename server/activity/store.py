@@ -202,6 +202,12 @@ class ActivityWriter:
             log.warning("%s", message)
             self._last_warning = message
 
+    def __enter__(self) -> ActivityWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self, timeout: float = 5.0) -> None:
         """Write what is queued (waiting at most `timeout` seconds in all), then stop the thread.
 

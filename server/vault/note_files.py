@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,7 +90,7 @@ def read_note_if(
 def read_start(fd: int, buffer: bytearray) -> tuple[bytes | bytearray, int]:
     """The first bytes of an open note: (`buffer`, how much of it was filled) — or, where
     readv is missing (Windows), a fresh bytes object and its length."""
-    if _HAS_READV:
+    if sys.platform != "win32" and _HAS_READV:  # mypy knows the platform, not hasattr
         return buffer, os.readv(fd, [buffer])
     start = os.read(fd, len(buffer))  # pragma: no cover - Windows (tested by monkeypatch)
     return start, len(start)

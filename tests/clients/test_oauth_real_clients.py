@@ -22,6 +22,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -294,7 +295,13 @@ class Terminal:
     """A program on a pseudo-terminal of its own, as in a person's terminal: Claude Code's
     `mcp login --no-browser` refuses to run without one (it asks for the redirect URL)."""
 
+    master: int
+    process: subprocess.Popen[bytes]
+    screen: str
+
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        if sys.platform == "win32":
+            pytest.skip("a pseudo-terminal is POSIX's")
         import fcntl
         import pty
         import struct

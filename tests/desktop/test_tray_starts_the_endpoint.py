@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import socket
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ import pytest
 from tests.support.e2e import copy_sample_vault
 from tests.support.headless import tray_running, x_and_session_bus
 from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, post
+from tests.support.posix import assert_mode, kill_signal
 from tests.support.sni_host import SessionBus, find_node, panel
 from vault_recall.app.state.config_store import save_config
 from vault_recall.app.tray.endpoint import endpoint_to_start
@@ -106,7 +105,7 @@ async def test_the_trays_endpoint_killed_is_told_with_how_it_ended_and_started_a
                 lambda layout: f"Open its log ({log})" in _labels(find_node(layout[1], "HTTP endpoint")),
                 "the log in the menu",
             )
-            os.kill(first, signal.SIGKILL)  # as the system's out-of-memory killer would
+            os.kill(first, kill_signal())  # as the system's out-of-memory killer would
 
             def told(summary: str) -> list[Any]:
                 return [n for n in host.notifications if n[3] == summary]
@@ -121,6 +120,7 @@ async def test_the_trays_endpoint_killed_is_told_with_how_it_ended_and_started_a
                 lambda layout: f"Serving at http://{listen}/mcp" in _labels(find_node(layout[1], "HTTP endpoint")),
                 "the menu to show it serving again",
             )
-    assert stat.S_IMODE(log.stat().st_mode) == 0o600 and stat.S_IMODE(log.parent.stat().st_mode) == 0o700
+    assert_mode(log, 0o600)
+    assert_mode(log.parent, 0o700)
     assert "ended: it was stopped by SIGKILL" in log.read_text(encoding="utf-8")
     assert "Traceback" not in (tmp_path / "tray.log").read_text(encoding="utf-8", errors="replace")

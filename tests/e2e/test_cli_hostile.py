@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.e2e import vault_recall_command
 from tests.support.parts import as_nobody_if_root
+from tests.support.posix import make_fifo
 
 pytestmark = pytest.mark.e2e
 
@@ -34,7 +35,7 @@ def one_sentence(stderr: str) -> str:
 def test_a_fifo_in_the_stores_place_is_reported_not_waited_on(
     tmp_path: Path, command: tuple[str, ...], code: int
 ) -> None:
-    os.mkfifo(tmp_path / "activity.sqlite3")
+    make_fifo(tmp_path / "activity.sqlite3")
     done = run(tmp_path, *command)  # timeout=60 in run(): a hang fails the test
     assert done.returncode == code
     assert "is not a regular file" in done.stdout + done.stderr and "Traceback" not in done.stderr

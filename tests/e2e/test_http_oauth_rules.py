@@ -8,7 +8,6 @@ waiting requests count toward the limit only while they can be answered; every r
 from __future__ import annotations
 
 import os
-import stat
 import time
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from tests.support.oauth_browser import (
     register,
     vault_recall,
 )
+from tests.support.posix import assert_mode
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 
@@ -192,10 +192,6 @@ def test_a_token_for_another_server_is_refused_at_the_token_endpoint(tmp_path: P
         assert fine.status_code == 200, fine.text
 
 
-def _mode(path: Path) -> int:
-    return stat.S_IMODE(path.stat().st_mode)
-
-
 def test_listing_grants_makes_nothing_and_the_state_folder_oauth_makes_is_private(tmp_path: Path) -> None:
     use_sample_vault(tmp_path)
     state = tmp_path / "state"  # the platform's state folder, not made yet
@@ -211,7 +207,8 @@ def test_listing_grants_makes_nothing_and_the_state_folder_oauth_makes_is_privat
     finally:
         os.umask(old)
     folder = state / "vault-recall"
-    assert _mode(folder) == 0o700 and _mode(folder / oauth_store.STORE_FILE) == 0o600
+    assert_mode(folder, 0o700)
+    assert_mode(folder / oauth_store.STORE_FILE, 0o600)
 
 
 def test_the_sdks_own_error_descriptions_keep_to_oauths_characters_too(tmp_path: Path) -> None:

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import socket
-import stat
 import sys
 import threading
 import time
@@ -19,6 +17,7 @@ import pytest
 from tests.support.e2e import vault_recall_command
 from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, post
 from tests.support.oauth_browser import authorization_url, authorize_params, open_authorization, pkce, register
+from tests.support.posix import assert_mode, kill_signal
 from tests.support.url_entries import our_entry, token_of
 from vault_recall.app.clients.catalogue import client_spec
 from vault_recall.app.errors import EndpointError
@@ -109,9 +108,10 @@ def test_the_trays_endpoint_writes_its_log_to_a_private_rotated_file() -> None:
     assert log.path == state_dir() / "logs" / "endpoint.log"
     files = sorted(log.path.parent.iterdir())
     assert [f.name for f in files] == ["endpoint.log", "endpoint.log.1", "endpoint.log.2"]  # no more than kept
-    assert stat.S_IMODE(log.path.parent.stat().st_mode) == 0o700
+    assert_mode(log.path.parent, 0o700)
     for file in files:
-        assert stat.S_IMODE(file.stat().st_mode) == 0o600 and file.stat().st_size <= 800
+        assert_mode(file, 0o600)
+        assert file.stat().st_size <= 800
     everything = "".join(_read(f) for f in files)
     assert "'Waiting app' asks to recall your notes" in everything
     assert "stopped ---" in _read(log.path)
@@ -145,7 +145,7 @@ def test_a_crashed_endpoint_is_told_how_it_ended_and_started_again() -> None:
         endpoint.listen = f"127.0.0.1:{port}"  # started again where clients find it
         _ask_for_approval(url)  # its last line on stderr is about an app waiting, not why it ends
         (first,) = _pids(endpoint.log.path)
-        os.kill(first, signal.SIGKILL)
+        os.kill(first, kill_signal())
         _wait(lambda: any(summary == "The HTTP endpoint is back" for summary, _ in told), "the endpoint to be back")
         summary, body = told[0]
         assert summary == "The HTTP endpoint stopped unexpectedly", told

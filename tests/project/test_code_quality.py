@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import REPO_ROOT
-from tests.support.typecheck import run_mypy
+from tests.support.typecheck import OTHER_PLATFORMS, run_mypy
 
 TYPED = ("server", "app", "tests", "bench")
 
 
 def tool(name: str) -> str:
-    found = Path(sys.executable).with_name(name)
-    if found.exists():
-        return str(found)
+    # Beside this Python first (`name.exe` in Scripts on Windows: which() tries PATHEXT's endings).
+    found = shutil.which(name, path=str(Path(sys.executable).parent))
+    if found is not None:
+        return found
     on_path = shutil.which(name)
     if on_path is None:
         pytest.fail(f"{name} is not installed: install the test extra (pip install -e '.[test]')")
@@ -31,9 +32,10 @@ def test_ruff_is_clean(args: list[str]) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_mypy_is_clean() -> None:
+@pytest.mark.parametrize("platform", [None, *OTHER_PLATFORMS], ids=lambda p: p or "here")
+def test_mypy_is_clean(platform: str | None) -> None:
     tool("mypy")
-    done = run_mypy()
+    done = run_mypy(platform=platform)
     assert done.returncode == 0, done.stdout + done.stderr
     # mypy did look at every folder (a wrong link would check nothing and succeed).
     checked = int(done.stdout.rsplit("in ", 1)[1].split()[0]) if " source file" in done.stdout else 0

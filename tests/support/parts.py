@@ -177,4 +177,16 @@ def as_nobody_if_root() -> list[str]:
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return []
     need("setpriv", context="running as root, nothing can be denied without it")
-    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    cannot = _nobody_cannot_run_python(tuple(prefix))
+    if cannot:
+        pytest.skip(f"this Python cannot run as 'nobody' ({cannot}); an interpreter under /root, as pyenv's")
+    return prefix
+
+
+@functools.cache
+def _nobody_cannot_run_python(prefix: tuple[str, ...]) -> str:
+    """Why this interpreter fails to start as 'nobody' (a shared libpython in a folder only root
+    may enter), or '' when it starts."""
+    done = subprocess.run([*prefix, sys.executable, "-c", ""], capture_output=True, text=True, check=False)
+    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.activity_events import store_events
 from tests.support.paths import SAMPLE_VAULT
 from tests.support.vaults import write_vault
 from vault_recall.app.cli.main import main
 from vault_recall.app.tray.state import ensure_a_vault
 from vault_recall.server.activity.events import ActivityEvent
-from vault_recall.server.activity.store import ActivityWriter
 from vault_recall.server.config.config_file import activity_path, config_path, load_config
 
 
@@ -212,7 +212,7 @@ def test_status_on_one_screen(capsys: pytest.CaptureFixture[str]) -> None:
     # One call is "1 call", not "1 calls"; two are "2 calls".
     for count in (1, 2):
         event = ActivityEvent(client="cursor", tool="list_subjects", duration_ms=1, ts=time.time() - 60, vault="x")
-        assert ActivityWriter().append(activity_path(), event)
+        assert store_events(activity_path(), event)
         out = run(capsys, "status")[1]
         calls = "1 call," if count == 1 else "2 calls,"
         assert f"cursor: vault active, sees memory records of every subject; {calls} last " in out
@@ -231,7 +231,7 @@ def test_status_says_the_trays_notices_in_the_same_sentences(
     run(capsys, "pause")
     given = hashlib.sha256(build.encode()).hexdigest()
     event = ActivityEvent(client="cursor", tool="recall_context", duration_ms=1, ts=time.time() - 60, vault="Work")
-    assert ActivityWriter().append(
+    assert store_events(
         activity_path(), event.__class__(**{**event.__dict__, "returned": (("Build with Bazel.md", given),)})
     )
     (work / "Build with Bazel.md").write_text(build.replace("Make", "Bazel"), encoding="utf-8")
@@ -292,9 +292,7 @@ def test_status_tells_a_vanished_vault_as_the_tray_does_once_with_its_recalled_n
     for path, text in notes.items():
         given = hashlib.sha256(text.encode()).hexdigest()
         event = ActivityEvent(client="cursor", tool="recall_context", duration_ms=1, ts=time.time() - 60, vault="Work")
-        assert ActivityWriter().append(
-            activity_path(), event.__class__(**{**event.__dict__, "returned": ((path, given),)})
-        )
+        assert store_events(activity_path(), event.__class__(**{**event.__dict__, "returned": ((path, given),)}))
     work.rename(tmp_path / "Work-moved")
     code, out, _ = run(capsys, "status")
     notices = out.split("Notices:\n", 1)[1].split("Clients:", 1)[0].splitlines()

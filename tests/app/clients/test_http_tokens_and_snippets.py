@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.posix import assert_mode, assert_private
 from tests.support.url_entries import TOKEN, our_entry, token_of
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import CLIENTS
@@ -35,7 +35,7 @@ def test_only_the_tokens_hash_is_kept_and_it_names_its_client(capsys: pytest.Cap
     assert TOKEN.fullmatch(token) and "shown only this once" in err
     text = config_path().read_text(encoding="utf-8")
     assert token not in text and token_hash(token) in text
-    assert stat.S_IMODE(config_path().stat().st_mode) == 0o600
+    assert_mode(config_path(), 0o600)
     config = load_config()
     assert client_of_token(config, token) == "cursor"
     assert client_of_token(config, token[:-1] + ("A" if token[-1] != "A" else "B")) is None
@@ -134,13 +134,17 @@ def test_install_by_url_replaces_our_stdio_entry_keeps_the_rest_and_makes_the_fi
     assert URL in {entry.get(key) for key in URL_KEYS}
     token = token_of(entry, err)
     assert client_of_token(load_config(), token) == client_id
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and "readable by you only" in out
+    assert_mode(path, 0o600)
+    assert "readable by you only" in out
     other = (
         tomllib.loads(text)["mcp_servers"]["other"] if client_id == "codex" else json.loads(text)["mcpServers"]["other"]
     )
     assert other == {"command": "x"}
     backups = list(tmp_path.glob("*.vault-recall.bak"))
-    assert backups and all(stat.S_IMODE(b.stat().st_mode) & 0o077 == 0 for b in backups if token in b.read_text())
+    assert backups
+    for backup in backups:
+        if token in backup.read_text():
+            assert_private(backup)
 
 
 def test_a_dry_run_by_url_makes_no_token_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import subprocess
 import sys
 import tomllib
@@ -16,6 +15,7 @@ import pytest
 import yaml
 
 from tests.support.paths import REPO_ROOT
+from tests.support.posix import assert_mode
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec, client_spec
 from vault_recall.app.clients.install import BACKUP_SUFFIX, Plan, apply, plan_install, plan_uninstall
@@ -58,7 +58,7 @@ def test_into_a_missing_file_and_folder(tmp_path: Path) -> None:
         "args": ARGV[1:],
         "env": {"VAULT_RECALL_HOME": os.environ["VAULT_RECALL_HOME"]},  # this test's config folder
     }
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert_mode(path, 0o600)
 
 
 def test_into_an_empty_file(tmp_path: Path) -> None:
@@ -83,7 +83,7 @@ def test_other_servers_are_kept_byte_for_byte(tmp_path: Path) -> None:
     assert after.endswith(OTHERS_JSON[OTHERS_JSON.index('\n  },\n  "zzz"') :])
     assert backup is not None and re.fullmatch(r"mcp\.json\.\d{8}-\d{6}" + re.escape(BACKUP_SUFFIX), backup.name)
     assert backup.read_text(encoding="utf-8") == OTHERS_JSON
-    assert stat.S_IMODE(path.stat().st_mode) == 0o640  # its permissions are kept
+    assert_mode(path, 0o640)  # its permissions are kept
     # Uninstalling gives back exactly the original bytes.
     apply(plan_uninstall(spec("cursor"), path))
     assert path.read_text(encoding="utf-8") == OTHERS_JSON

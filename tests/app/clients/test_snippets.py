@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pytest
 import yaml
 
+from tests.support.posix import linux_names
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, ClientSpec, client_spec, config_location
 from vault_recall.app.clients.launch import HOME_VARIABLES, SCRIPT, launcher, serve_argv, user_install_script
@@ -173,6 +174,7 @@ def test_windows_cli_forms_are_powershell_literals() -> None:
     assert powershell_join(["C:\\Program Files\\x.exe", "a"]) == "& 'C:\\Program Files\\x.exe' a"
 
 
+@linux_names
 def test_a_pinned_vault_path_that_is_not_utf8_is_one_sentence(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

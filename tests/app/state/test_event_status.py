@@ -6,22 +6,22 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import get_args
 
 import pytest
 
-from tests.support.activity_events import event
+from tests.support.activity_events import event, store_events
 from vault_recall.app.state.activity_view import OtherStatus, news_after, read_status, recent_events, status_text
 from vault_recall.server.activity.events import EventStatus, event_from_result
-from vault_recall.server.activity.store import ActivityWriter
 
 
 def stored(tmp_path: Path, status: object) -> Path:
     """A store holding one event whose status column holds `status`, as any version wrote it."""
     store = tmp_path / "activity.sqlite3"
-    assert ActivityWriter().append(store, event(returned=(("A.md", "r1"),)))
-    with sqlite3.connect(store) as raw:
+    assert store_events(store, event(returned=(("A.md", "r1"),)))
+    with closing(sqlite3.connect(store)) as raw, raw:
         raw.execute("UPDATE events SET status = ?", (status,))
     return store
 

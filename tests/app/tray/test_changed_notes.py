@@ -181,6 +181,7 @@ def test_each_clients_latest_recall_of_each_whole_note_comes_from_the_store(tmp_
     append("cursor", now - 60, ("Build.md", "r2"))
     append("zed", now - 30, ("Build.md", None))  # a search hit: a line, not the note
     append("zed", now - 20, ("Build.md", "r1"), vault=None)  # an unavailable answer names no vault
+    writer.close()
     assert latest_recalls(store, since=now - 86400) == [
         Recall("cursor", "Work", "Build.md", "r2", now - 60),
         Recall("cursor", "Work", "Other.md", "o1", now - 3600),

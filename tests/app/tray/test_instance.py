@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -63,7 +62,7 @@ def test_a_tray_killed_outright_leaves_no_stale_lock(tmp_path: Path) -> None:
     )
     assert holder.stdout is not None and holder.stdout.readline() == "held\n"
     assert instance.running_pid(tmp_path) == holder.pid
-    holder.send_signal(signal.SIGKILL)
+    holder.kill()  # SIGKILL; TerminateProcess on Windows
     holder.wait(timeout=30)
     holder.stdout.close()
     assert instance.running_pid(tmp_path) is None

@@ -3,10 +3,10 @@ lists every call with what it returned and escapes what clients sent, pages are 
 
 from __future__ import annotations
 
-import stat
 from dataclasses import replace
 from pathlib import Path
 
+from tests.support.posix import assert_mode
 from vault_recall.app.state.activity_view import EventRow, OtherStatus
 from vault_recall.app.tray.pages import activity_page, help_page, write_page
 from vault_recall.server.activity.events import EventStatus
@@ -72,4 +72,5 @@ def test_the_activity_page_shows_a_status_as_written_and_marks_only_an_unreadabl
 def test_a_page_is_written_for_the_person_only(tmp_path: Path) -> None:
     path = write_page("help", "<p>x</p>", tmp_path)
     assert path == tmp_path / "pages/help.html" and path.read_text(encoding="utf-8") == "<p>x</p>"
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert_mode(path, 0o600)
+    assert_mode(path.parent, 0o700)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from tests.support.activity_events import event
+from tests.support.activity_events import event, store_events
 from vault_recall.app.state.activity_view import count_events, latest_per_client, recent_events
 from vault_recall.server.activity.events import event_from_result
 from vault_recall.server.activity.store import (
@@ -21,27 +22,27 @@ from vault_recall.server.activity.store import (
 
 def test_events_are_stored_with_what_they_returned(tmp_path: Path) -> None:
     store = tmp_path / "state/activity.sqlite3"
-    writer = ActivityWriter()
-    assert writer.append(store, event(subject="build", query="bazel", returned=(("A.md", "r1"), ("B.md", "r2"))))
-    assert writer.append(store, event("zed", tool="read_note", returned=(("A.md", "r1"),)))
+    with ActivityWriter() as writer:
+        assert writer.append(store, event(subject="build", query="bazel", returned=(("A.md", "r1"), ("B.md", "r2"))))
+        assert writer.append(store, event("zed", tool="read_note", returned=(("A.md", "r1"),)))
     rows = recent_events(store)
     assert [(r.client, r.tool, r.returned) for r in rows] == [
         ("cursor", "recall_context", ("A.md", "B.md")),
         ("zed", "read_note", ("A.md",)),
     ]
     assert {(s.client, s.calls) for s in latest_per_client(store)} == {("cursor", 1), ("zed", 1)}
-    with sqlite3.connect(store) as raw:
+    with closing(sqlite3.connect(store)) as raw, raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_old_and_surplus_events_are_pruned_with_what_they_returned(tmp_path: Path) -> None:
     store = tmp_path / "activity.sqlite3"
-    writer = ActivityWriter()
-    now = time.time()
-    writer.append(store, event(ts=now - 40 * 86400, returned=(("Old.md", None),)))
-    for i in range(150):
-        writer.append(store, event(ts=now - 150 + i, returned=((f"N{i}.md", None),)))
+    with ActivityWriter() as writer:
+        now = time.time()
+        writer.append(store, event(ts=now - 40 * 86400, returned=(("Old.md", None),)))
+        for i in range(150):
+            writer.append(store, event(ts=now - 150 + i, returned=((f"N{i}.md", None),)))
     connection = connect(store)
     try:
         prune(connection, retention_days=30, max_events=100)
@@ -55,10 +56,10 @@ def test_old_and_surplus_events_are_pruned_with_what_they_returned(tmp_path: Pat
 
 def test_a_store_from_a_newer_version_is_left_alone_and_the_event_dropped(tmp_path: Path) -> None:
     store = tmp_path / "activity.sqlite3"
-    with sqlite3.connect(store) as raw:
+    with closing(sqlite3.connect(store)) as raw, raw:
         raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    assert ActivityWriter().append(store, event()) is False
-    with sqlite3.connect(store) as raw:
+    assert store_events(store, event()) is False
+    with closing(sqlite3.connect(store)) as raw, raw:
         assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
 
 
@@ -69,7 +70,7 @@ def test_a_store_that_cannot_be_used_drops_the_event_without_raising(tmp_path: P
         store.mkdir()
     else:
         store.write_bytes(b"not a database" * 100)
-    assert ActivityWriter().append(store, event()) is False
+    assert store_events(store, event()) is False
     assert recent_events(store) == []
 
 
@@ -78,15 +79,15 @@ def test_a_store_that_stays_unusable_is_reported_once_until_it_works_again(
 ) -> None:
     store = tmp_path / "activity.sqlite3"
     store.mkdir()
-    writer = ActivityWriter()
-    for _ in range(5):
+    with ActivityWriter() as writer:
+        for _ in range(5):
+            assert writer.append(store, event()) is False
+        assert len([r for r in caplog.records if "activity not recorded" in r.getMessage()]) == 1
+        store.rmdir()
+        assert writer.append(store, event()) is True
+        store.unlink()
+        store.mkdir()  # broken again: said again
         assert writer.append(store, event()) is False
-    assert len([r for r in caplog.records if "activity not recorded" in r.getMessage()]) == 1
-    store.rmdir()
-    assert writer.append(store, event()) is True
-    store.unlink()
-    store.mkdir()  # broken again: said again
-    assert writer.append(store, event()) is False
     assert len([r for r in caplog.records if "activity not recorded" in r.getMessage()]) == 2
 
 
@@ -151,17 +152,16 @@ def test_errors_do_not_keep_query_text_when_it_is_off() -> None:
 
 
 def test_text_sqlite_cannot_store_drops_the_event_without_raising(tmp_path: Path) -> None:
-    writer = ActivityWriter()
-    assert writer.append(tmp_path / "a.sqlite3", event(query="bad \ud800 surrogate")) is False
-    assert writer.append(tmp_path / "a.sqlite3", event(query="fine")) is True
+    with ActivityWriter() as writer:
+        assert writer.append(tmp_path / "a.sqlite3", event(query="bad \ud800 surrogate")) is False
+        assert writer.append(tmp_path / "a.sqlite3", event(query="fine")) is True
 
 
 def test_queued_events_are_written_by_the_time_the_writer_closes(tmp_path: Path) -> None:
     store = tmp_path / "a.sqlite3"
-    writer = ActivityWriter()
-    for n in range(50):
-        writer.submit(store, event(f"c{n % 5}"))
-    writer.close()
+    with ActivityWriter() as writer:
+        for n in range(50):
+            writer.submit(store, event(f"c{n % 5}"))
     assert count_events(store) == 50
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import REPO_ROOT
+from tests.support.posix import assert_mode, make_fifo
 from vault_recall.app.state.config_store import save_config, update_config
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry, config_path, load_config
@@ -44,8 +44,8 @@ def test_the_config_is_readable_by_its_user_only() -> None:
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().parent.chmod(0o755)  # a folder someone made readable: the next save closes it
     path = save_config(GOOD)
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert_mode(path, 0o600)
+    assert_mode(path.parent, 0o700)
 
 
 @pytest.mark.parametrize(
@@ -209,7 +209,7 @@ def test_configs_that_break_pythons_limits_or_ours_are_one_sentence(text: str, w
 
 def test_a_fifo_in_place_of_the_config_does_not_block() -> None:
     config_path().parent.mkdir(parents=True, exist_ok=True)
-    os.mkfifo(config_path())
+    make_fifo(config_path())
     with pytest.raises(ConfigError, match="is not a regular file"):
         load_config()
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import stat
+from contextlib import closing
 
 import pytest
 
+from tests.support.posix import assert_mode
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
 from vault_recall.server.errors import ApprovalError, GrantGone, OAuthStoreError
 from vault_recall.server.oauth import approvals as oauth_approvals
@@ -279,7 +280,9 @@ def test_the_store_is_readable_by_its_owner_only_and_holds_no_secret() -> None:
     assert path.with_name(path.name + "-wal").exists()  # written as WAL
     files = [p for p in path.parent.iterdir() if p.name.startswith(path.name)]  # the store, its WAL and index
     assert len(files) >= 2
-    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in files} == {p.name: 0o600 for p in files}
+    assert files
+    for p in files:
+        assert_mode(p, 0o600)
     data = b"".join(p.read_bytes() for p in files)
     for secret in (issued.access_token, issued.refresh_token, "s3cret-value"):
         assert secret.encode() not in data
@@ -310,7 +313,7 @@ def test_a_flood_of_registrations_keeps_the_store_bounded_and_the_granted_app(mo
     for number in range(flood):
         info = json.dumps({"client_id": f"flood-{number}", "redirect_uris": ["http://127.0.0.1:9/cb"]})
         oauth_approvals.register_app(f"flood-{number}", "Flood", info, None, now=NOW + 10 + number)
-    with sqlite3.connect(oauth_store.store_path()) as raw:
+    with closing(sqlite3.connect(oauth_store.store_path())) as raw, raw:
         (apps,) = raw.execute("SELECT COUNT(*) FROM apps").fetchone()
     assert apps <= oauth_store.MAX_REGISTRATIONS
     assert oauth_approvals.get_app("app-1") is not None
@@ -328,7 +331,7 @@ def test_a_flood_of_registrations_keeps_the_store_bounded_and_the_granted_app(mo
 def test_a_store_of_the_first_version_is_read_and_says_why_a_grant_goes_from_then_on() -> None:
     path = oauth_store.store_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    with sqlite3.connect(path) as raw:  # as version 1 made it: grants without `revoked_why`
+    with closing(sqlite3.connect(path)) as raw, raw:  # as version 1 made it: grants without `revoked_why`
         raw.executescript(oauth_store.SCHEMA.replace("    revoked REAL,\n    revoked_why TEXT\n", "    revoked REAL\n"))
         raw.execute("INSERT INTO grants VALUES ('g1', 'laptop', 'app-1', 'Old app', 1.0, NULL, NULL)")
         raw.execute("PRAGMA user_version = 1")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.posix import linux_names, make_fifo
 from tests.support.vaults import write_vault
 from vault_recall.server.vault.exact_path import Listed, listed_as_note
 from vault_recall.server.vault.excluded import read_excluded_files
@@ -15,6 +16,10 @@ from vault_recall.server.vault.listing import MAX_DEPTH, list_notes
 
 NFC, NFD = "Caf\u00e9", "Cafe\u0301"
 DEEP = "/".join(f"d{i}" for i in range(MAX_DEPTH + 1))
+
+
+# Case twins, NFC and NFD twins, a backslash and a name that is not UTF-8.
+pytestmark = linux_names
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +54,7 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     outside = write_vault(base / "outside", {"Secret.md": "outside", "Dir/In.md": "outside"})
     os.symlink(outside / "Secret.md", root / "Linked.md")
     os.symlink(outside / "Dir", root / "Linked folder")
-    os.mkfifo(root / "Pipe.md")
+    make_fifo(root / "Pipe.md")
     (root / "Undecodable \udcff.md").write_bytes(b"not UTF-8 in its name")
     # A hard link under the other case answers as a file system that ignores case does: the
     # same file under both names.  The folder's own names then say which one is stored.

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.parts import as_nobody_if_root
 from tests.support.paths import REPO_ROOT
+from tests.support.posix import IS_ROOT, linux_names, make_fifo
 from tests.support.vaults import write_vault
 from vault_recall.server.errors import NoteTooLarge, PathRejected, VaultUnavailable
 from vault_recall.server.vault.excluded import parse_excluded_files
@@ -92,7 +93,10 @@ def test_too_many_notes_is_unavailable(tmp_path: Path) -> None:
         list_notes(vault, max_notes=5)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads folders whatever their mode; covered end to end as nobody")
+@pytest.mark.skipif(
+    sys.platform == "win32" or IS_ROOT,
+    reason="root reads folders whatever their mode (covered end to end as nobody); Windows denies none by mode",
+)
 def test_an_unreadable_folder_is_unavailable(tmp_path: Path) -> None:
     vault = write_vault(tmp_path / "v", {"A.md": "a"})
     vault.chmod(0)
@@ -224,8 +228,8 @@ def test_a_fifo_in_place_of_app_json_or_a_note_does_not_block(tmp_path: Path) ->
     # In a subprocess with a timeout: a regression would hang, and the test must still end.
     vault = write_vault(tmp_path / "v", {"A.md": "---\nsubject: s\n---\nword\n"})
     (vault / ".obsidian").mkdir()
-    os.mkfifo(vault / ".obsidian/app.json")
-    os.mkfifo(vault / "Pipe.md")
+    make_fifo(vault / ".obsidian/app.json")
+    make_fifo(vault / "Pipe.md")
     probe = (
         "import sys; from pathlib import Path; from tests.support.whole_vault import scan_vault; "
         "s = scan_vault(Path(sys.argv[1])); print([n.path for n in s.notes])"
@@ -241,6 +245,7 @@ def test_a_fifo_in_place_of_app_json_or_a_note_does_not_block(tmp_path: Path) ->
     assert done.stdout.strip() == "['A.md']"
 
 
+@linux_names
 def test_names_that_are_not_utf8_are_reported_not_a_crash(tmp_path: Path) -> None:
     from tests.support.whole_vault import scan_vault
     from vault_recall.server.recall.packing import compact_json
@@ -258,6 +263,7 @@ def test_names_that_are_not_utf8_are_reported_not_a_crash(tmp_path: Path) -> Non
     compact_json(reasons).encode("utf-8")  # sendable as it is
 
 
+@linux_names
 def test_a_vault_name_that_is_not_utf8_is_shown_with_a_replacement_character(tmp_path: Path) -> None:
     root = Path(os.fsdecode(os.fsencode(tmp_path) + b"/Vault \xff"))
     write_vault(root, {"A.md": "a"})

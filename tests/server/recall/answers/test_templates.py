@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.paths import SAMPLE_VAULT
+from tests.support.posix import make_fifo
 from tests.support.vaults import record, snapshot, write_vault
 from tests.support.whole_vault import open_view
 from vault_recall.app.state.health import check_health
@@ -141,7 +142,7 @@ def test_a_settings_file_that_is_a_symlink_or_a_fifo_names_no_folder(tmp_path: P
     (root / CORE).symlink_to(elsewhere)
     assert read_template_folders(root).prefixes == ()
     (root / CORE).unlink()
-    os.mkfifo(root / CORE)
+    make_fifo(root / CORE)
     assert read_template_folders(root).prefixes == ()  # and did not block
 
 
