@@ -14,8 +14,8 @@ inotify), each watch answers once every `poll_seconds`, as the tray looked befor
 from __future__ import annotations
 
 import contextlib
-import os
 import select
+import socket
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -33,9 +33,11 @@ class Wakeups:
     """`wait` on the watcher's thread; `wake` and `stop` from any."""
 
     def __init__(self) -> None:
-        self._read, self._write = os.pipe()
-        os.set_blocking(self._read, False)
-        os.set_blocking(self._write, False)
+        # A connected pair of sockets, not a pipe: select() waits on sockets on every platform
+        # (on Windows on nothing else), and they take non-blocking mode everywhere.
+        self._read, self._write = socket.socketpair()
+        self._read.setblocking(False)
+        self._write.setblocking(False)
         self._lock = threading.Lock()
         self._woken: set[str] = set()
         self._watches: list[StoreWatch] = []
@@ -66,18 +68,18 @@ class Wakeups:
                 return  # its descriptors are closed (and their numbers may be another file's now)
             self._woken.add(name)
             with contextlib.suppress(OSError):  # full: a wake-up is waiting already
-                os.write(self._write, b"x")
+                self._write.send(b"x")
 
     def wait(self, timeout: float | None, also: int | None = None) -> tuple[frozenset[str], bool]:
         """Sleep until a watch wakes it, the descriptor `also` is readable, or `timeout` seconds
         passed (None: no deadline): the names woken, and whether `also` is readable."""
-        descriptors = [self._read] if also is None else [self._read, also]
+        descriptors = [self._read.fileno()] if also is None else [self._read.fileno(), also]
         try:
             ready, _, _ = select.select(descriptors, [], [], None if timeout is None else max(0.0, timeout))
         except (OSError, ValueError):
             ready = []  # `also` closed meanwhile (the vault changed): looked at on the next round
-        with contextlib.suppress(OSError):
-            while os.read(self._read, 512):
+        with contextlib.suppress(OSError):  # BlockingIOError: nothing more to read
+            while self._read.recv(512):
                 pass
         with self._lock:
             woken, self._woken = frozenset(self._woken), set()
@@ -99,7 +101,7 @@ class Wakeups:
             self._closed = True
             for end in (self._read, self._write):
                 with contextlib.suppress(OSError):
-                    os.close(end)
+                    end.close()
 
 
 def seconds_until(times: Iterable[float | None], now: float) -> float:
