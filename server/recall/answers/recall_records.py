@@ -15,7 +15,14 @@ from functools import partial
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote, Note, note_title
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
-from vault_recall.server.recall.answers.recall_answer import Passed, RecallShapes, finish, pack_recall
+from vault_recall.server.recall.answers.recall_answer import (
+    NO_RECORDS_HINT,
+    Passed,
+    RecallShapes,
+    finish,
+    nothing_to_recall_hint,
+    pack_recall,
+)
 from vault_recall.server.recall.answers.search import searched_text
 from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
 from vault_recall.server.recall.finding.looking import Looked
@@ -75,7 +82,13 @@ def recall_context(
         return is_current(record.status, record.kind)
 
     ordering = _ordering(text, match, scope, subject, dated=False)
-    return _answer(scope, subject, current, ordering, budget=budget, limit=limit, unheld=True)
+    # No current record to look at: a subject rule would make some, unless the client sees the
+    # whole vault and asks about no subject (then the vault has no note to recall).
+    whole_vault = subject is None and scope.exposure.mode == "vault"
+    nothing_here = NO_RECORDS_HINT if whole_vault else nothing_to_recall_hint(subject)
+    return _answer(
+        scope, subject, current, ordering, budget=budget, limit=limit, unheld=True, nothing_here=nothing_here
+    )
 
 
 def recall_activity(
@@ -125,6 +138,7 @@ def _answer(
     limit: int,
     dated: bool = False,
     unheld: bool = False,
+    nothing_here: str = NO_RECORDS_HINT,
 ) -> RecallResult:
     """One pass over the records in question (`subject`'s, or all this client sees):
     `ordering` measures those `keep` keeps (as numbers) and orders them, and the answer is
@@ -153,7 +167,7 @@ def _answer(
 
     packer = partial(pack_recall, budget=budget, limit=limit)
     result = answer_anew(scope, envelope, _recall_result, find_matches, budget=budget, limit=limit, packer=packer)
-    return finish(result, passed[0] if passed else None, shapes, budget=budget, limit=limit)
+    return finish(result, passed[0] if passed else None, shapes, budget=budget, limit=limit, nothing_here=nothing_here)
 
 
 def _measure(

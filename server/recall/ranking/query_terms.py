@@ -54,6 +54,8 @@ class Term:
     general: bool = False
     # Taken for a misspelt query word (spelling.py): found, but never held as asked.
     respelt: bool = False
+    # A framing word ("decide", "policy"): how a question is asked, not what it is about.
+    framing: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,14 @@ class Query:
         None at all ("what did we decide about the build system?" in build-system): any record
         of the subject answers it."""
         return tuple(i for i, term in enumerate(self.terms) if term.required)
+
+    @property
+    def meaningful(self) -> tuple[int, ...]:
+        """Every term but the framing words: the required ones, the subject's own words, general
+        words and the parts of a hyphenated word.  A record holding none is no answer at all;
+        one holding only those that are not required is the closest there is when no record
+        holds a required one (relevance.Ranked)."""
+        return tuple(i for i, term in enumerate(self.terms) if not term.framing)
 
     @property
     def counted(self) -> tuple[int, ...]:
@@ -205,6 +215,7 @@ def _term(shown: str, forms: list[tuple[str, ...]], memo: StemMemo, implied: fro
         scans=tuple(scans.values()),
         phrases=phrases,
         general=general,
+        framing=bool(framing),
     )
 
 
