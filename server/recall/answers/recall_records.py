@@ -29,6 +29,7 @@ from vault_recall.server.recall.finding.looking import Looked
 from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
+from vault_recall.server.recall.ranking.known_words import knows
 from vault_recall.server.recall.ranking.query_terms import parse_query, term_counts
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import (
@@ -37,7 +38,7 @@ from vault_recall.server.recall.ranking.spelling import (
     nearest,
     relatable,
     related,
-    same_word_spelt_otherwise,
+    spelt_otherwise,
 )
 from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words, query_words
 from vault_recall.server.recall.records import (
@@ -224,13 +225,17 @@ def _respelt(
     )
     vocabulary = near_words(texts, wanted.values())
     stems = ranked.memo.stems
+    query = ranked.query
     corrections: dict[int, str] = {}
     asked_forms: set[int] = set()  # corrections that are the word asked, not a guess at it
     for i, word in wanted.items():
-        found = nearest(word, vocabulary)
-        if found is not None and same_word_spelt_otherwise(word, found):
-            asked_forms.add(i)  # the word asked, in the other English spelling
-        elif found is None and (found := related(word, vocabulary, stems)) is not None:
+        # A word the call's languages know is no misspelling: never taken for another word —
+        # but for the same word in its other English spelling, or (a guess) one of its family.
+        known = knows((lang.name for lang in query.languages), query.forms(word))
+        found = spelt_otherwise(word, vocabulary) if known else nearest(word, vocabulary)
+        if found is not None:
+            asked_forms.add(i)  # a misspelling's correction, or the word in its other spelling
+        elif (found := related(word, vocabulary, stems)) is not None and not known:
             asked_forms.add(i)  # a word of its family the stemmer parts
         if found is not None:
             corrections[i] = found

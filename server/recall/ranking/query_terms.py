@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -52,7 +53,8 @@ class Term:
     phrases: tuple[QueryPhrase, ...] = ()
     # A general word ("keep", "machen"; stopwords.py): ranked as a topic word, not required.
     general: bool = False
-    # Taken for a misspelt query word (spelling.py): found, but never held as asked.
+    # A guess: a word the query's languages know, taken for another of its family the stemmer
+    # parts (spelling.py): found, but never held as asked — the answer is marked weak.
     respelt: bool = False
     # A framing word ("decide", "policy"): how a question is asked, not what it is about.
     framing: bool = False
@@ -68,6 +70,13 @@ class Query:
     common: frozenset[int] = frozenset()
     # Per term, how many of the records ranked hold it (answering.py): set with `common`.
     held_by: tuple[int, ...] = ()
+    # Each folded query word that folding changed, with the word as written (lowercased):
+    # 'informacao' ← 'informação'.  A language's word list holds the words as written.
+    written: tuple[tuple[str, str], ...] = ()
+
+    def forms(self, folded_word: str) -> tuple[str, ...]:
+        """A query word as folded and as written."""
+        return (folded_word, *(word for folded, word in self.written if folded == folded_word))
 
     @cached_property
     def gates(self) -> tuple[str, ...]:
@@ -97,9 +106,9 @@ class Query:
 
     @property
     def holdable(self) -> frozenset[int]:
-        """The counted terms a record can hold: not one taken for a misspelt word, which is a
-        guess — an answer found through one is marked weak."""
-        return frozenset(i for i in self.counted if not self.terms[i].respelt)
+        """The counted terms a record can hold: every one, a word taken for a misspelt one too —
+        held, it counts toward `coverage` (a guess still marks the answer weak: answering.py)."""
+        return frozenset(self.counted)
 
 
 @dataclass
@@ -163,7 +172,14 @@ def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Que
             if any((found.stems, found.phrases) == (known.stems, known.phrases) for known in terms):
                 continue  # 'cache caching': one term
             terms.append(found)
-    return Query(terms=tuple(terms), languages=languages, dropped=tuple(dict.fromkeys(dropped)))
+    lowered = EVERY_WORD.findall(unicodedata.normalize("NFKC", query).lower())
+    written = {(fold_for_ranking(word), word) for word in lowered if fold_for_ranking(word) != word}
+    return Query(
+        terms=tuple(terms),
+        languages=languages,
+        dropped=tuple(dict.fromkeys(dropped)),
+        written=tuple(sorted(written)),
+    )
 
 
 def respelt(
@@ -171,9 +187,10 @@ def respelt(
 ) -> Query:
     """`query` with the term at each index of `corrections` looking for the word given instead,
     shown as both ('pestisides → pesticides'): spelling.py says when.  At an index in
-    `asked_forms` the word given is the word asked in another form, as a stem is, not a guess:
-    one of its family the stemmer parts ('registration → registered') or its other English
-    spelling ('pseudonymized → pseudonymised').  Held, it answers."""
+    `asked_forms` the word given is the word asked, not a guess: the correction of a word no
+    language of the call knows, one of its family the stemmer parts ('registration →
+    registered') or its other English spelling ('pseudonymized → pseudonymised').  Held, it
+    answers; a guess held only counts toward `coverage`."""
     terms = list(query.terms)
     for at, word in corrections.items():
         found = _term(word, [(word,)], memo, frozenset())

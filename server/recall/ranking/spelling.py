@@ -97,6 +97,15 @@ def same_word_spelt_otherwise(word: str, other: str) -> bool:
     return word != other and _american(word) == _american(other)
 
 
+def spelt_otherwise(word: str, vocabulary: Counter[str]) -> str | None:
+    """The word of `vocabulary` that is `word` in its other English spelling, the one more
+    records hold first; None when there is none."""
+    found = [
+        (-holding, candidate) for candidate, holding in vocabulary.items() if same_word_spelt_otherwise(word, candidate)
+    ]
+    return min(found)[1] if found else None
+
+
 def relatable(word: str) -> bool:
     """Whether a word may be taken for another of its family (long enough, letters only)."""
     return len(word) >= RELATED_AT and word.isalpha()
