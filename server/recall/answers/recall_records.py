@@ -34,6 +34,7 @@ from vault_recall.server.recall.ranking.query_terms import parse_query, term_cou
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import (
     allowed_distance,
+    gates,
     near_words,
     nearest,
     relatable,
@@ -217,25 +218,28 @@ def _respelt(
     wanted = {i: word for i, word in wanted.items() if allowed_distance(word) or relatable(word)}
     if not wanted:
         return ranked
+    query = ranked.query
+    # A word the call's languages know is no misspelling: never taken for another word — but
+    # for the same word in its other English spelling, or (a guess) one of its family.
+    known = {i: knows((lang.name for lang in query.languages), query.forms(word)) for i, word in wanted.items()}
+    # Only records holding what a correction must start or hold (spelling.gates) are read for
+    # their words: the rest are told apart by their bytes, as the first pass tells them.
+    looked_for = tuple(dict.fromkeys(gate for i, word in wanted.items() for gate in gates(word, known[i])))
     unused: list[Problem] = []  # the first pass reported them
     texts = (
         folded_words(f"{record.note.title}\n{record.note.body}")
-        for record in _candidates(scope, listing, subject, unused)
+        for record in _candidates(scope, listing, subject, unused, looked_for)
         if isinstance(record, MemoryRecord) and keep(record)
     )
     vocabulary = near_words(texts, wanted.values())
     stems = ranked.memo.stems
-    query = ranked.query
     corrections: dict[int, str] = {}
     asked_forms: set[int] = set()  # corrections that are the word asked, not a guess at it
     for i, word in wanted.items():
-        # A word the call's languages know is no misspelling: never taken for another word —
-        # but for the same word in its other English spelling, or (a guess) one of its family.
-        known = knows((lang.name for lang in query.languages), query.forms(word))
-        found = spelt_otherwise(word, vocabulary) if known else nearest(word, vocabulary)
+        found = spelt_otherwise(word, vocabulary) if known[i] else nearest(word, vocabulary)
         if found is not None:
             asked_forms.add(i)  # a misspelling's correction, or the word in its other spelling
-        elif (found := related(word, vocabulary, stems)) is not None and not known:
+        elif (found := related(word, vocabulary, stems)) is not None and not known[i]:
             asked_forms.add(i)  # a word of its family the stemmer parts
         if found is not None:
             corrections[i] = found

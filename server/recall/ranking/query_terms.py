@@ -23,6 +23,7 @@ from vault_recall.server.recall.ranking.word_scans import (
     Scan,
     Stem,
     common_start,
+    could_have_stem,
     scans_for,
     stem_start,
     words_found,
@@ -117,6 +118,8 @@ class StemMemo:
 
     languages: tuple[Language, ...]
     known: dict[str, frozenset[Stem]] = field(default_factory=dict)
+    # (word, language) → the word's stem in it: what `holds` has stemmed.
+    one: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def stems(self, folded_word: str) -> frozenset[Stem]:
         found = self.known.get(folded_word)
@@ -124,6 +127,22 @@ class StemMemo:
             found = frozenset((lang.name, lang.stem(folded_word)) for lang in self.languages)
             self.known[folded_word] = found
         return found
+
+    def holds(self, folded_word: str, stems: frozenset[Stem]) -> bool:
+        """Whether the word has one of `stems` — stemmed only in the languages where it could:
+        a word whose stem is a stem starts as its scans look for (word_scans.py), so a word
+        that does not is never stemmed in that language.  The same answer as `stems`, at a
+        fraction of the cost when a call matches several languages."""
+        for name, stem in stems:
+            if not could_have_stem(folded_word, name, stem):
+                continue
+            key = (folded_word, name)
+            found = self.one.get(key)
+            if found is None:
+                found = self.one[key] = next(lang for lang in self.languages if lang.name == name).stem(folded_word)
+            if found == stem:
+                return True
+        return False
 
 
 # Words joined by a hyphen ('Wi-Fi', 'e-mail', 'add-on', 'Hetzner-Konsole'): one unit.
@@ -320,10 +339,10 @@ def term_counts(text: str, query: Query, memo: StemMemo) -> list[int]:
             if key not in by_scan:
                 by_scan[key] = words_found(text, scan)
             words.update(by_scan[key])
-        found = sum(n for word, n in words.items() if not memo.stems(word).isdisjoint(term.stems))
+        found = sum(n for word, n in words.items() if memo.holds(word, term.stems))
         for phrase in term.phrases:
             runs = words_found(text, phrase.scan)
-            found += sum(n for run, n in runs.items() if not memo.stems(_last_word(run)).isdisjoint(phrase.last))
+            found += sum(n for run, n in runs.items() if memo.holds(_last_word(run), phrase.last))
         counts.append(found)
     return counts
 

@@ -21,6 +21,7 @@ when it is the asked word in the other English spelling ("pseudonymized → pseu
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -132,6 +133,22 @@ def related(word: str, vocabulary: Counter[str], stems: Stems) -> str | None:
                 ):
                     best = (-len(shorter), -holding, candidate)
     return None if best is None else best[2]
+
+
+def gates(word: str, known: bool) -> tuple[str, ...]:
+    """What a text must hold for a word of it to be taken for `word`, so that a record holding
+    none need not be read for its words.  A word within `most` edits of `word` holds one of
+    `most + 1` pieces of it unchanged (each edit changes one piece at most); a word of its
+    family begins as it does (RELATED_AT letters).  For a word a language knows (`known`), only
+    its other English spelling and its family are looked for: both begin with its first three
+    letters."""
+    if known:
+        return (word[:3],)
+    found = [word[:RELATED_AT]] if relatable(word) else []
+    if most := allowed_distance(word):
+        bounds = [round(at * len(word) / (most + 1)) for at in range(most + 2)]
+        found += [word[start:end] for start, end in itertools.pairwise(bounds)]
+    return tuple(dict.fromkeys(found))
 
 
 def near_words(texts: Iterable[list[str]], words: Iterable[str]) -> Counter[str]:

@@ -15,6 +15,7 @@ from vault_recall.server.recall.ranking.query_terms import StemMemo
 from vault_recall.server.recall.ranking.spelling import (
     allowed_distance,
     edit_distance,
+    gates,
     near_words,
     nearest,
     related,
@@ -177,3 +178,41 @@ def test_a_word_the_language_knows_is_never_taken_for_another(tmp_path: Path) ->
     # A word no language of the call knows is corrected ('calender' is one: a pressing machine).
     fixed = recall_records.recall_context(scope, "notes", "calandar")
     assert fixed["records"][0]["matched"] == {"calandar → calendar": ["body"]} and fixed["weak_match"] is False
+
+
+@given(
+    word=st.text(alphabet="abcdefgh", min_size=4, max_size=12),
+    edits=st.lists(
+        st.tuples(st.integers(0, 20), st.sampled_from("abcdefghxyz"), st.sampled_from(["add", "drop", "change"])),
+        max_size=2,
+    ),
+)
+def test_a_word_a_correction_could_be_holds_one_of_its_gates(word: str, edits: list[tuple[int, str, str]]) -> None:
+    # Any word within the allowed edits of the word asked holds one of its gates: so a record
+    # holding none can be skipped when the records' words are gathered.
+    other = word
+    for at, letter, kind in edits:
+        at %= len(other) + 1
+        other = {
+            "add": other[:at] + letter + other[at:],
+            "drop": other[:at] + other[at + 1 :],
+            "change": other[:at] + letter + other[at + 1 :],
+        }[kind]
+    if nearest(word, Counter({other: 1})) is not None:
+        assert any(gate in other for gate in gates(word, known=False))
+    stems = StemMemo((language("english"),)).stems
+    if related(word, Counter({other: 1}), stems) is not None:
+        assert any(gate in other for gate in gates(word, known=False))
+        assert any(gate in other for gate in gates(word, known=True))
+
+
+def test_the_other_spelling_of_a_known_word_begins_as_it_does() -> None:
+    for american, british in (
+        ("color", "colour"),
+        ("center", "centre"),
+        ("catalog", "catalogue"),
+        ("analyze", "analyse"),
+    ):
+        assert same_word_spelt_otherwise(american, british)
+        assert all(gate in british for gate in gates(american, known=True))
+        assert all(gate in american for gate in gates(british, known=True))
