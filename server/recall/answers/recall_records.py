@@ -219,12 +219,19 @@ def _respelt(
     if not wanted:
         return ranked
     query = ranked.query
-    # A word the call's languages know is no misspelling: never taken for another word — but
-    # for the same word in its other English spelling, or (a guess) one of its family.
-    known = {i: knows((lang.name for lang in query.languages), query.forms(word)) for i, word in wanted.items()}
+    # A word the call's languages know is never taken for another word they know ('insurance'
+    # for 'instance'): only for the same word in its other English spelling, or — a guess —
+    # for a word they do not know ('platform' for the German note's 'plattform') or one of its
+    # family the stemmer parts.
+    names = [lang.name for lang in query.languages]
+
+    def unknown(found: str) -> bool:
+        return not knows(names, [found])
+
+    known = {i: knows(names, query.forms(word)) for i, word in wanted.items()}
     # Only records holding what a correction must start or hold (spelling.gates) are read for
     # their words: the rest are told apart by their bytes, as the first pass tells them.
-    looked_for = tuple(dict.fromkeys(gate for i, word in wanted.items() for gate in gates(word, known[i])))
+    looked_for = tuple(dict.fromkeys(gate for word in wanted.values() for gate in gates(word)))
     unused: list[Problem] = []  # the first pass reported them
     texts = (
         folded_words(f"{record.note.title}\n{record.note.body}")
@@ -239,7 +246,9 @@ def _respelt(
         found = spelt_otherwise(word, vocabulary) if known[i] else nearest(word, vocabulary)
         if found is not None:
             asked_forms.add(i)  # a misspelling's correction, or the word in its other spelling
-        elif (found := related(word, vocabulary, stems)) is not None and not known[i]:
+        elif known[i]:
+            found = nearest(word, vocabulary, unknown) or related(word, vocabulary, stems)  # a guess
+        elif (found := related(word, vocabulary, stems)) is not None:
             asked_forms.add(i)  # a word of its family the stemmer parts
         if found is not None:
             corrections[i] = found

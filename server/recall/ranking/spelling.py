@@ -55,20 +55,21 @@ def edit_distance(a: str, b: str, most: int) -> int:
     return previous[-1]
 
 
-def nearest(word: str, vocabulary: Counter[str]) -> str | None:
+def nearest(word: str, vocabulary: Counter[str], allowed: Callable[[str], bool] | None = None) -> str | None:
     """The word of `vocabulary` (word → how many records hold it) nearest to `word`, within
-    allowed_distance; None when there is none or `word` is not to be corrected."""
+    allowed_distance, of those `allowed` allows (asked only of words that near); None when
+    there is none or `word` is not to be corrected."""
     most = allowed_distance(word)
     if not most:
         return None
-    best: tuple[int, int, str] | None = None
+    near: list[tuple[int, int, str]] = []
     for candidate, holding in vocabulary.items():
         if candidate == word or abs(len(candidate) - len(word)) > most:
             continue
         distance = edit_distance(word, candidate, most)
-        if distance <= most and (best is None or (distance, -holding, candidate) < best):
-            best = (distance, -holding, candidate)
-    return None if best is None else best[2]
+        if distance <= most:
+            near.append((distance, -holding, candidate))
+    return next((found for _, _, found in sorted(near) if allowed is None or allowed(found)), None)
 
 
 # British spellings and the American ones they stand for, as patterns on a folded word: -ise/-ize
@@ -135,16 +136,12 @@ def related(word: str, vocabulary: Counter[str], stems: Stems) -> str | None:
     return None if best is None else best[2]
 
 
-def gates(word: str, known: bool) -> tuple[str, ...]:
+def gates(word: str) -> tuple[str, ...]:
     """What a text must hold for a word of it to be taken for `word`, so that a record holding
     none need not be read for its words.  A word within `most` edits of `word` holds one of
     `most + 1` pieces of it unchanged (each edit changes one piece at most); a word of its
-    family begins as it does (RELATED_AT letters).  For a word a language knows (`known`), only
-    its other English spelling and its family are looked for: both begin with its first three
-    letters."""
-    if known:
-        return (word[:3],)
-    found = [word[:RELATED_AT]] if relatable(word) else []
+    family, and its other English spelling, begin with its first three letters."""
+    found = [word[:3]]
     if most := allowed_distance(word):
         bounds = [round(at * len(word) / (most + 1)) for at in range(most + 2)]
         found += [word[start:end] for start, end in itertools.pairwise(bounds)]
