@@ -62,8 +62,9 @@ EMPTY: dict[str, Any] = {
 
 
 def test_the_closest_records_in_place_of_an_empty_answer_are_declared() -> None:
-    closest = {"result": {"status": "ok", "records": [{**record("A.md"), "coverage": 0.0}], "omitted": 2}}
-    closest["result"]["weak_match"] = True
+    closest: dict[str, Any] = {
+        "result": {"status": "ok", "records": [{**record("A.md"), "coverage": 0.0}], "omitted": 2, "weak_match": True}
+    }
     assert allowed("recall_context", ASKED, EMPTY, closest, frozenset())[0] == "closest"
     # Records that answer (coverage above 0, or unmarked) are no closest records.
     answered = copy.deepcopy(closest)
@@ -76,8 +77,8 @@ def test_the_closest_records_in_place_of_an_empty_answer_are_declared() -> None:
 
 def test_the_hints_told_anew_are_declared() -> None:
     before = {"result": {"status": "ok", "records": [], "hint": "there are no current records here"}}
-    told = {"result": {"status": "ok", "records": [], "hint": "there are no current records here. The person can … "}}
-    told["result"]["hint"] += "`vault-recall subject add ops --folder FOLDER` adds one"
+    hint = "there are no current records here. The person can … `vault-recall subject add ops --folder FOLDER` adds one"
+    told = {"result": {"status": "ok", "records": [], "hint": hint}}
     assert allowed("recall_context", {"subject": "ops"}, before, told, frozenset())[0] == "nothing_here"
     assert allowed("recall_context", {"subject": "other"}, before, told, frozenset())[0] is None
     strict = copy.deepcopy(EMPTY)
