@@ -63,8 +63,9 @@ def nearest(word: str, vocabulary: Counter[str], allowed: Callable[[str], bool] 
     if not most:
         return None
     near: list[tuple[int, int, str]] = []
+    pieces = gates(word)  # a word that near holds one: most are ruled out before measuring
     for candidate, holding in vocabulary.items():
-        if candidate == word or abs(len(candidate) - len(word)) > most:
+        if candidate == word or abs(len(candidate) - len(word)) > most or not any(p in candidate for p in pieces):
             continue
         distance = edit_distance(word, candidate, most)
         if distance <= most:
@@ -159,5 +160,8 @@ def near_words(texts: Iterable[list[str]], words: Iterable[str]) -> Counter[str]
     starts = {word[:RELATED_AT] for word in words if relatable(word)}
     counted: Counter[str] = Counter()
     for record_words in texts:
-        counted.update({w for w in record_words if (len(w) in lengths or w[:RELATED_AT] in starts) and w.isalpha()})
+        # Each distinct word once (a set made in C first): a note repeats most of its words.
+        counted.update(
+            {w for w in set(record_words) if (len(w) in lengths or w[:RELATED_AT] in starts) and w.isalpha()}
+        )
     return counted
