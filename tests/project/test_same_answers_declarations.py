@@ -78,3 +78,57 @@ def test_a_better_match_fitting_in_the_room_fewer_problems_left_is_the_declared_
     same = after(records=[record("A.md"), record("C.md")], omitted=7, omitted_best=[{"path": "D.md"}])
     for regression in (other, same):
         assert allowed("recall_context", ASKED, BEFORE, regression, frozenset())[0] is None, regression
+
+
+EMPTY: dict[str, Any] = {
+    "result": {
+        "status": "ok",
+        "records": [],
+        "omitted": 0,
+        "weak_match": True,
+        "current_records": 6,
+        "hint": "no current record holds any meaningful word of the query: try other words",
+    }
+}
+
+
+def test_the_closest_records_in_place_of_an_empty_answer_are_declared() -> None:
+    closest: dict[str, Any] = {
+        "result": {"status": "ok", "records": [{**record("A.md"), "coverage": 0.0}], "omitted": 2, "weak_match": True}
+    }
+    assert allowed("recall_context", ASKED, EMPTY, closest, frozenset())[0] == "closest"
+    # Records that answer (coverage above 0, or unmarked) are no closest records.
+    answered = copy.deepcopy(closest)
+    answered["result"]["records"][0]["coverage"] = 1.0
+    unmarked = copy.deepcopy(closest)
+    unmarked["result"]["weak_match"] = False
+    for regression in (answered, unmarked):
+        assert allowed("recall_context", ASKED, EMPTY, regression, frozenset())[0] is None
+
+
+def test_the_hints_told_anew_are_declared() -> None:
+    before = {"result": {"status": "ok", "records": [], "hint": "there are no current records here"}}
+    hint = "there are no current records here. The person can … `vault-recall subject add ops --folder FOLDER` adds one"
+    told = {"result": {"status": "ok", "records": [], "hint": hint}}
+    assert allowed("recall_context", {"subject": "ops"}, before, told, frozenset())[0] == "nothing_here"
+    assert allowed("recall_context", {"subject": "other"}, before, told, frozenset())[0] is None
+    strict = copy.deepcopy(EMPTY)
+    strict["result"]["hint"] = "no current record holds every word of the query as written: ask …"
+    assert allowed("recall_context", {**ASKED, "match": "all"}, EMPTY, strict, frozenset())[0] == "strict_hint"
+    assert allowed("recall_context", ASKED, EMPTY, strict, frozenset())[0] is None
+
+
+def test_a_correction_counting_as_the_word_asked_is_declared() -> None:
+    def answer(coverage: float, weak: bool, matched: str) -> dict[str, Any]:
+        found = {**record("A.md"), "coverage": coverage, "matched": {matched: ["body"]}}
+        return {"result": {"status": "ok", "records": [found], "omitted": 0, "weak_match": weak}}
+
+    before, after = answer(0.0, True, "verisons → versions"), answer(1.0, False, "verisons → versions")
+    assert allowed("recall_context", ASKED, before, after, frozenset())[0] == "correction_counts"
+    plain_before, plain_after = answer(0.0, True, "versions"), answer(1.0, False, "versions")
+    assert allowed("recall_context", ASKED, plain_before, plain_after, frozenset())[0] is None
+    # A known word no longer respelled: only a word English knows.
+    known, dropped = answer(0.0, True, "insurance → instance"), answer(0.5, True, "life")
+    assert allowed("recall_context", ASKED, known, dropped, frozenset())[0] == "known_word"
+    unknown = answer(0.0, True, "insurrance → instance")
+    assert allowed("recall_context", ASKED, unknown, dropped, frozenset())[0] is None

@@ -42,6 +42,22 @@ is declared here, each difference checked as narrowly as the change that explain
   as Obsidian shows it only when returned or when its properties' values hold a word asked:
   each problem it names now was named or counted before, no more in all (named and counted),
   the status theirs, and the records packed as `fewer_problems` allows.
+- `nothing_here`: a recall with no current records to look at says in its hint, after "there
+  are no current records here", what the person can do (`vault-recall subject suggest`,
+  `vault-recall subject add SUBJECT --folder FOLDER` naming the subject asked), nothing else
+  changed;
+- `strict_hint`: an empty `match: "all"` recall says that no record holds every word as written
+  instead of "no current record holds any meaningful word", nothing else changed;
+- `closest`: a ranked recall that was empty with the hint that no record holds any meaningful
+  word returns records now — each with `coverage` 0 and `weak_match: true`, no hint — the
+  closest records, holding a meaningful word that is not required (a subject's own word, a
+  general word, a hyphenated word's part), the rest of the envelope as it was;
+- `correction_counts`: a recall whose records hold a misspelt word's correction (`matched`
+  'verisons → versions', the same in both) has a higher `coverage` for them, and may no longer
+  be marked weak: a correction counts as the word asked;
+- `known_word`: a query word the earlier tree took for another ('insurance → instance') is one
+  a language knows and is not respelled now: no record or name holds a correction of it, and
+  what the answer holds of it changes with that (its records, names, coverage, hint and mark).
 
 Anything else is a difference the test reports, with the call and both values.
 """
@@ -62,6 +78,8 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
+
+from vault_recall.server.recall.ranking.known_words import knows
 
 Json = Any
 RECALLS = ("recall_context", "recall_activity")
@@ -338,6 +356,74 @@ def _fence_matches(tool: str, diffs: Sequence[tuple[str, Json, Json]], after: Js
     return True
 
 
+_NO_RECORDS = "there are no current records here"
+_NO_MATCH = "no current record holds any meaningful word of the query"
+_STRICT = "no current record holds every word of the query as written"
+
+
+def _nothing_here(tool: str, args: Mapping[str, Json], diffs: Sequence[tuple[str, Json, Json]]) -> bool:
+    if tool != "recall_context" or [where for where, _, _ in diffs] != [".result.hint"]:
+        return False
+    _, old, new = diffs[0]
+    command = f"`vault-recall subject add {args.get('subject') or 'SUBJECT'} --folder FOLDER`"
+    return old == _NO_RECORDS and isinstance(new, str) and new.startswith(f"{_NO_RECORDS}. ") and command in new
+
+
+def _strict_hint(tool: str, args: Mapping[str, Json], diffs: Sequence[tuple[str, Json, Json]]) -> bool:
+    if tool != "recall_context" or args.get("match") != "all" or [w for w, _, _ in diffs] != [".result.hint"]:
+        return False
+    _, old, new = diffs[0]
+    return str(old).startswith(_NO_MATCH) and str(new).startswith(_STRICT)
+
+
+_CLOSEST_PARTS = (".result.records", ".result.omitted", ".result.hint", ".result.current_records")
+
+
+def _closest(tool: str, diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json) -> bool:
+    if tool not in RECALLS or "result" not in before or "result" not in after:
+        return False
+    old, new = before["result"], after["result"]
+    if old.get("records") != [] or not str(old.get("hint", "")).startswith(_NO_MATCH):
+        return False
+    if not all(where.startswith(_CLOSEST_PARTS) for where, _, _ in diffs):
+        return False
+    records = new.get("records", [])
+    found = bool(records) or new.get("omitted", 0) > 0
+    return found and new.get("weak_match") is True and all(r.get("coverage") == 0 for r in records)
+
+
+_COVERAGE = re.compile(r"\.result\.records\[(\d+)\]\.coverage")
+
+
+def _correction_counts(tool: str, diffs: Sequence[tuple[str, Json, Json]], after: Json) -> bool:
+    if tool not in RECALLS:
+        return False
+    for where, old, new in diffs:
+        if where == ".result.weak_match" and (old, new) == (True, False):
+            continue
+        part = _COVERAGE.fullmatch(where)
+        if part is None or not (isinstance(old, float | int) and isinstance(new, float | int) and new > old):
+            return False
+        if not any(" → " in word for word in after["result"]["records"][int(part.group(1))]["matched"]):
+            return False
+    return True
+
+
+def _corrected(answer: Json) -> set[str]:
+    """The query words an answer's records and names show taken for another."""
+    result = answer.get("result", {})
+    named = [*result.get("records", []), *result.get("omitted_best", [])]
+    return {word.split(" → ")[0] for entry in named for word in entry.get("matched", {}) if " → " in word}
+
+
+def _known_word(tool: str, diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json) -> bool:
+    if tool not in RECALLS or "result" not in before or "result" not in after:
+        return False
+    dropped = {word for word in _corrected(before) - _corrected(after) if knows(["english"], [word])}
+    parts = (*_CLOSEST_PARTS, ".result.omitted_best", ".result.weak_match")
+    return bool(dropped) and all(where.startswith(parts) for where, _, _ in diffs)
+
+
 def allowed(
     tool: str, args: Mapping[str, Json], before: Json, after: Json, sensitive: frozenset[str]
 ) -> tuple[str | None, list[tuple[str, Json, Json]]]:
@@ -357,6 +443,16 @@ def allowed(
     rest = [d for d in diffs if d[0] != ".result.weak_match"]
     if weak and rest and _weak_mark(tool, weak, after) and _more_named(tool, rest, before, after):
         return "weak_mark and more_named", diffs
+    if _nothing_here(tool, args, diffs):
+        return "nothing_here", diffs
+    if _strict_hint(tool, args, diffs):
+        return "strict_hint", diffs
+    if _closest(tool, diffs, before, after):
+        return "closest", diffs
+    if _correction_counts(tool, diffs, after):
+        return "correction_counts", diffs
+    if _known_word(tool, diffs, before, after):
+        return "known_word", diffs
     if _fewer_problems(tool, args, diffs, before, after):
         return "fewer_problems", diffs
     if _broken_shown(tool, args, diffs, before, after):

@@ -18,7 +18,7 @@ from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.finding.scan import read_again
 from vault_recall.server.recall.packing import answer, json_size
-from vault_recall.server.recall.ranking.relevance import Match, Ordering
+from vault_recall.server.recall.ranking.relevance import Match, Ordering, Strict
 from vault_recall.server.recall.results import OmittedRecord, Problem, RecallResult, Record
 
 # Said by a record that ranks first but is too large for the budget, given without its text.
@@ -29,6 +29,25 @@ NO_MATCH_HINT = (
     "for the newest records"
 )
 NO_RECORDS_HINT = "there are no current records here"
+# Said instead by a `match: "all"` answer with no records: it asked for every word as written.
+NO_STRICT_MATCH_HINT = (
+    'no current record holds every word of the query as written: ask with match "any" to rank the records '
+    "holding some of them, or without a query for the newest records"
+)
+
+
+def nothing_to_recall_hint(subject: str | None) -> str:
+    """Said by recall_context when there are no current records to look at — a client with the
+    default exposure before any subject rule: what the person can do, which the model can pass on
+    (the tray's first menu offers the same suggestions, one click each)."""
+    slug = subject or "SUBJECT"
+    return (
+        f"{NO_RECORDS_HINT}. The person can make some without editing a note: the Vault Recall tray's menu "
+        "and `vault-recall subject suggest` propose subjects from their folders, tags and properties, and "
+        f"`vault-recall subject add {slug} --folder FOLDER` adds one"
+    )
+
+
 # The best matches left out are named, up to this many; this share of the budget is kept free
 # for them when there is more to answer than fits (they may use the rest the records left too).
 MAX_NAMED = 5
@@ -139,9 +158,16 @@ def pack_recall(
 
 
 def finish(
-    result: RecallResult, passed: Passed | None, shapes: RecallShapes, *, budget: int, limit: int
+    result: RecallResult,
+    passed: Passed | None,
+    shapes: RecallShapes,
+    *,
+    budget: int,
+    limit: int,
+    nothing_here: str = NO_RECORDS_HINT,
 ) -> RecallResult:
-    """What the answer says beside its packed records (the module's docstring)."""
+    """What the answer says beside its packed records (the module's docstring).  `nothing_here`:
+    the hint when there were no current records to look at."""
     reports_weak = shapes.ordering.reports_weak
     if passed is None or result["status"] == "unavailable":
         result.pop("weak_match", None)  # no vault read: nothing matched, weakly or not
@@ -164,7 +190,8 @@ def finish(
         _name_left_out(result, passed, shapes, budget)
     elif not result["records"]:
         result["current_records"] = passed.considered
-        result["hint"] = NO_MATCH_HINT if passed.considered else NO_RECORDS_HINT
+        strict = isinstance(shapes.ordering, Strict)
+        result["hint"] = (NO_STRICT_MATCH_HINT if strict else NO_MATCH_HINT) if passed.considered else nothing_here
     return result
 
 

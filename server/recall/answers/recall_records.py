@@ -16,22 +16,31 @@ from functools import partial
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote, Note, note_title
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
-from vault_recall.server.recall.answers.recall_answer import Passed, RecallShapes, finish, pack_recall
+from vault_recall.server.recall.answers.recall_answer import (
+    NO_RECORDS_HINT,
+    Passed,
+    RecallShapes,
+    finish,
+    nothing_to_recall_hint,
+    pack_recall,
+)
 from vault_recall.server.recall.answers.search import searched_text
 from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
 from vault_recall.server.recall.finding.looking import Looked
 from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
+from vault_recall.server.recall.ranking.known_words import knows
 from vault_recall.server.recall.ranking.query_terms import parse_query, term_counts
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import (
     allowed_distance,
+    gates,
     near_words,
     nearest,
     relatable,
     related,
-    same_word_spelt_otherwise,
+    spelt_otherwise,
 )
 from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words, query_words
 from vault_recall.server.recall.records import (
@@ -76,7 +85,13 @@ def recall_context(
         return is_current(record.status, record.kind)
 
     ordering = _ordering(text, match, scope, subject, dated=False)
-    return _answer(scope, subject, current, ordering, budget=budget, limit=limit, unheld=True)
+    # No current record to look at: a subject rule would make some, unless the client sees the
+    # whole vault and asks about no subject (then the vault has no note to recall).
+    whole_vault = subject is None and scope.exposure.mode == "vault"
+    nothing_here = NO_RECORDS_HINT if whole_vault else nothing_to_recall_hint(subject)
+    return _answer(
+        scope, subject, current, ordering, budget=budget, limit=limit, unheld=True, nothing_here=nothing_here
+    )
 
 
 def recall_activity(
@@ -126,6 +141,7 @@ def _answer(
     limit: int,
     dated: bool = False,
     unheld: bool = False,
+    nothing_here: str = NO_RECORDS_HINT,
 ) -> RecallResult:
     """One pass over the records in question (`subject`'s, or all this client sees):
     `ordering` measures those `keep` keeps (as numbers) and orders them, and the answer is
@@ -155,7 +171,7 @@ def _answer(
 
     packer = partial(pack_recall, budget=budget, limit=limit)
     result = answer_anew(scope, envelope, _recall_result, find_matches, budget=budget, limit=limit, packer=packer)
-    return finish(result, passed[0] if passed else None, shapes, budget=budget, limit=limit)
+    return finish(result, passed[0] if passed else None, shapes, budget=budget, limit=limit, nothing_here=nothing_here)
 
 
 def _measure(
@@ -207,10 +223,24 @@ def _respelt(
     wanted = {i: word for i, word in wanted.items() if allowed_distance(word) or relatable(word)}
     if not wanted:
         return ranked
+    query = ranked.query
+    # A word the call's languages know is never taken for another word they know ('insurance'
+    # for 'instance'): only for the same word in its other English spelling, or — a guess —
+    # for a word they do not know ('platform' for the German note's 'plattform') or one of its
+    # family the stemmer parts.
+    names = [lang.name for lang in query.languages]
+
+    def unknown(found: str) -> bool:
+        return not knows(names, [found])
+
+    known = {i: knows(names, query.forms(word)) for i, word in wanted.items()}
+    # Only records holding what a correction must start or hold (spelling.gates) are read for
+    # their words: the rest are told apart by their bytes, as the first pass tells them.
+    looked_for = tuple(dict.fromkeys(gate for word in wanted.values() for gate in gates(word)))
     unused: list[Problem] = []  # the first pass reported them
     texts = (
         folded_words(f"{record.note.title}\n{record.note.body}")
-        for record in _candidates(scope, listing, subject, unused)
+        for record in _candidates(scope, listing, subject, unused, looked_for)
         if isinstance(record, MemoryRecord) and keep(record)
     )
     vocabulary = near_words(texts, wanted.values())
@@ -218,10 +248,12 @@ def _respelt(
     corrections: dict[int, str] = {}
     asked_forms: set[int] = set()  # corrections that are the word asked, not a guess at it
     for i, word in wanted.items():
-        found = nearest(word, vocabulary)
-        if found is not None and same_word_spelt_otherwise(word, found):
-            asked_forms.add(i)  # the word asked, in the other English spelling
-        elif found is None and (found := related(word, vocabulary, stems)) is not None:
+        found = spelt_otherwise(word, vocabulary) if known[i] else nearest(word, vocabulary)
+        if found is not None:
+            asked_forms.add(i)  # a misspelling's correction, or the word in its other spelling
+        elif known[i]:
+            found = nearest(word, vocabulary, unknown) or related(word, vocabulary, stems)  # a guess
+        elif (found := related(word, vocabulary, stems)) is not None:
             asked_forms.add(i)  # a word of its family the stemmer parts
         if found is not None:
             corrections[i] = found

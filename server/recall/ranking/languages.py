@@ -104,5 +104,22 @@ def languages_for(query_words: Sequence[str], configured: Sequence[str]) -> tupl
     configured_best = max(hits.get(name, 0) for name in names)
     if best >= _DETECT_AT_LEAST and best > configured_best:
         # Languages share many small words ('que', 'de'): the one with the most is the query's.
-        names += [name for name in SUPPORTED if hits[name] == best and name not in names]
+        tied = [name for name in SUPPORTED if hits[name] == best and name not in names]
+        names += _knowing_most(tied, query_words)
     return tuple(language(name) for name in names)
+
+
+def _knowing_most(tied: list[str], query_words: Sequence[str]) -> list[str]:
+    """Of languages the query's small words fit as well ('receita de bolo de cenoura': 'de' is
+    Portuguese, Spanish, French and Dutch), those whose word list knows the most of its other
+    words (Portuguese: 'receita', 'bolo', 'cenoura') — all of them when none knows more.  Each
+    language matched costs the call every word it looks at stemmed once more (Dutch: every
+    word of every note)."""
+    if len(tied) < 2:
+        return tied
+    from vault_recall.server.recall.ranking.known_words import knows
+
+    content = [word for word in dict.fromkeys(query_words) if not any(word in stop_words(n) for n in tied)]
+    known = {name: sum(knows([name], [word]) for word in content) for name in tied}
+    most = max(known.values())
+    return [name for name in tied if known[name] == most]

@@ -2,7 +2,9 @@
 
 - `Newest`: no query — every record, newest first ("what do we know about X").
 - `Ranked` (the default): BM25 over fields with stems (ranking.py); records holding none of
-  the query's meaningful words are left out — when none holds any, the answer is empty: a
+  the query's required words are left out — unless no record holds one: then the closest are
+  those holding another meaningful word (the subject's own, a general word, a hyphenated
+  word's part), marked weak.  When no record holds any meaningful word, the answer is empty: a
   model handed unrelated records would spend its context on them.
 - `Strict` (`match="all"`): only records holding every query word as written.
 
@@ -162,6 +164,9 @@ class Ranked:
     # (index in `every`, the record as Match fields up to `date`, its counts): a Match is made
     # once scored — a vault of matches would otherwise make each one three times.
     answering: list[tuple[int, tuple[str, str, int, str, int, str | None], Evidence]] = field(default_factory=list)
+    # The same for records holding a meaningful word that is not required, kept only while no
+    # record holding a required word has been seen: the closest there are, when none does.
+    closest: list[tuple[int, tuple[str, str, int, str, int, str | None], Evidence]] = field(default_factory=list)
     memo: StemMemo = field(init=False)
     nothing: Evidence | None = None  # the counts of a record holding no term (measure_unheld)
 
@@ -170,7 +175,12 @@ class Ranked:
 
     def fresh(self) -> Ranked:
         return replace(
-            self, every=[], answering=[], query=replace(self.query, common=frozenset(), held_by=()), nothing=None
+            self,
+            every=[],
+            answering=[],
+            closest=[],
+            query=replace(self.query, common=frozenset(), held_by=()),
+            nothing=None,
         )
 
     @property
@@ -180,10 +190,13 @@ class Ranked:
 
     def measure(self, record: MemoryRecord) -> None:
         evidence = evidence_of(record.note, self.query, self.memo)
-        if self.answers(evidence):
+        kept = self.answering if self.answers(evidence) else self.closest if self.is_closest(evidence) else None
+        if kept is not None:
             note = record.note
             found = (note.path, note.title, json_text_size(note.body), note.revision, note.mtime_ns, record.date)
-            self.answering.append((len(self.every), found, evidence))
+            kept.append((len(self.every), found, evidence))
+            if kept is self.answering:
+                self.closest.clear()  # never wanted now: a record holds a required word
         self.every.append(evidence)
 
     def measure_unheld(self, length: int) -> None:
@@ -203,6 +216,11 @@ class Ranked:
         # those holding the query's words first.
         return True
 
+    def is_closest(self, evidence: Evidence) -> bool:
+        """Whether a record that does not answer holds a meaningful word (Query.meaningful), while
+        no record that answers has been seen: the closest there may be."""
+        return not self.answering and any(evidence.weighted(i) > 0 for i in self.query.meaningful)
+
     def rank(self) -> list[Match]:
         weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
         # How many records hold each term, counted once: BM25's document frequencies, and what
@@ -213,7 +231,10 @@ class Ranked:
         self.query = replace(self.query, common=common, held_by=held_by)
         query = self.query
         # As slim() makes them, positionally: one Match per answering record.
-        matches = [Match(*fields, found[index], evidence, query) for index, fields, evidence in self.answering]
+        # No record holding a required word: the closest, holding another meaningful word
+        # (their coverage is 0: they are marked weak).
+        kept = self.answering or self.closest
+        matches = [Match(*fields, found[index], evidence, query) for index, fields, evidence in kept]
         newest_first(matches, self.dated)
         matches.sort(key=lambda m: m.score, reverse=True)
         return matches

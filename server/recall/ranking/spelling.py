@@ -21,6 +21,7 @@ when it is the asked word in the other English spelling ("pseudonymized → pseu
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -54,20 +55,22 @@ def edit_distance(a: str, b: str, most: int) -> int:
     return previous[-1]
 
 
-def nearest(word: str, vocabulary: Counter[str]) -> str | None:
+def nearest(word: str, vocabulary: Counter[str], allowed: Callable[[str], bool] | None = None) -> str | None:
     """The word of `vocabulary` (word → how many records hold it) nearest to `word`, within
-    allowed_distance; None when there is none or `word` is not to be corrected."""
+    allowed_distance, of those `allowed` allows (asked only of words that near); None when
+    there is none or `word` is not to be corrected."""
     most = allowed_distance(word)
     if not most:
         return None
-    best: tuple[int, int, str] | None = None
+    near: list[tuple[int, int, str]] = []
+    pieces = gates(word)  # a word that near holds one: most are ruled out before measuring
     for candidate, holding in vocabulary.items():
-        if candidate == word or abs(len(candidate) - len(word)) > most:
+        if candidate == word or abs(len(candidate) - len(word)) > most or not any(p in candidate for p in pieces):
             continue
         distance = edit_distance(word, candidate, most)
-        if distance <= most and (best is None or (distance, -holding, candidate) < best):
-            best = (distance, -holding, candidate)
-    return None if best is None else best[2]
+        if distance <= most:
+            near.append((distance, -holding, candidate))
+    return next((found for _, _, found in sorted(near) if allowed is None or allowed(found)), None)
 
 
 # British spellings and the American ones they stand for, as patterns on a folded word: -ise/-ize
@@ -95,6 +98,15 @@ def same_word_spelt_otherwise(word: str, other: str) -> bool:
     """Whether two different folded words are one English word in its British and American
     spellings ("pseudonymised", "pseudonymized") — not a guess at a misspelling."""
     return word != other and _american(word) == _american(other)
+
+
+def spelt_otherwise(word: str, vocabulary: Counter[str]) -> str | None:
+    """The word of `vocabulary` that is `word` in its other English spelling, the one more
+    records hold first; None when there is none."""
+    found = [
+        (-holding, candidate) for candidate, holding in vocabulary.items() if same_word_spelt_otherwise(word, candidate)
+    ]
+    return min(found)[1] if found else None
 
 
 def relatable(word: str) -> bool:
@@ -125,6 +137,18 @@ def related(word: str, vocabulary: Counter[str], stems: Stems) -> str | None:
     return None if best is None else best[2]
 
 
+def gates(word: str) -> tuple[str, ...]:
+    """What a text must hold for a word of it to be taken for `word`, so that a record holding
+    none need not be read for its words.  A word within `most` edits of `word` holds one of
+    `most + 1` pieces of it unchanged (each edit changes one piece at most); a word of its
+    family, and its other English spelling, begin with its first three letters."""
+    found = [word[:3]]
+    if most := allowed_distance(word):
+        bounds = [round(at * len(word) / (most + 1)) for at in range(most + 2)]
+        found += [word[start:end] for start, end in itertools.pairwise(bounds)]
+    return tuple(dict.fromkeys(found))
+
+
 def near_words(texts: Iterable[list[str]], words: Iterable[str]) -> Counter[str]:
     """Of the records' words (each record's folded words), those as long as a correction of
     one of `words` can be, or starting as one of its family must, with how many records hold
@@ -136,5 +160,8 @@ def near_words(texts: Iterable[list[str]], words: Iterable[str]) -> Counter[str]
     starts = {word[:RELATED_AT] for word in words if relatable(word)}
     counted: Counter[str] = Counter()
     for record_words in texts:
-        counted.update({w for w in record_words if (len(w) in lengths or w[:RELATED_AT] in starts) and w.isalpha()})
+        # Each distinct word once (a set made in C first): a note repeats most of its words.
+        counted.update(
+            {w for w in set(record_words) if (len(w) in lengths or w[:RELATED_AT] in starts) and w.isalpha()}
+        )
     return counted

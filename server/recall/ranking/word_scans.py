@@ -14,6 +14,7 @@ middle of words (uit*ge*doofd), so for Dutch every word is looked at.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -103,6 +104,16 @@ def _language_scans(language: str, stem: str) -> list[Scan]:
     if language == "english" and stem in _ENGLISH_YING:
         scans.append(_literal_scan(stem[0] + "y"))
     return scans
+
+
+@functools.cache
+def _scans_of(language: str, stem: str) -> tuple[Scan, ...]:
+    return tuple(_language_scans(language, stem))
+
+
+def could_have_stem(folded_word: str, language: str, stem: str) -> bool:
+    """Whether a word may have `stem` in `language`: it starts as a scan for it looks for."""
+    return any(scan.pattern.match(folded_word) for scan in _scans_of(language, stem))
 
 
 def stem_start(stem: str) -> str:

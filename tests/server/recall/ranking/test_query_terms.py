@@ -270,3 +270,24 @@ def test_a_run_of_letters_longer_than_any_word_is_its_own_stem_and_never_stemmed
     for lang in chosen:
         assert lang.stem(at_limit) == at_limit and lang.stem(over) == over
     assert asked == [LONGEST_STEMMED] * len(SUPPORTED)  # only the word at the limit was stemmed
+
+
+def test_a_query_in_languages_its_small_words_fit_alike_is_matched_in_those_knowing_its_words() -> None:
+    # 'de' twice fits Portuguese, Spanish, French and Dutch; Portuguese knows 'receita' and
+    # 'cenoura': the call matches in English (configured) and Portuguese only.
+    names = [lang.name for lang in parse_query("receita de bolo de cenoura", ("english",)).languages]
+    assert names == ["english", "portuguese"]
+    # Words no list knows decide nothing: every language the small words fit.
+    tied = [lang.name for lang in parse_query("xqzv de la de", ("english",)).languages]
+    assert len(tied) > 2
+
+
+@given(
+    word=st.text(alphabet="aeioudgnrstyl", min_size=1, max_size=10),
+    asked=st.sampled_from(["dying", "registration", "cenoura", "gedaan", "häuser", "policies"]),
+)
+def test_holds_answers_as_stemming_the_word_in_every_language_does(word: str, asked: str) -> None:
+    languages = tuple(language(name) for name in ("english", "german", "dutch", "portuguese"))
+    memo = StemMemo(languages)
+    stems = memo.stems(fold_for_ranking(asked))
+    assert memo.holds(word, stems) == (not StemMemo(languages).stems(word).isdisjoint(stems))
