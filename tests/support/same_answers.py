@@ -228,7 +228,24 @@ def _problem_share(
     paths_old, paths_new = [r["path"] for r in records_old], [r["path"] for r in records_new]
     both = set(paths_old) & set(paths_new)
     same_order = [p for p in paths_old if p in both] == [p for p in paths_new if p in both]
-    return no_more and named_before and status and shared and alike and same_total and same_order
+    # Only where the problems themselves changed, and no record both hold changed with them (a
+    # record's coverage or the weak mark is no matter of how many problems are named).
+    changed = (had, old.get("problems_omitted", 0)) != (kept, new.get("problems_omitted", 0))
+    held = {r["path"]: r for r in records_old}
+    records_alike = all(held[r["path"]] == r for r in records_new if r["path"] in held)
+    same_mark = old.get("weak_match") == new.get("weak_match")
+    return (
+        changed
+        and no_more
+        and named_before
+        and status
+        and shared
+        and alike
+        and same_total
+        and same_order
+        and records_alike
+        and same_mark
+    )
 
 
 def _json(value: Json) -> bytes:
