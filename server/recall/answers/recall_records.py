@@ -15,7 +15,7 @@ from functools import partial
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote, Note, note_title
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
-from vault_recall.server.recall.answers.recall_answer import Passed, RecallShapes, finish, pack_recall
+from vault_recall.server.recall.answers.recall_answer import Cutting, Passed, RecallShapes, finish, pack_recall
 from vault_recall.server.recall.answers.search import searched_text
 from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
 from vault_recall.server.recall.finding.looking import Looked
@@ -151,7 +151,7 @@ def _answer(
         shaped = Shaped(ranked, partial(shapes.whole, root=listing.root), at_least=shapes.least, size=shapes.size)
         return shaped, problems
 
-    packer = partial(pack_recall, budget=budget, limit=limit)
+    packer = partial(pack_recall, budget=budget, limit=limit, cutting=Cutting(shapes, passed))
     result = answer_anew(scope, envelope, _recall_result, find_matches, budget=budget, limit=limit, packer=packer)
     return finish(result, passed[0] if passed else None, shapes, budget=budget, limit=limit)
 
