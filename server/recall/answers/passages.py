@@ -10,7 +10,8 @@ A unit that fits the room left is taken whole; one that does not is replaced by 
 sentences), which compete with the rest.  Best first: with a query, the units holding the most
 of its meaningful words, then the most of its words, then the densest, then the first; units
 holding none are not taken — unless no unit holds any (the note matched by its name): then, as
-with no query, the note's opening units first.  The passages are given in the note's order.
+with no query, the note's opening units first.  The passages are given in the note's order,
+those of one section with only blank lines between them joined into one.
 
 Each passage says where it is as read_note takes it (`section`: the heading path, 'Sync#Pricing')
 and the file lines it spans, so the rest of the note is one call away.
@@ -223,14 +224,14 @@ def _best_first(tree: _Tree, room: int, score: Scorer | None) -> list[Passage]:
 
     for unit in tree.top():
         push(unit)
-    taken: list[tuple[int, Passage]] = []
+    taken: list[tuple[_Unit, Passage]] = []
     used = 2  # the list's brackets
     while heap and used < room:
         _, _, unit = heapq.heappop(heap)
         shown = tree.passage(unit)
         extra = json_size(shown) + (1 if taken else 0)
         if used + extra <= room:
-            taken.append((unit.first, shown))
+            taken.append((unit, shown))
             used += extra
             continue
         pieces = tree.pieces(unit)
@@ -238,5 +239,29 @@ def _best_first(tree: _Tree, room: int, score: Scorer | None) -> list[Passage]:
             break  # the opening, unbroken: not a sentence from further on
         for piece in pieces:
             push(piece)
-    taken.sort(key=lambda pair: (pair[0], pair[1]["lines"][1]))
-    return [shown for _, shown in taken]
+    taken.sort(key=lambda pair: (pair[0].first, pair[0].last))
+    return _joined(tree, taken)
+
+
+def _joined(tree: _Tree, taken: list[tuple[_Unit, Passage]]) -> list[Passage]:
+    """Passages of whole lines of one section with nothing but blank lines between them, as one
+    passage (its lines verbatim): one `section` and `lines` said instead of several, and fewer
+    bytes — never more."""
+    joined: list[tuple[_Unit, Passage]] = []
+    for unit, shown in taken:
+        if joined:
+            last, last_shown = joined[-1]
+            between = range(last.last + 1, unit.first)
+            if (
+                "sentence" not in (last.kind, unit.kind)
+                and last.heading == unit.heading
+                and unit.first > last.last
+                and all(not tree.lines[n - 1].strip() for n in between)
+            ):
+                both = _Unit(last.first, unit.last, tree.text(last.first, unit.last), last.heading, "part")
+                both_shown = tree.passage(both)
+                if json_size(both_shown) <= json_size(last_shown) + 1 + json_size(shown):
+                    joined[-1] = (both, both_shown)
+                    continue
+        joined.append((unit, shown))
+    return [shown for _, shown in joined]

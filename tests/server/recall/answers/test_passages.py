@@ -93,6 +93,15 @@ def test_a_section_too_large_comes_as_its_best_paragraphs() -> None:
     ]
 
 
+def test_paragraphs_of_one_section_next_to_each_other_come_as_one_passage() -> None:
+    body = f"# Notes\n\n## Sync\n\nSync runs hourly.\n\nSync keeps versions.\n\n{FILLER}\n\nSync is paid.\n"
+    chosen = choose_passages(note_of(body), 200, words_scorer("sync"))
+    assert chosen == [
+        {"section": "Notes#Sync", "lines": [5, 7], "text": "Sync runs hourly.\n\nSync keeps versions."},
+        {"section": "Notes#Sync", "lines": [11, 11], "text": "Sync is paid."},
+    ]
+
+
 def test_a_paragraph_too_large_comes_as_whole_sentences() -> None:
     body = "# Notes\n\n" + "Filler words go here. " * 30 + "The answer is forty two. " + "More filler here. " * 30
     note = note_of(body)
