@@ -31,14 +31,15 @@ from vault_recall.server.recall.answers.reading import find_section
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.results import Passage
 
-# How well a text matches the query: larger is better; (0, …) holds no word of it.
+# How well a text matches the query, larger better: (meaningful words held, query words held,
+# matches); a second of 0 holds no word of it.
 Score = tuple[int, int, int]
 Scorer = Callable[[str], Score]
 
+_WORD = re.compile(r"\w+")
 # A sentence ends at '.', '!', '?' or '…' (or their full-width forms), closing quotes and
 # brackets after it, and the blank that follows; a new list item, table row or quote line
 # starts one too.
-_WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(
     r"(?<=[.!?…])[\"'”’)\]]*\s+|(?<=[。！？])[」』）]*\s*|\s*\n(?=[ \t]*(?:[-*+>|]|\d{1,9}[.)])[ \t])"
 )
