@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 
 from tests.support.depth import costly_cases
 from tests.support.vaults import record, write_vault
+from vault_recall.server.activity.events import event_from_result
 from vault_recall.server.obsidian.note import Note, parse_note
 from vault_recall.server.recall.answers import reading, recall_records
+from vault_recall.server.recall.answers.changed_since import handed_in
 from vault_recall.server.recall.answers.passages import Score, choose_passages
 from vault_recall.server.recall.answers.recall_answer import fair_shares
 from vault_recall.server.recall.packing import json_size
@@ -238,3 +240,24 @@ def test_every_answer_fits_and_every_passage_is_the_note_s_own_text(
                     span = reading.find_section(note, passage["section"])
                     offset = note.body_first_line - 1
                     assert span[0] + offset <= first and last <= span[1] + offset
+
+
+def test_a_record_given_as_passages_hands_out_its_revision(tmp_path: Path) -> None:
+    # Told later when the note changes (changed_since_recalled), and recorded with its revision.
+    body = GUIDE + "".join(f"\n## Chapter {n}\n\n{FILLER}\n" for n in range(10))
+    vault = write_vault(tmp_path / "v", {"Guide.md": record("docs", body)})
+    result = recall(vault, "sync pricing")
+    (guide,) = result["records"]
+    assert "passages" in guide
+    assert [(h.path, h.revision) for h in handed_in(vault, result)] == [("Guide.md", guide["revision"])]
+    event = event_from_result(
+        client="t",
+        tool="recall_context",
+        arguments={"subject": "docs", "query": "sync pricing"},
+        result=dict(result),
+        error=None,
+        started=0.0,
+        client_info=(None, None),
+        keep_query_text=False,
+    )
+    assert event.returned == (("Guide.md", guide["revision"]),)
