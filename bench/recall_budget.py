@@ -1,6 +1,7 @@
 """Recall at the default budget: does a long record ranked first hide the one meant?
 
     .venv/bin/python -m bench.recall_budget [--budget 4096] [--public-source DIR]
+    .venv/bin/python -m bench.recall_budget --budgets 4096,6144,8192,12288 [--vaults NAME,…] [--public-source DIR]
 
 Run from the repository's root.  Every answerable query of the recall-quality evaluation
 (bench/recall_eval/: the hand-written vaults, and the public vaults whose repositories are
@@ -10,6 +11,13 @@ records with room for all three.  Counted, for the queries whose expected record
 first three at the largest budget: answers holding one record only; answers that lost the
 expected record to the budget — named in `omitted_best` (path, title, bytes), or only counted
 in `omitted` — and of those, the ones holding a single record.
+
+With `--budgets`, every answerable query instead (and the public vaults over the whole vault,
+with no subject, for a client exposed the whole vault, as well as by folder subject), at each
+budget: the share of answers with records whose first record carries text (`text`, or
+`passages`), the share whose every record does, the records an answer holds, the share of
+those records given whole, and the text bytes an answer holds (`text` and the passages'
+texts), on average.  `--vaults NAME,…` runs only those (dev, holdout, obsidian-help, …).
 """
 
 from __future__ import annotations
@@ -92,11 +100,106 @@ def public(spec: pv.PublicVault, source: Path, budget: int) -> Tally:
         return tally(f"{spec.name} (folder)", asks, budget)
 
 
+Ask = tuple[Scope, str | None, str, tuple[str, ...]]
+
+
+def carries_text(record: dict[str, Any]) -> bool:
+    return "text" in record or bool(record.get("passages"))
+
+
+def text_bytes(record: dict[str, Any]) -> int:
+    texts = [record["text"]] if "text" in record else [p["text"] for p in record.get("passages", [])]
+    return sum(len(text.encode("utf-8")) for text in texts)
+
+
+@dataclass
+class Shares:
+    """At one budget, over every answerable query of one set: what the answers carry."""
+
+    answered: int = 0  # answers with records
+    first_text: int = 0  # ... whose first record carries text
+    all_text: int = 0  # ... whose every record carries text
+    records: int = 0
+    whole: int = 0  # records given whole
+    text: int = 0  # text bytes, all answers
+
+    def cells(self) -> str:
+        n = max(self.answered, 1)
+        return (
+            f"{100 * self.first_text / n:6.0f}% {100 * self.all_text / n:5.0f}%"
+            f" {self.records / n:5.2f} {100 * self.whole / max(self.records, 1):5.0f}% {self.text / n:6.0f}"
+        )
+
+
+def shares(asks: Sequence[Ask], budgets: Sequence[int]) -> dict[int, Shares]:
+    found = {budget: Shares() for budget in budgets}
+    for scope, subject, query, _ in asks:
+        for budget in budgets:
+            result: dict[str, Any] = dict(recall_context(scope, subject, query, budget=budget, limit=LIMIT))
+            records = result["records"]
+            if not records:
+                continue
+            counted = found[budget]
+            counted.answered += 1
+            counted.first_text += carries_text(records[0])
+            counted.all_text += all(carries_text(r) for r in records)
+            counted.records += len(records)
+            counted.whole += sum(1 for r in records if "text" in r)
+            counted.text += sum(text_bytes(r) for r in records)
+    return found
+
+
+def hand_written_asks(name: str) -> Iterator[tuple[str, list[Ask]]]:
+    queries = [q for q in load_queries() if q.vault == name and q.style in ANSWERABLE]
+    with prepared_vault(name) as vault:
+        scope = Scope(client="bench", vault=vault, exposure=Exposure())
+        yield name, [(scope, q.subject, q.query, q.expected) for q in queries]
+
+
+def public_asks(spec: pv.PublicVault, source: Path) -> Iterator[tuple[str, list[Ask]]]:
+    questions = [q for q in spec.questions if q.style in ANSWERABLE]
+    with pv.materialised_vault(spec, source) as vault:
+        whole = Scope(client="bench", vault=vault, exposure=Exposure(mode="vault"))
+        yield f"{spec.name} (vault)", [(whole, None, q.query, q.expected) for q in questions]
+        rules = replace(pv.folder_rules(spec), root=vault)
+        ruled = Scope(client="bench", vault=vault, exposure=Exposure(rules=rules))
+        yield f"{spec.name} (folder)", [(ruled, spec.subject_of(q.folder), q.query, q.expected) for q in questions]
+
+
+def print_shares(budgets: Sequence[int], places: Sequence[Path], only: Sequence[str] = ()) -> None:
+    print(f"{'':36} " + " ".join(f"{f'budget {b}':>34}" for b in budgets))
+    columns = f"{'1st text':>7} {'all':>5} {'recs':>5} {'whole':>6} {'bytes':>6}"
+    print(f"{'vault':28} {'answers':>7} " + " ".join(columns for _ in budgets))
+    sets: list[Iterator[tuple[str, list[Ask]]]] = [
+        hand_written_asks(name) for name in VAULTS if not only or name in only
+    ]
+    for name in pv.public_vault_names():
+        if only and name not in only:
+            continue
+        spec = pv.load_public_vault(name)
+        source = pv.find_source(spec, [*places, REPO_ROOT.parent])
+        if source is None:
+            print(f"{name}: skipped, its repository was not found (bench.recall_quality says how to get it)")
+            continue
+        sets.append(public_asks(spec, source))
+    for each in sets:
+        for name, asks in each:
+            found = shares(asks, budgets)
+            answered = found[budgets[0]].answered
+            print(f"{name:28} {answered:7} " + " ".join(found[b].cells() for b in budgets), flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--budget", type=int, default=4096)
+    parser.add_argument("--budgets", metavar="B,B,…", help="the shares of answers carrying text at each budget")
+    parser.add_argument("--vaults", metavar="NAME,…", help="with --budgets: only these vaults")
     parser.add_argument("--public-source", type=Path, action="append", default=[], metavar="DIR")
     args = parser.parse_args(argv)
+    if args.budgets:
+        only = args.vaults.split(",") if args.vaults else ()
+        print_shares([int(b) for b in args.budgets.split(",")], args.public_source, only)
+        return 0
     print(HEADER)
     tallies = [hand_written(name, args.budget) for name in VAULTS]
     for counted in tallies:

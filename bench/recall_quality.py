@@ -2,7 +2,7 @@
 AI assistants ask, against plain BM25 over the same records in the same run.
 
     .venv/bin/python -m bench.recall_quality [--vault dev|holdout|cjk|public|all] [--limit-queries N]
-                                             [--public-source DIR] [--no-search]
+                                             [--public-source DIR] [--no-search] [--budget N]
                                              [--show-misses] [--json out.json]
 
 Run from the repository's root.  The vaults, queries, methods and scoring are
@@ -27,6 +27,10 @@ BM25+stem and search over every note) and within its top-level folder (the subje
 folder rule per top-level folder; BM25+stem over that folder's notes; search_notes given that
 subject).  `search_notes` is what a model can do with search alone (public_vaults.py);
 `--no-search` leaves it out.
+
+Ours is asked with `--budget` (by default the evaluation's 65,536 bytes, room for three whole
+records: the ranking alone); `--budget 4096` asks as a client does by default, the records
+sharing the budget (a large one as its passages).
 """
 
 from __future__ import annotations
@@ -43,10 +47,12 @@ from tests.support import public_vaults as pv
 from tests.support.paths import REPO_ROOT
 from tests.support.recall_eval import (
     ANSWERABLE,
+    BUDGET,
     STYLES,
     VAULTS,
     Outcome,
     Report,
+    default_methods,
     evaluate,
     load_queries,
     query_slice,
@@ -156,9 +162,11 @@ class PublicReport:
         return [o for o in self.outcomes if o.error is not None]
 
 
-def evaluate_public_vault(spec: pv.PublicVault, source: Path, search: bool = True) -> PublicReport:
+def evaluate_public_vault(
+    spec: pv.PublicVault, source: Path, search: bool = True, budget: int = BUDGET
+) -> PublicReport:
     with pv.materialised_vault(spec, source) as vault:
-        methods = pv.public_methods(spec, search=search)
+        methods = pv.public_methods(spec, search=search, budget=budget)
         outcomes = pv.evaluate_public(spec, vault, methods)
     return PublicReport(spec, list(methods), outcomes)
 
@@ -214,7 +222,11 @@ def public_report_json(report: PublicReport) -> dict[str, Any]:
 
 
 def run_public(
-    places: Sequence[Path], search: bool = True, show_misses: bool = False, root: Path = pv.PUBLIC_ROOT
+    places: Sequence[Path],
+    search: bool = True,
+    show_misses: bool = False,
+    root: Path = pv.PUBLIC_ROOT,
+    budget: int = BUDGET,
 ) -> list[PublicReport]:
     """Every public vault described under `root` whose repository is found under `places`,
     printed as it is done."""
@@ -231,7 +243,7 @@ def run_public(
             )
             print()
             continue
-        report = evaluate_public_vault(spec, source, search=search)
+        report = evaluate_public_vault(spec, source, search=search, budget=budget)
         print(format_public_table(report))
         if show_misses:
             print(format_public_misses(report, "ours (default)"))
@@ -253,6 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-search", action="store_true", help="leave the search_notes baseline out (public vaults)")
     parser.add_argument("--limit-queries", type=int, metavar="N", help="only N queries per vault and style")
+    parser.add_argument("--budget", type=int, default=BUDGET, metavar="N", help="the budget ours is asked with")
     parser.add_argument("--show-misses", action="store_true", help="print each query ours missed and what it returned")
     parser.add_argument("--json", type=Path, metavar="PATH", help="write every figure and per-query outcome")
     args = parser.parse_args(argv)
@@ -261,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.limit_queries is not None:
         queries = query_slice(queries, args.limit_queries)
     names = {"all": VAULTS, "public": ()}.get(args.vault, (args.vault,))
-    reports = [evaluate(name, queries) for name in names]
+    reports = [evaluate(name, queries, default_methods(args.budget)) for name in names]
     for report in reports:
         print(format_table(report))
         if args.show_misses:
@@ -270,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     public: list[PublicReport] = []
     if args.vault in ("public", "all"):
         places = [*args.public_source, REPO_ROOT.parent]
-        public = run_public(places, search=not args.no_search, show_misses=args.show_misses)
+        public = run_public(places, search=not args.no_search, show_misses=args.show_misses, budget=args.budget)
     if args.json is not None:
         written = [report_json(r) for r in reports] + [public_report_json(r) for r in public]
         args.json.write_text(json.dumps(written, indent=1, ensure_ascii=False) + "\n")

@@ -65,8 +65,9 @@ def event_from_result(
     if result is not None:
         for item in result.get("records", []) or []:
             if isinstance(item, dict) and "path" in item:
-                # A record without its text (too large for the budget) gave no revision to hold.
-                returned.append((str(item["path"]), item.get("revision") if "text" in item else None))
+                # A record without any text (too large for the budget) gave no revision to hold.
+                held = "text" in item or "passages" in item
+                returned.append((str(item["path"]), item.get("revision") if held else None))
         if "path" in result and "text" in result:  # read_note
             returned.append((str(result["path"]), result.get("revision")))
     if error is not None and not keep_query_text:

@@ -67,21 +67,33 @@ class Packed(Degradable):
     omitted: int
 
 
+class Passage(TypedDict):
+    """A whole section, or whole paragraphs or sentences of one, of a note too large for its
+    share of a recall's budget (answers/passages.py): the note's own text, never cut within."""
+
+    section: NotRequired[str]  # read_note's `section` for the section it is in; absent: above every heading
+    lines: list[int]  # [first, last]: the file lines it spans
+    text: str
+
+
 class Record(TypedDict):
-    """One memory record, whole: what recall_context and recall_activity return."""
+    """One memory record: what recall_context and recall_activity return."""
 
     path: str
     title: str
-    # The note's body, never cut.  Absent only from a first record too large for the budget,
-    # which then says its size (`bytes`) and how to read it (`hint`).
+    # The note's body, never cut: a note larger than its share of the budget comes as
+    # `passages` instead, with its size whole in `bytes`.  Neither, only for a first record
+    # not even one passage of which fits: it then says its size (`bytes`) and how to read
+    # it (`hint`).
     text: NotRequired[str]
+    passages: NotRequired[list[Passage]]
     revision: str  # SHA-256 of the note's bytes
     modified: str  # the note's change time, ISO 8601 UTC
     uri: str  # obsidian:// link that opens the note
     matched: dict[str, list[str]]  # query word → the fields holding it
     coverage: NotRequired[float]  # with a query: the share of its meaningful words held (1.0: all)
     date: NotRequired[str]  # recall_activity's records only: the event's YYYY-MM-DD
-    bytes: NotRequired[int]  # without text: the record's size with it, at most
+    bytes: NotRequired[int]  # without its whole text: the record's size with it, at most
     hint: NotRequired[str]  # without text: read_note it, or ask with a larger budget
 
 

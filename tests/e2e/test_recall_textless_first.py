@@ -20,7 +20,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 FIELD = "changed_since_recalled"
 BIG = "Decisions/Postgres choice.md"
 SMALL = "Decisions/Backups.md"
-LONG_BODY = "We chose Postgres for the main store.\n\n" + "Replication and backups, reasoned at length. " * 140
+# One sentence of 6 KB: no passage of it is whole and fits.
+LONG_BODY = "We chose Postgres for the main store, " + "replication and backups reasoned at length, " * 140 + "done.\n"
 
 
 def sha(path: Path) -> str:

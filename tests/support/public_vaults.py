@@ -358,7 +358,7 @@ def folder_rules(spec: PublicVault) -> SubjectRules:
     return SubjectRules(tuple(SubjectRule(subject=f.subject, folder=f.folder) for f in spec.folders))
 
 
-def ours_over_notes(spec: PublicVault, match: str | None = None) -> PublicMethod:
+def ours_over_notes(spec: PublicVault, match: str | None = None, budget: int = BUDGET) -> PublicMethod:
     """`recall_context` as a plain function: within a folder, with that folder's subject under
     the folder rules; over the whole vault, with no subject for a client exposed the whole
     vault and no rules (the vault as a new user has it)."""
@@ -373,7 +373,7 @@ def ours_over_notes(spec: PublicVault, match: str | None = None) -> PublicMethod
             scope = Scope(client="eval", vault=vault, exposure=Exposure(rules=replace(rules, root=vault)))
             subject = spec.subject_of(folder)
         try:
-            result = recall_context(scope, subject, query, budget=BUDGET, limit=LIMIT, **options)
+            result = recall_context(scope, subject, query, budget=budget, limit=LIMIT, **options)
         except Exception as error:  # reported per question; one failing must not end the run
             return Answer((), (), f"{type(error).__name__}: {error}")
         paths = tuple(str(r["path"]) for r in result.get("records") or [])
@@ -416,9 +416,9 @@ def search_over_notes(spec: PublicVault, languages: Sequence[str] = ("english",)
     return run
 
 
-def public_methods(spec: PublicVault, search: bool = True) -> dict[str, PublicMethod]:
-    """The methods the bench runs over a public vault, in its table's order."""
-    methods: dict[str, PublicMethod] = {"ours (default)": ours_over_notes(spec)}
+def public_methods(spec: PublicVault, search: bool = True, budget: int = BUDGET) -> dict[str, PublicMethod]:
+    """The methods the bench runs over a public vault, in its table's order (ours at `budget`)."""
+    methods: dict[str, PublicMethod] = {"ours (default)": ours_over_notes(spec, budget=budget)}
     methods["BM25+stem"] = bm25_over_notes(english_stemmer())
     if search:
         methods["search_notes"] = search_over_notes(spec)

@@ -218,14 +218,14 @@ class Answer:
 Method = Callable[[Path, str, str], Answer]  # (vault folder, subject, query) -> answer
 
 
-def ours(match: str | None) -> Method:
+def ours(match: str | None, budget: int = BUDGET) -> Method:
     """recall_context as a plain function; `match` None leaves the default."""
 
     def run(vault: Path, subject: str, query: str) -> Answer:
         options: dict[str, Any] = {} if match is None else {"match": match}
         scope = Scope(client="eval", vault=vault, exposure=Exposure())
         try:
-            result = recall_context(scope, subject, query, budget=BUDGET, limit=LIMIT, **options)
+            result = recall_context(scope, subject, query, budget=budget, limit=LIMIT, **options)
         except Exception as error:  # reported per query; one mode failing must not end the run
             return Answer((), (), f"{type(error).__name__}: {error}")
         records = result.get("records") or []
@@ -251,10 +251,10 @@ def bm25(stem: Stemmer | None) -> Method:
     return run
 
 
-def default_methods() -> dict[str, Method]:
+def default_methods(budget: int = BUDGET) -> dict[str, Method]:
     return {
-        "ours (default)": ours(None),
-        "ours (match=all)": ours("all"),
+        "ours (default)": ours(None, budget),
+        "ours (match=all)": ours("all", budget),
         "BM25": bm25(None),
         "BM25+stem": bm25(english_stemmer()),
     }

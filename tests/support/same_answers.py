@@ -58,6 +58,19 @@ is declared here, each difference checked as narrowly as the change that explain
 - `known_word`: a query word the earlier tree took for another ('insurance → instance') is one
   a language knows and is not respelled now: no record or name holds a correction of it, and
   what the answer holds of it changes with that (its records, names, coverage, hint and mark).
+- `passages`: a recall shares its budget among its first `limit` records, a note larger than
+  its share given as its best passages (answers/passages.py): the same matches (returned and
+  counted; across the whole vault, more by at most the broken notes counted, as `broken_shown`
+  ranks them), the same first record (or one where there was none), every record returned whole
+  the same as before, every record given as passages holds its note's own text — verbatim
+  slices of the whole text the earlier answer gave, when it gave it — and nothing but the
+  records, `omitted`, `omitted_best` and (of the records returned) `weak_match` differs; in
+  recall_context's and recall_activity's descriptions, the sentences on their limits and their
+  records' shape.
+- `told_otherwise`: with recalls packed otherwise (`passages`), a server hands out other notes
+  than the earlier one did, so a later call of any tool tells of changes to other notes in
+  `changed_since_recalled`: each change both tell is told alike, and the rest of the answer
+  differs only as another declaration allows.
 
 Anything else is a difference the test reports, with the call and both values.
 """
@@ -166,6 +179,35 @@ def _more_named(tool: str, diffs: Sequence[tuple[str, Json, Json]], before: Json
     named_before = before["result"].get("omitted_best", [])
     named_after = after["result"].get("omitted_best", [])
     return len(named_before) < len(named_after) <= 5 and named_after[: len(named_before)] == named_before
+
+
+_SHARED = (".result.records", ".result.omitted", ".result.omitted_best", ".result.weak_match")
+
+
+def _passages(tool: str, diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json) -> bool:
+    """The `passages` change (module docstring)."""
+    if tool not in RECALLS or not all(where.startswith(_SHARED) for where, _, _ in diffs):
+        return False
+    was, now = before["result"], after["result"]
+    # As many matches — or, across the whole vault, more by broken notes now ranked as shown
+    # (`broken_shown`), at most as many as the earlier answer counted.
+    grown = len(now["records"]) + now["omitted"] - len(was["records"]) - was["omitted"]
+    broken = len(was.get("problems", [])) + was.get("problems_omitted", 0)
+    if not 0 <= grown <= broken:
+        return False
+    if was["records"] and (not now["records"] or now["records"][0]["path"] != was["records"][0]["path"]):
+        return False
+    whole_before = {r["path"]: r.get("text") for r in was["records"]}
+    for record in now["records"]:
+        if "passages" not in record:
+            # Whole now and whole before: the same record (one given without text before may be whole).
+            if whole_before.get(record["path"]) is not None and record not in was["records"]:
+                return False
+            continue
+        text = whole_before.get(record["path"])
+        if text is not None and not all(p["text"] in text for p in record["passages"]):
+            return False
+    return any("passages" in r for r in now["records"]) or len(now["records"]) != len(was["records"])
 
 
 _PACKED = (
@@ -441,6 +483,21 @@ def _known_word(tool: str, diffs: Sequence[tuple[str, Json, Json]], before: Json
     return bool(dropped) and all(where.startswith(parts) for where, _, _ in diffs)
 
 
+_TOLD = ".result.changed_since_recalled"
+
+
+def _told_otherwise(before: Json, after: Json) -> bool:
+    """`told_otherwise` (module docstring): each change both tell is told alike."""
+    was = {c["path"]: c for c in before["result"].get("changed_since_recalled", [])}
+    now = {c["path"]: c for c in after["result"].get("changed_since_recalled", [])}
+    return all(was[path] == now[path] for path in was.keys() & now.keys())
+
+
+def _untold(answer: Json) -> Json:
+    result = {k: v for k, v in answer["result"].items() if not k.startswith("changed_since_recalled")}
+    return {**answer, "result": result}
+
+
 def allowed(
     tool: str, args: Mapping[str, Json], before: Json, after: Json, sensitive: frozenset[str]
 ) -> tuple[str | None, list[tuple[str, Json, Json]]]:
@@ -449,6 +506,11 @@ def allowed(
     diffs = list(differences(before, after))
     if not diffs:
         return None, diffs
+    if any(where.startswith(_TOLD) for where, _, _ in diffs) and _told_otherwise(before, after):
+        kind, rest = allowed(tool, args, _untold(before), _untold(after), sensitive)
+        if not rest:
+            return "told_otherwise", diffs
+        return (None if kind is None else f"{kind} and told_otherwise"), diffs
     if _weak_mark(tool, diffs, after):
         return "weak_mark", diffs
     if _fence_note(tool, args, diffs, sensitive) or _fence_matches(tool, diffs, after, sensitive):
@@ -476,6 +538,8 @@ def allowed(
         return "broken_shown", diffs
     if _problem_share(tool, args, diffs, before, after):
         return "problem_share", diffs
+    if _passages(tool, diffs, before, after):
+        return "passages", diffs
     return None, diffs
 
 
@@ -487,11 +551,22 @@ _WEAK_SENTENCES = (
 )
 
 
+# The sentences on a recall's limits and its records' shape that passages rewrote.
+_PASSAGE_SENTENCES = (
+    re.compile(r"Limits: at most `limit` records.*?(?:read it with read_note\.|read_note one\.)", re.DOTALL),
+    re.compile(r"each record is \{path,\s+title, text.*?\}\.", re.DOTALL),
+    re.compile(r"Bounded like recall_context:.*?`omitted`[^.]*\.", re.DOTALL),
+    re.compile(r"memory records \(whole notes[^)]*\)"),
+)
+
+
 def without_weak_sentence(text: str | None) -> str | None:
     if text is None:
         return None
     for sentence in _WEAK_SENTENCES:
         text = sentence.sub("<weak_match sentence>", text)
+    for sentence in _PASSAGE_SENTENCES:
+        text = sentence.sub("<passages sentence>", text)
     return text
 
 

@@ -84,12 +84,13 @@ class NoteChange:
 def handed_in(vault: Path, result: Mapping[str, object]) -> list[Handed]:
     """The whole notes a tool result hands out, with their revisions: the records of
     recall_context and recall_activity, and read_note's note (its text or one section).
-    Search hits and backlinks are lines, not notes, and carry no revision; a record given
-    without its text (too large for the budget) hands out nothing to be out of date."""
+    Search hits and backlinks are lines, not notes, and carry no revision; a record given as
+    passages hands out text of its revision too; one given without any text (too large for the
+    budget) hands out nothing to be out of date."""
     found: list[Handed] = []
     records = result.get("records")
     for item in records if isinstance(records, list) else ():
-        if not isinstance(item, dict) or "text" not in item:
+        if not isinstance(item, dict) or ("text" not in item and "passages" not in item):
             continue
         if isinstance(item.get("path"), str) and isinstance(item.get("revision"), str):
             found.append(Handed(vault, item["path"], item["revision"]))

@@ -16,9 +16,12 @@ from pathlib import Path
 from vault_recall.server.errors import NoteChanged
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.uri import obsidian_uri
+from vault_recall.server.recall.answers.passages import Score, Scorer, choose_passages
 from vault_recall.server.recall.finding.scan import read_again
-from vault_recall.server.recall.packing import answer, json_size
-from vault_recall.server.recall.ranking.relevance import Match, Ordering, Strict
+from vault_recall.server.recall.packing import Shaped, answer, json_size
+from vault_recall.server.recall.ranking.query_terms import StemMemo, term_counts
+from vault_recall.server.recall.ranking.relevance import Match, Ordering, Ranked, Strict
+from vault_recall.server.recall.ranking.words import fold_for_ranking, words
 from vault_recall.server.recall.results import OmittedRecord, Problem, RecallResult, Record
 
 # Said by a record that ranks first but is too large for the budget, given without its text.
@@ -99,6 +102,59 @@ class RecallShapes:
         widest = None if found.coverage() is None else 0.99
         return json_size(shape(found, self.vault, "", self.dated, widest)) - json_size("") + found.text_size
 
+    def in_passages(self, found: Match, root: Path, room: int) -> Record | None:
+        """The record with its best passages (passages.py) in place of its text, and its size
+        whole in `bytes`, its JSON at most `room` bytes — None when not one passage fits.
+        Raises NoteChanged when the note changed since it matched."""
+        note = read_again(root, found.path, found.revision)
+        whole = shape(found, self.vault, "", self.dated, self._together(found, note))
+        shaped: Record = {}  # type: ignore[typeddict-item]  # keys added in the wire order
+        for key, value in whole.items():
+            if key == "text":
+                shaped["passages"] = []
+            else:
+                shaped[key] = value  # type: ignore[literal-required]
+        shaped["bytes"] = self.size(found)
+        left = room - json_size(shaped) + len("[]")
+        chosen = choose_passages(note, left, self._scorer(found)) if left > len("[]") else []
+        if not chosen:
+            return None
+        shaped["passages"] = chosen
+        return shaped
+
+    def _scorer(self, found: Match) -> Scorer | None:
+        """How well a text holds the query the record matched, leaving out the words its title
+        holds: the title says the note is about them, its passages should hold the rest.  None
+        when there is no query, or the title holds every word (the note's opening first)."""
+        ordering = self.ordering
+        if isinstance(ordering, Strict):
+            titled = set(words(found.title))
+            wanted = [word for word in ordering.wanted if word not in titled]
+            if not wanted:
+                return None
+
+            def holds_words(text: str) -> Score:
+                present = set(words(text))
+                held = sum(1 for word in wanted if word in present)
+                return held, held, held
+
+            return holds_words
+        query = found.query
+        if not isinstance(ordering, Ranked) or query is None:
+            return None
+        memo = ordering.memo if ordering.memo.languages == query.languages else StemMemo(query.languages)
+        in_title = term_counts(fold_for_ranking(found.title), query, memo)
+        asked = [i for i in range(len(query.terms)) if not in_title[i]]
+        required = [i for i in (query.counted or query.required) if not in_title[i]]
+        if not asked:
+            return None
+
+        def holds_terms(text: str) -> Score:
+            counts = term_counts(fold_for_ranking(text), query, memo)
+            return sum(1 for i in required if counts[i]), sum(1 for i in asked if counts[i]), sum(counts)
+
+        return holds_terms
+
     @staticmethod
     def least(found: Match) -> int:
         # The text and path are written whole (JSON escaping only adds), each character a byte at least.
@@ -140,10 +196,99 @@ def shape(found: Match, vault: str, text: str, dated: bool, coverage: float | No
     return shaped
 
 
+@dataclass(frozen=True)
+class Cutting:
+    """What packing in shares asks of one recall's matches, by rank: the record as passages
+    within a room (None when not one passage fits), and the size of its name among the best
+    left out (`_name_left_out`)."""
+
+    shapes: RecallShapes
+    passed: list[Passed]  # the pass that answered, once there is one
+
+    def passages(self, index: int, room: int) -> Record | None:
+        return self.shapes.in_passages(self.passed[0].ranked[index], self.passed[0].root, room)
+
+    def name_size(self, index: int) -> int:
+        return json_size(_name(self.passed[0].ranked[index], self.shapes))
+
+
 def pack_recall(
+    result: RecallResult,
+    candidates: Sequence[object],
+    problems: Sequence[Problem],
+    *,
+    budget: int,
+    limit: int,
+    cutting: Cutting | None = None,
+) -> RecallResult:
+    """The first `limit` records in rank order, each whole when it fits its share of the budget
+    and as its best passages otherwise, with room kept for naming what is left out — as few
+    records as it takes for the first to carry text.  Without `cutting`, or when not even the
+    first alone has a passage that fits, whole records only (`_whole_records`)."""
+    if cutting is not None and isinstance(candidates, Shaped) and candidates:
+        count = min(limit, len(candidates))
+        while count:
+            packed = _in_shares(result, candidates, problems, budget=budget, count=count, cutting=cutting)
+            if packed is not None:
+                return packed
+            count = count - 1 if count <= 4 else count // 2  # recall_activity's limit goes to 50
+    return _whole_records(result, candidates, problems, budget=budget, limit=limit)
+
+
+def fair_shares(room: int, sizes: Sequence[int]) -> list[int]:
+    """`room` shared among records of these sizes, none given more than its size, the rest
+    evenly: the smallest first take what they need, the larger share what is left."""
+    shares = [0] * len(sizes)
+    left = room
+    for taken, index in enumerate(sorted(range(len(sizes)), key=lambda i: sizes[i])):
+        shares[index] = min(sizes[index], left // (len(sizes) - taken))
+        left -= shares[index]
+    return shares
+
+
+def _in_shares(
+    result: RecallResult,
+    candidates: Shaped[Match, Record],
+    problems: Sequence[Problem],
+    *,
+    budget: int,
+    count: int,
+    cutting: Cutting,
+) -> RecallResult | None:
+    """The first `count` records in their fair shares of the budget (what one leaves unused
+    goes to the next); None when the first carries no text in its share.  With more records
+    than that, the room kept for naming them holds one name at least."""
+    reserve = 0
+    if len(candidates) > count:
+        reserve = max(RecallShapes.reserve(budget), cutting.name_size(count) + len(',"omitted_best":[]'))
+    # The envelope and problems packed with no record (the count of records left out at its
+    # largest: the final one has no more digits).
+    packed = answer(result, candidates, budget=budget, limit=0, problems=problems, problem_share=PROBLEM_SHARE)
+    room = budget - reserve - json_size(packed) - (count - 1)  # a comma between records
+    shares = fair_shares(room, [candidates.size(i) for i in range(count)])
+    records: list[Record] = []
+    spare = 0
+    for index in range(count):
+        share = shares[index] + spare
+        whole = candidates.size(index) <= share
+        record = candidates[index] if whole else cutting.passages(index, share)
+        size = json_size(record) if record is not None else 0
+        if record is None or size > share:
+            if index == 0:
+                return None
+            spare = share + 1  # nor its comma
+            continue
+        records.append(record)
+        spare = share - size
+    packed["records"] = records
+    packed["omitted"] = len(candidates) - len(records)
+    return packed
+
+
+def _whole_records(
     result: RecallResult, candidates: Sequence[object], problems: Sequence[Problem], *, budget: int, limit: int
 ) -> RecallResult:
-    """The records packed in rank order, with room kept for naming what is left out — unless
+    """Whole records packed in rank order, with room kept for naming what is left out — unless
     keeping it would cost the best record its place: then packed in the whole budget."""
     room = budget - RecallShapes.reserve(budget)
     packed = answer(result, candidates, budget=room, limit=limit, problems=problems, problem_share=PROBLEM_SHARE)
@@ -228,9 +373,7 @@ def _name_left_out(result: RecallResult, passed: Passed, shapes: RecallShapes, b
             break
         if found.path in returned:
             continue
-        entry: OmittedRecord = {"path": found.path, "title": found.title, "bytes": shapes.size(found)}
-        if shapes.ordering.reports_weak:
-            entry["matched"] = found.matched()
+        entry = _name(found, shapes)
         extra = json_size(entry) + (1 if named else 0)
         if used + extra > room:
             break
@@ -238,3 +381,10 @@ def _name_left_out(result: RecallResult, passed: Passed, shapes: RecallShapes, b
         used += extra
     if not named:
         del result["omitted_best"]
+
+
+def _name(found: Match, shapes: RecallShapes) -> OmittedRecord:
+    entry: OmittedRecord = {"path": found.path, "title": found.title, "bytes": shapes.size(found)}
+    if shapes.ordering.reports_weak:
+        entry["matched"] = found.matched()
+    return entry

@@ -18,6 +18,7 @@ from vault_recall.server.obsidian.note import InvalidNote, Note, note_title
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
 from vault_recall.server.recall.answers.recall_answer import (
     NO_RECORDS_HINT,
+    Cutting,
     Passed,
     RecallShapes,
     finish,
@@ -169,7 +170,7 @@ def _answer(
         shaped = Shaped(ranked, partial(shapes.whole, root=listing.root), at_least=shapes.least, size=shapes.size)
         return shaped, _returned_first(ranked[:limit], shown, problems)
 
-    packer = partial(pack_recall, budget=budget, limit=limit)
+    packer = partial(pack_recall, budget=budget, limit=limit, cutting=Cutting(shapes, passed))
     result = answer_anew(scope, envelope, _recall_result, find_matches, budget=budget, limit=limit, packer=packer)
     return finish(result, passed[0] if passed else None, shapes, budget=budget, limit=limit, nothing_here=nothing_here)
 

@@ -65,6 +65,7 @@ CASES = {
         recall_records.recall_context, ("build-system", "bazel cache make", 1024, 20)
     ),
     "recall_context whole vault": Case(recall_records.recall_context, (None, "cache")),
+    "recall_context in passages": Case(recall_records.recall_context, (None, "part text", 2048), mode="vault"),
     "recall_context whole vault seen": Case(recall_records.recall_context, (None, "cache"), mode="vault"),
     "recall_context degraded": Case(recall_records.recall_context, ("build-system", "cache"), "broken"),
     "recall_context no vault": Case(recall_records.recall_context, ("build-system", "cache"), "none"),

@@ -1,6 +1,6 @@
-"""A recall whose best record does not fit its budget returns it first without its text (never
-cut, so not there at all), with its size and a hint — not the smaller records that fit, or none,
-as if they were the best answer there is."""
+"""A recall whose best record does not fit its budget, not even one whole sentence of it as a
+passage, returns it first without its text (never cut, so not there at all), with its size and a
+hint — not the smaller records that fit, or none, as if they were the best answer there is."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from vault_recall.server.recall.answers.changed_since import handed_in
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.scope import Exposure, Scope
 
-LONG_BODY = "We chose Postgres for the main store.\n\n" + "Replication and backups, reasoned at length. " * 140
+# One sentence of 6 KB: no passage of it is whole and fits (test_passages.py has the rest).
+LONG_BODY = "We chose Postgres for the main store, " + "replication and backups reasoned at length, " * 140 + "done.\n"
 
 
 def scope(vault: Path) -> Scope:

@@ -64,7 +64,7 @@ def test_a_note_that_never_stops_changing_gets_a_clear_answer(tmp_path: Path, mo
     assert result["records"] == [] and len(passes) == 3
 
 
-def test_records_that_cannot_fit_are_never_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_records_past_the_limit_are_never_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     big = "---\nsubject: build-system\n---\ncache " + "x" * 5000 + "\n"
     vault = write_vault(tmp_path / "v", {"Big.md": big, "Small.md": OLD})
     read: list[str] = []
@@ -75,7 +75,8 @@ def test_records_that_cannot_fit_are_never_read_again(tmp_path: Path, monkeypatc
         return real(root, path, revision)
 
     monkeypatch.setattr(recall_answer, "read_again", counting)
-    result = recall_records.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
+    scope = Scope(client="t", vault=vault, exposure=Exposure())
+    result = recall_records.recall_context(scope, "build-system", "cache", limit=1)
     assert [r["path"] for r in result["records"]] == ["Small.md"] and result["omitted"] == 1
     assert read == ["Small.md"]
 
