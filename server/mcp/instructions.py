@@ -20,10 +20,12 @@ guessing. Every result has `status`: `ok`, `degraded` (some \
 notes that could matter are broken; `problems` names them, tell the person) or `unavailable` \
 (the vault could not be read; `reason` says why, "paused by the person" while they have paused \
 recall). A `notice` says what to know of the vault itself: tell the person when it says the \
-vault is the bundled sample. Records are whole notes, never cut; \
+vault is the bundled sample. A record is a whole note (`text`) or, for a note larger than its \
+share of the budget, its best whole sections, paragraphs or sentences (`passages`, never a cut \
+sentence, each with the `section` read_note takes for the rest of it); \
 `omitted` counts matches that did not fit the budget or limit and `omitted_best` names the \
 best of them (read_note one you need). A recall's first record \
-without `text` is the best match, too large for the budget (`bytes` says its size): read it \
+without `text` or `passages` is the best match, too large for the budget (`bytes` says its size): read it \
 with read_note, or ask again with a larger budget, before answering from it. When a recall says \
 `weak_match: true`, no returned record holds the meaningful words of your question together \
 (all, or nearly all with one in its name): they are the closest notes, which may not answer it \

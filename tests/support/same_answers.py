@@ -557,6 +557,10 @@ _PASSAGE_SENTENCES = (
     re.compile(r"each record is \{path,\s+title, text.*?\}\.", re.DOTALL),
     re.compile(r"Bounded like recall_context:.*?`omitted`[^.]*\.", re.DOTALL),
     re.compile(r"memory records \(whole notes[^)]*\)"),
+    # The instructions: what a record is, and the first record with no text at all.
+    re.compile(r"Records are whole notes, never cut;"),
+    re.compile(r"A record is a whole note \(`text`\).*?for the rest of it\);", re.DOTALL),
+    re.compile(r"record\s+without `text`(?: or `passages`)? is"),
 )
 
 
