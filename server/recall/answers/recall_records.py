@@ -9,13 +9,13 @@ recall_answer.py.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 
 from vault_recall.server.errors import InvalidArgument, show_value
-from vault_recall.server.obsidian.note import InvalidNote, Note, note_title
+from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
+from vault_recall.server.recall.answers.broken_notes import asked_words, block_holds, could_hold_any, shown_anyway
 from vault_recall.server.recall.answers.recall_answer import (
     NO_RECORDS_HINT,
     Cutting,
@@ -25,14 +25,13 @@ from vault_recall.server.recall.answers.recall_answer import (
     nothing_to_recall_hint,
     pack_recall,
 )
-from vault_recall.server.recall.answers.search import searched_text
 from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
 from vault_recall.server.recall.finding.looking import Looked
 from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
 from vault_recall.server.recall.ranking.known_words import knows
-from vault_recall.server.recall.ranking.query_terms import parse_query, term_counts
+from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import (
     allowed_distance,
@@ -43,7 +42,7 @@ from vault_recall.server.recall.ranking.spelling import (
     related,
     spelt_otherwise,
 )
-from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words, query_words
+from vault_recall.server.recall.ranking.words import folded_words, query_words
 from vault_recall.server.recall.records import (
     MemoryRecord,
     as_record,
@@ -189,7 +188,7 @@ def _measure(
     """One pass: `fresh` measures every candidate `keep` keeps; broken notes go to `problems`,
     or to `shown` when they are ranked and matter only if returned (_every_note)."""
     gates = _unheld_gates(fresh) if unheld else None
-    for item in _candidates(scope, listing, subject, problems, gates, _asked(fresh), shown):
+    for item in _candidates(scope, listing, subject, problems, gates, asked_words(fresh), shown):
         if isinstance(item, Unheld):
             assert isinstance(fresh, Ranked)  # gates are given for a ranked recall only
             fresh.measure_unheld(item.length)
@@ -329,7 +328,7 @@ def _every_note(
     say: as search_notes names a broken note only when it holds the phrase.  Every recall
     would otherwise be `degraded` by every broken note of a large real vault (15 of
     obsidian-hub's 6,571 notes, whatever was asked).  A note whose properties cannot be read
-    is still ranked as Obsidian shows it (shown_anyway): all it lacks is its properties, so its
+    is still ranked as Obsidian shows it (broken_notes.shown_anyway): all it lacks is its properties, so its
     problem goes to `shown` (told only if the answer returns it) — unless its properties block
     holds a word asked, which could have ranked it otherwise.  Else obsidian-hub's 12 people
     pages, whose `aliases: - @name` YAML refuses, listing the plugins and themes each made, were
@@ -356,7 +355,7 @@ def _every_note(
             if seen is None:
                 tell(parsed)
                 continue
-            if shown is None or (asked is not None and _block_holds(seen, asked)):
+            if shown is None or (asked is not None and block_holds(seen, asked)):
                 tell(parsed)
             else:
                 shown[parsed.path] = problem(parsed)
@@ -366,56 +365,6 @@ def _every_note(
             tell(record)
         elif not parsed.template:
             yield record if record is not None else ruled_record(parsed, (), None)
-
-
-def shown_anyway(trouble: InvalidNote) -> Note | None:
-    """A note whose properties cannot be read, as the whole vault still takes it: its title and
-    body, as Obsidian shows them, ranked as an ordinary note — the person's page in
-    obsidian-hub whose `aliases: - @name` YAML refuses is the page asked for by that name.
-    Not one whose block names a `subject`, `status` or `kind` (it may be another subject's
-    record, archived, or an event: only its problem is told), nor a template, nor one that
-    could not be read — nor one whose text holds a NUL: a UTF-16 note read as UTF-8 is no text
-    to return."""
-    shown = trouble.readable
-    if shown is None or shown.template or trouble.mentions_subject or trouble.mentions_state:
-        return None
-    return None if "\x00" in shown.body else shown
-
-
-def _asked(fresh: Ordering) -> Callable[[str], bool] | None:
-    """For a ranked recall with meaningful words: whether a folded text holds one of them, in
-    any form ranking finds (only records that do are ranked)."""
-    if not isinstance(fresh, Ranked) or not fresh.query.required:
-        return None
-    query, memo, required = fresh.query, fresh.memo, fresh.query.required
-
-    def holds(folded: str) -> bool:
-        counts = term_counts(folded, query, memo)
-        return any(counts[i] for i in required)
-
-    return holds
-
-
-def _block_holds(note: Note, asked: Callable[[str], bool]) -> bool:
-    """Whether the values in the properties block of a note shown without it hold a word `asked`
-    looks for (its aliases and tags would have been ranked; a key's name never is)."""
-    if note.yaml_text is None:
-        return False
-    return asked(fold_for_ranking(_PROPERTY_NAME.sub("", note.yaml_text)))
-
-
-# A properties line's leading `name:`, as loosely as a block YAML refused can be read.
-_PROPERTY_NAME = re.compile(r"^[ \t]*[^\s:#\-][^:\n]*:", re.MULTILINE)
-
-
-def could_hold_any(trouble: InvalidNote, asked: Callable[[str], bool]) -> bool:
-    """Whether a broken note's text — every line of the file, its properties block too, and its
-    file name — holds a word `asked` looks for, folded as ranking folds it (a note that could
-    not be read at all might hold anything)."""
-    note = trouble.readable
-    if note is None:
-        return True
-    return asked(fold_for_ranking(f"{note_title(trouble.path)}\n{searched_text(note)}"))
 
 
 def _recall_result(envelope: RecallHead, records: list[Record]) -> RecallResult:
