@@ -17,6 +17,7 @@ import contextlib
 import select
 import socket
 import threading
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -38,6 +39,8 @@ class Wakeups:
         self._read, self._write = socket.socketpair()
         self._read.setblocking(False)
         self._write.setblocking(False)
+        # Closed with this object when `close` never ran (a tray made but never run).
+        weakref.finalize(self, _close_both, self._read, self._write)
         self._lock = threading.Lock()
         self._woken: set[str] = set()
         self._watches: list[StoreWatch] = []
@@ -102,6 +105,11 @@ class Wakeups:
             for end in (self._read, self._write):
                 with contextlib.suppress(OSError):
                     end.close()
+
+
+def _close_both(*ends: socket.socket) -> None:
+    for end in ends:
+        end.close()
 
 
 def seconds_until(times: Iterable[float | None], now: float) -> float:
