@@ -86,7 +86,7 @@ def load_average() -> list[float]:
     """The system's 1, 5 and 15 minute load, shown beside the figures; none on Windows."""
     if sys.platform == "win32":
         return []
-    return load_average()
+    return list(os.getloadavg())
 
 
 def percentile(values: list[float], share: float) -> float:
