@@ -132,3 +132,39 @@ def test_a_correction_counting_as_the_word_asked_is_declared() -> None:
     assert allowed("recall_context", ASKED, known, dropped, frozenset())[0] == "known_word"
     unknown = answer(0.0, True, "insurrance → instance")
     assert allowed("recall_context", ASKED, unknown, dropped, frozenset())[0] is None
+
+
+def test_passages_in_the_room_fewer_problems_left_is_the_declared_change() -> None:
+    # A subject's recall names one problem where it named two, and gives B.md as passages of
+    # its own text in the room that left.
+    subject = {**ASKED, "subject": "ops"}
+    b_passages = {k: v for k, v in record("B.md").items() if k != "text"}
+    both = after(
+        records=[record("A.md"), {**b_passages, "passages": [{"lines": [3, 3], "text": "B.md"}], "bytes": 900}],
+        problems=[{"path": "Broken.md", "reason": "Broken.md, line 2: not YAML"}],
+        problems_omitted=1,
+    )
+    assert allowed("recall_context", subject, BEFORE, both, frozenset())[0] == "passages and problem_share"
+    # Not passages of text the note never held, nor a problem told otherwise beside them.
+    invented = copy.deepcopy(both)
+    invented["result"]["records"][1]["passages"] = [{"lines": [3, 3], "text": "never written"}]
+    told = copy.deepcopy(both)
+    told["result"]["problems"] = [{"path": "Broken.md", "reason": "???"}]
+    for regression in (invented, told):
+        assert allowed("recall_context", subject, BEFORE, regression, frozenset())[0] is None, regression
+
+
+def test_the_nothing_here_hint_beside_another_declared_change_is_judged_without_it() -> None:
+    hint = "there are no current records here"
+    before = {"result": {**BEFORE["result"], "records": [], "omitted": 0, "omitted_best": [], "hint": hint}}
+    told = f"{hint}. The person can make some without editing a note: `vault-recall subject add ops --folder FOLDER`"
+    fewer = copy.deepcopy(before)
+    fewer["result"].update(
+        hint=told, problems=[{"path": "Broken.md", "reason": "Broken.md, line 2: not YAML"}], problems_omitted=1
+    )
+    subject = {**ASKED, "subject": "ops"}
+    assert allowed("recall_context", subject, before, fewer, frozenset())[0] == "nothing_here and problem_share"
+    # Beside a change nothing declares (a problem told otherwise), refused.
+    other = copy.deepcopy(fewer)
+    other["result"]["problems"] = [{"path": "Broken.md", "reason": "???"}]
+    assert allowed("recall_context", subject, before, other, frozenset())[0] is None

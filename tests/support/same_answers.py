@@ -248,6 +248,26 @@ def _fewer_problems(
     return fewer and named_before and status and same_total and same_order and distinct
 
 
+def _problems_shared(args: Mapping[str, Json], old: Json, new: Json) -> bool:
+    """The problems of `new` as `problem_share` allows them from `old`: changed, none new, no
+    more in all, each told alike, the status theirs, within an eighth of the budget."""
+    had = [p["path"] for p in old.get("problems", [])]
+    kept = [p["path"] for p in new.get("problems", [])]
+    changed = (had, old.get("problems_omitted", 0)) != (kept, new.get("problems_omitted", 0))
+    no_more = len(kept) + new.get("problems_omitted", 0) <= len(had) + old.get("problems_omitted", 0)
+    named_before = all(path in had for path in kept) or old.get("problems_omitted", 0) > 0
+    status = new["status"] == ("degraded" if kept or new.get("problems_omitted", 0) else "ok")
+    budget = args.get("budget", 4096)
+    shared = len(kept) <= 1 or sum(len(_json(p)) + 1 for p in new.get("problems", [])) - 1 <= budget // 8
+    named_old = {p["path"]: p for p in old.get("problems", [])}
+    alike = all(named_old.get(p["path"], p) == p for p in new.get("problems", []))
+    return changed and no_more and named_before and status and shared and alike
+
+
+# What a record holds whatever room it had: packing never changes these.
+_MATCH_FIELDS = ("path", "title", "revision", "modified", "uri", "matched", "coverage", "date")
+
+
 def _problem_share(
     tool: str, args: Mapping[str, Json], diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json
 ) -> bool:
@@ -256,38 +276,39 @@ def _problem_share(
     if not all(where.startswith(_PACKED) for where, _, _ in diffs):
         return False
     old, new = before["result"], after["result"]
-    had = [p["path"] for p in old.get("problems", [])]
-    kept = [p["path"] for p in new.get("problems", [])]
-    no_more = len(kept) + new.get("problems_omitted", 0) <= len(had) + old.get("problems_omitted", 0)
-    named_before = all(path in had for path in kept) or old.get("problems_omitted", 0) > 0
-    status = new["status"] == ("degraded" if kept or new.get("problems_omitted", 0) else "ok")
-    budget = args.get("budget", 4096)
-    shared = len(kept) <= 1 or sum(len(_json(p)) + 1 for p in new["problems"]) - 1 <= budget // 8
-    named_old = {p["path"]: p for p in old.get("problems", [])}
-    alike = all(named_old.get(p["path"], p) == p for p in new.get("problems", []))
+    if not _problems_shared(args, old, new):
+        return False
     records_old, records_new = old.get("records", []), new.get("records", [])
     same_total = len(records_old) + old.get("omitted", 0) == len(records_new) + new.get("omitted", 0)
     paths_old, paths_new = [r["path"] for r in records_old], [r["path"] for r in records_new]
     both = set(paths_old) & set(paths_new)
     same_order = [p for p in paths_old if p in both] == [p for p in paths_new if p in both]
-    # Only where the problems themselves changed, and no record both hold changed with them (a
-    # record's coverage or the weak mark is no matter of how many problems are named).
-    changed = (had, old.get("problems_omitted", 0)) != (kept, new.get("problems_omitted", 0))
+    # No record both hold matched otherwise (a coverage is no matter of how many problems are
+    # named), and the weak mark changes only with the records returned.
     held = {r["path"]: r for r in records_old}
-    records_alike = all(held[r["path"]] == r for r in records_new if r["path"] in held)
-    same_mark = old.get("weak_match") == new.get("weak_match")
-    return (
-        changed
-        and no_more
-        and named_before
-        and status
-        and shared
-        and alike
-        and same_total
-        and same_order
-        and records_alike
-        and same_mark
-    )
+
+    def alike(was: Json, now: Json) -> bool:
+        # The same record; or one given without text before, whole in the room fewer problems left.
+        stub = "text" not in was and "passages" not in was
+        return was == now or (stub and all(was.get(k) == now.get(k) for k in _MATCH_FIELDS))
+
+    records_alike = all(alike(held[r["path"]], r) for r in records_new if r["path"] in held)
+    same_mark = old.get("weak_match") == new.get("weak_match") or paths_old != paths_new
+    return same_total and same_order and records_alike and same_mark
+
+
+def _passages_and_problem_share(
+    tool: str, args: Mapping[str, Json], diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json
+) -> bool:
+    """Both at once: fewer problems named (`problem_share`) and a large record as passages in the
+    room they leave (`passages`)."""
+    if tool not in RECALLS or "result" not in before or "result" not in after:
+        return False
+    problems = [d for d in diffs if d[0].startswith((".result.problems", ".result.status"))]
+    rest = [d for d in diffs if d not in problems]
+    if not problems or not rest or not _problems_shared(args, before["result"], after["result"]):
+        return False
+    return _passages(tool, rest, before, after)
 
 
 def _json(value: Json) -> bytes:
@@ -511,6 +532,12 @@ def allowed(
         if not rest:
             return "told_otherwise", diffs
         return (None if kind is None else f"{kind} and told_otherwise"), diffs
+    hint = [d for d in diffs if d[0] == ".result.hint"]
+    if hint and len(hint) < len(diffs) and _nothing_here(tool, args, hint):
+        # The hint of `nothing_here` beside another declared change: judged without it.
+        same_hint = {**after, "result": {**after["result"], "hint": before["result"]["hint"]}}
+        kind, _ = allowed(tool, args, before, same_hint, sensitive)
+        return (None if kind is None else f"nothing_here and {kind}"), diffs
     if _weak_mark(tool, diffs, after):
         return "weak_mark", diffs
     if _fence_note(tool, args, diffs, sensitive) or _fence_matches(tool, diffs, after, sensitive):
@@ -540,6 +567,8 @@ def allowed(
         return "problem_share", diffs
     if _passages(tool, diffs, before, after):
         return "passages", diffs
+    if _passages_and_problem_share(tool, args, diffs, before, after):
+        return "passages and problem_share", diffs
     return None, diffs
 
 
