@@ -168,3 +168,32 @@ def test_the_nothing_here_hint_beside_another_declared_change_is_judged_without_
     other = copy.deepcopy(fewer)
     other["result"]["problems"] = [{"path": "Broken.md", "reason": "???"}]
     assert allowed("recall_context", subject, before, other, frozenset())[0] is None
+
+
+def test_a_correction_counting_beside_passages_is_declared_and_a_known_word_as_asked_too() -> None:
+    def answer(coverage: float, weak: bool, passages: bool) -> dict[str, Any]:
+        matched = {"apperaance → appearance": ["body"]}
+        found: dict[str, Any] = {**record("A.md"), "coverage": coverage, "matched": matched}
+        if passages:
+            del found["text"]
+            found.update(passages=[{"lines": [2, 2], "text": "A.md"}], bytes=9000)
+        return {"result": {"status": "ok", "records": [found], "omitted": 3, "weak_match": weak}}
+
+    before, after = answer(0.0, True, False), answer(1.0, False, True)
+    assert allowed("recall_context", ASKED, before, after, frozenset())[0] == "correction_counts and passages"
+    invented = copy.deepcopy(after)
+    invented["result"]["records"][0]["passages"] = [{"lines": [2, 2], "text": "never written"}]
+    assert allowed("recall_context", ASKED, before, invented, frozenset())[0] is None
+    # 'café' asked, folded 'cafe' and taken for 'case' before: French knows it as asked.
+    taken = {
+        "result": {
+            "status": "ok",
+            "records": [{**record("A.md"), "coverage": 0.0, "matched": {"cafe → case": ["body"]}}],
+            "omitted": 0,
+            "weak_match": True,
+        }
+    }
+    hint = "no current record holds any meaningful word of the query"
+    empty = {"result": {"status": "ok", "records": [], "omitted": 0, "weak_match": True, "hint": hint}}
+    assert allowed("recall_context", {"query": "café straße"}, taken, empty, frozenset())[0] == "known_word"
+    assert allowed("recall_context", {"query": "cafx straße"}, taken, empty, frozenset())[0] is None

@@ -92,7 +92,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
 
-from vault_recall.server.recall.ranking.known_words import knows
+from vault_recall.server.recall.ranking.known_words import LIST_NAMES, knows
+from vault_recall.server.recall.ranking.words import fold_for_ranking, query_words
 
 Json = Any
 RECALLS = ("recall_context", "recall_activity")
@@ -489,6 +490,25 @@ def _correction_counts(tool: str, diffs: Sequence[tuple[str, Json, Json]], after
     return True
 
 
+def _corrects(answer: Json) -> bool:
+    """Whether an answer's first record holds a word only as a correction of one asked."""
+    records = answer.get("result", {}).get("records", [])
+    return bool(records) and any(" → " in word for word in records[0].get("matched", {}))
+
+
+def _as_marked_before(before: Json, after: Json) -> Json:
+    """`after` with its weak mark, and the coverage of its records holding a correction, as
+    `before` had them."""
+    coverage = {r["path"]: r.get("coverage") for r in before["result"].get("records", [])}
+    records = [
+        {**r, "coverage": coverage[r["path"]]}
+        if r["path"] in coverage and any(" → " in word for word in r.get("matched", {}))
+        else r
+        for r in after["result"].get("records", [])
+    ]
+    return {**after, "result": {**after["result"], "records": records, "weak_match": True}}
+
+
 def _corrected(answer: Json) -> set[str]:
     """The query words an answer's records and names show taken for another."""
     result = answer.get("result", {})
@@ -496,10 +516,15 @@ def _corrected(answer: Json) -> set[str]:
     return {word.split(" → ")[0] for entry in named for word in entry.get("matched", {}) if " → " in word}
 
 
-def _known_word(tool: str, diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json) -> bool:
+def _known_word(
+    tool: str, args: Mapping[str, Json], diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json
+) -> bool:
     if tool not in RECALLS or "result" not in before or "result" not in after:
         return False
-    dropped = {word for word in _corrected(before) - _corrected(after) if knows(["english"], [word])}
+    # A word one of our word lists knows, as asked ('café' is French) or as folded.
+    asked = {fold_for_ranking(word): word for word in query_words(str(args.get("query") or ""))}
+    lost = _corrected(before) - _corrected(after)
+    dropped = {word for word in lost if knows(LIST_NAMES, [word, asked.get(word, "")])}
     parts = (*_CLOSEST_PARTS, ".result.omitted_best", ".result.weak_match")
     return bool(dropped) and all(where.startswith(parts) for where, _, _ in diffs)
 
@@ -538,6 +563,12 @@ def allowed(
         same_hint = {**after, "result": {**after["result"], "hint": before["result"]["hint"]}}
         kind, _ = allowed(tool, args, before, same_hint, sensitive)
         return (None if kind is None else f"nothing_here and {kind}"), diffs
+    if (".result.weak_match", True, False) in diffs and len(diffs) > 1 and _corrects(after):
+        # `correction_counts` beside another declared change (a record now as passages): judged
+        # with the mark, and the coverage of each record holding a correction, as they were.
+        kind, _ = allowed(tool, args, before, _as_marked_before(before, after), sensitive)
+        if kind is not None:
+            return f"correction_counts and {kind}", diffs
     if _weak_mark(tool, diffs, after):
         return "weak_mark", diffs
     if _fence_note(tool, args, diffs, sensitive) or _fence_matches(tool, diffs, after, sensitive):
@@ -557,7 +588,7 @@ def allowed(
         return "closest", diffs
     if _correction_counts(tool, diffs, after):
         return "correction_counts", diffs
-    if _known_word(tool, diffs, before, after):
+    if _known_word(tool, args, diffs, before, after):
         return "known_word", diffs
     if _fewer_problems(tool, args, diffs, before, after):
         return "fewer_problems", diffs
