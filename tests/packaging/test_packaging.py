@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.built_wheel import not_sources
 from tests.support.paths import REPO_ROOT, SAMPLE_VAULT
 
 pytestmark = pytest.mark.e2e
@@ -27,7 +28,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Built from a clean copy: setuptools reuses a checkout's build/lib, where modules since
     # moved or deleted would still sit and be packed.
     source = out / "source"
-    shutil.copytree(REPO_ROOT, source, ignore=_not_sources)
+    shutil.copytree(REPO_ROOT, source, ignore=not_sources)
     command = [
         sys.executable,
         "-m",
@@ -42,17 +43,6 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run(command, check=True, timeout=300, capture_output=True)
     (built,) = out.glob("vault_recall-*.whl")
     return built
-
-
-def _not_sources(folder: str, names: list[str]) -> set[str]:
-    top = Path(folder) == REPO_ROOT
-    return {
-        name
-        for name in names
-        if name == "__pycache__"
-        or name.endswith(".egg-info")
-        or (top and (name[0] == "." or name in ("build", "dist")))
-    }
 
 
 def names_in(wheel: Path) -> list[str]:

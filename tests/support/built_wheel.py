@@ -13,7 +13,8 @@ from pathlib import Path
 from tests.support.paths import REPO_ROOT
 
 
-def _not_sources(folder: str, names: list[str]) -> set[str]:
+def not_sources(folder: str, names: list[str]) -> set[str]:
+    """What a copy of the checkout leaves out: caches, egg-info, hidden and build folders."""
     top = Path(folder) == REPO_ROOT
     return {
         name
@@ -26,7 +27,7 @@ def _not_sources(folder: str, names: list[str]) -> set[str]:
 
 def build_wheel(work: Path, version: str) -> Path:
     source, out = work / "source", work / "dist"
-    shutil.copytree(REPO_ROOT, source, ignore=_not_sources)
+    shutil.copytree(REPO_ROOT, source, ignore=not_sources)
     done = subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(source)],
         env={**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION_FOR_VAULT_RECALL": version},
