@@ -125,18 +125,22 @@ class EndpointProcess:
 
         def read_stdout() -> None:
             assert process.stdout is not None
-            for line in process.stdout:
-                self.log.write(line)
-                if not address and line.startswith("Vault Recall endpoint: "):
-                    address.append(line.split(": ", 1)[1].split()[0])
-                    found.set()
+            # A stop closes the pipes while this thread may still be reading: what was left
+            # unread is not needed then, so a closed pipe ends the reading like its end does.
+            with contextlib.suppress(ValueError, OSError):
+                for line in process.stdout:
+                    self.log.write(line)
+                    if not address and line.startswith("Vault Recall endpoint: "):
+                        address.append(line.split(": ", 1)[1].split()[0])
+                        found.set()
             found.set()  # it ended without an address
 
         def read_stderr() -> None:
             assert process.stderr is not None
-            for line in process.stderr:
-                said.append(line.rstrip("\n"))
-                self.log.write(line)
+            with contextlib.suppress(ValueError, OSError):
+                for line in process.stderr:
+                    said.append(line.rstrip("\n"))
+                    self.log.write(line)
 
         threading.Thread(target=read_stdout, name="endpoint-stdout", daemon=True).start()
         errors = threading.Thread(target=read_stderr, name="endpoint-stderr", daemon=True)
@@ -144,8 +148,7 @@ class EndpointProcess:
         started = time.monotonic()
         found.wait(START_SECONDS)
         if not address:
-            self._halt(process)
-            errors.join(5)
+            self._halt(process, errors)
             why = last_words(said, process.returncode) if said or process.returncode else ""
             self.log.mark(f"did not start: {why or 'it did not say where it listens'}")
             raise EndpointError(f"the HTTP endpoint did not start: {why or 'it did not say where it listens'}")
@@ -227,7 +230,8 @@ class EndpointProcess:
             self._halt(process)
             self.log.mark("stopped")
 
-    def _halt(self, process: subprocess.Popen[str]) -> None:
+    def _halt(self, process: subprocess.Popen[str], errors: threading.Thread | None = None) -> None:
+        """End the process; `errors`, its stderr reader, is given its last words before the pipes close."""
         with self._lock:
             if self._process is process:
                 self._process, self._url = None, None
@@ -238,6 +242,8 @@ class EndpointProcess:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
+        if errors is not None:
+            errors.join(5)
         self._close(process)
 
     @staticmethod

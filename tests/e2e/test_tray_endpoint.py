@@ -192,6 +192,27 @@ def test_an_endpoint_that_keeps_ending_is_told_once_in_its_own_words_and_started
     assert len(_pids(endpoint.log.path)) == started  # stopped: its watch is over, nothing starts it again
 
 
+CHATTY = (
+    "import sys; print('Vault Recall endpoint: http://127.0.0.1:9/mcp', flush=True)\n"
+    "while True: sys.stderr.write('vault-recall http: a line of its log\\n'); sys.stderr.flush()"
+)
+
+
+READERS = ("endpoint-stdout", "endpoint-stderr")
+
+
+def test_stopping_an_endpoint_in_mid_sentence_ends_its_readers_quietly() -> None:
+    # Stop closes the pipes while the readers are reading: an error there would be a
+    # thread's unhandled exception, which pytest reports as this test's failure.
+    for _ in range(3):
+        endpoint = EndpointProcess(command=[sys.executable, "-c", CHATTY])
+        endpoint.start()
+        _wait(lambda e=endpoint: "a line of its log" in _read(e.log.path), "its log lines")
+        endpoint.stop()
+        assert endpoint.url is None and endpoint.crash is None
+        _wait(lambda: not any(t.name in READERS and t.is_alive() for t in threading.enumerate()), "its readers")
+
+
 def test_an_endpoint_that_dies_at_once_is_told_in_its_own_words_never_the_last_ones() -> None:
     endpoint = EndpointProcess(listen="127.0.0.1:0", command=vault_recall_command())
     try:
