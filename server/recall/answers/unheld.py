@@ -143,7 +143,7 @@ def unheld_look(
 
 # A BOM: UTF-8's before text that is no properties block, or UTF-16's.
 _OTHER_STARTS = (UTF8_BOM, *UTF16_BOMS)
-# A tag or alias that YAML reads as a number is taken as the number's text (values.text_list):
+# A tag or alias that YAML reads as a number is taken as the number's text (note.text_list):
 # digits, 'e' ('1e+20'), or 'inf' (1e400) — which need not be in the bytes.  Only a gate made
 # of those could be found there alone; for one, a block with a value starting as a number
 # does (a value, flow-list item or list item: after ':', '[', ',' or '-') is parsed.
