@@ -16,8 +16,8 @@ from vault_recall.server.mcp.tools import build_server
 
 # recall_context on the sample vault as bench.call_stops measures it.  The first call's stops
 # (thousands, mostly reading word lists) move by one or two with the environment: not held.
-FIRST_CALL_MODULES = 56
-SECOND_CALL_MODULES, SECOND_CALL_STOPS = 45, 1509
+FIRST_CALL_MODULES = 52
+SECOND_CALL_MODULES, SECOND_CALL_STOPS = 41, 1509
 
 
 def test_recall_context_runs_no_more_modules_than_its_ceiling() -> None:
