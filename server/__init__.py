@@ -3,8 +3,8 @@ process needs.
 
 Its layers, lower first, each importing only those below it: `vault` (listing and reading
 files) ← `obsidian` (notes, properties, links) ← `recall` (records and the tools' logic) ←
-`config` (the config file and each call's scope) ← `activity` (the activity store) ← `mcp`
-(tools and serve).  `errors` is the base every layer shares.  Nothing here imports
+`config` (the config file and each call's scope) ← `oauth` (the OAuth store) ← `activity`
+(the activity store) ← `mcp` (tools and serve) ← `http` (`vault-recall http`).  `errors` is the base every layer shares.  Nothing here imports
 `vault_recall.app`, `pystray` or `PIL` (tests/project/test_layers.py checks all of this).
 """
 
