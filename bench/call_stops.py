@@ -94,7 +94,9 @@ def measure(tool: str, arguments: dict[str, Any]) -> tuple[Stops, Stops]:
 
     async def call() -> None:
         result = await server.call_tool(tool, arguments)
-        if not isinstance(result, CallToolResult) or result.is_error:
+        if not isinstance(result, CallToolResult):
+            raise SystemExit(f"{tool} asked for input instead of answering")
+        if result.is_error:
             raise SystemExit(f"{tool} answered an error: {result.content[0]}")
 
     counted: list[Stops] = []
