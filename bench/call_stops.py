@@ -6,9 +6,11 @@ Each tool is called twice on the sample vault, in a fresh process of its own, th
 `RecallServer.call_tool` as a client's call goes (the MCP layer, the scope, the tool's logic, the
 changes told, the activity row), both calls under `sys.setprofile` — on this thread and on the
 worker threads a call starts.  Every function entry whose code lies in `server/` or `app/` is
-one stop (a module's own top-level code, run once on import, is not counted).  Printed per tool:
-the modules that ran code and the stops, for the first call of the process (what `serve` does
-once: word lists read, patterns compiled) and for the second (what every later call does).
+one stop.  A module's own top-level code, and the functions it calls while it is imported
+(tables built once), are not the call's: they are left out of the stops, and the modules only
+they ran are counted apart (`+imports`).  Printed per tool: the modules the call's code ran in
+and its stops, for the first call of the process (what `serve` does once: word lists read,
+patterns compiled) and for the second (what every later call does).
 With `--modules`, each module's stops in the second call.  A reader following a call meets each
 module as one more file to open, each stop as one more place to look.
 
@@ -54,10 +56,17 @@ OUR_FOLDERS = tuple(str(REPO_ROOT / folder) + os.sep for folder in ("server", "a
 class Stops:
     tool: str
     per_module: Counter[str]  # module path (relative to the repository) -> function entries
+    # Modules whose functions ran only while a module was being imported (tables built once).
+    importing: frozenset[str] = frozenset()
 
     @property
     def modules(self) -> int:
+        """Modules the call's own code ran in, imports aside."""
         return len(self.per_module)
+
+    @property
+    def with_imports(self) -> int:
+        return len(self.per_module) + len(self.importing)
 
     @property
     def stops(self) -> int:
@@ -65,15 +74,25 @@ class Stops:
 
 
 @contextmanager
-def counting(per_module: Counter[str]) -> Iterator[None]:
-    """Count every entry into a function of ours, on this thread and every thread started inside."""
+def counting(per_module: Counter[str], importing: set[str]) -> Iterator[None]:
+    """Count every entry into a function of ours, on this thread and every thread started inside:
+    in `per_module`, or in `importing` when a module's top-level code is running beneath it."""
+    depth = threading.local()  # how many modules are being imported under this frame
 
     def profile(frame: FrameType, event: str, arg: object) -> None:
-        if event != "call":
+        under = getattr(depth, "n", 0)
+        if frame.f_code.co_name == "<module>":
+            if event == "call":
+                depth.n = under + 1
+            elif event == "return":
+                depth.n = under - 1
             return
         path = frame.f_code.co_filename
-        if path.startswith(OUR_FOLDERS) and frame.f_code.co_name != "<module>":
-            per_module[path] += 1
+        if event == "call" and path.startswith(OUR_FOLDERS):
+            if under:
+                importing.add(path)
+            else:
+                per_module[path] += 1
 
     threading.setprofile(profile)
     sys.setprofile(profile)
@@ -103,10 +122,12 @@ def measure(tool: str, arguments: dict[str, Any]) -> tuple[Stops, Stops]:
     try:
         for _ in range(2):
             per_module: Counter[str] = Counter()
-            with counting(per_module):
+            importing: set[str] = set()
+            with counting(per_module, importing):
                 anyio.run(call)
             relative = Counter({str(Path(path).relative_to(REPO_ROOT)): n for path, n in per_module.items()})
-            counted.append(Stops(tool, relative))
+            imported = frozenset(str(Path(path).relative_to(REPO_ROOT)) for path in importing) - set(relative)
+            counted.append(Stops(tool, relative, imported))
     finally:
         server.activity.close()
     return counted[0], counted[1]
@@ -134,8 +155,11 @@ def in_fresh_process(tool: str) -> tuple[Stops, Stops]:
         check=True,
         cwd=REPO_ROOT,
     )
-    first, second = json.loads(done.stdout)
-    return Stops(tool, Counter(first)), Stops(tool, Counter(second))
+    (first, first_importing), (second, second_importing) = json.loads(done.stdout)
+    return (
+        Stops(tool, Counter(first), frozenset(first_importing)),
+        Stops(tool, Counter(second), frozenset(second_importing)),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,13 +169,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--one", choices=sorted(CALLS), help=argparse.SUPPRESS)  # the child's part
     options = parser.parse_args(argv)
     if options.one:
-        print(json.dumps([dict(found.per_module) for found in measure_in_fresh_home(options.one)]))
+        counted = measure_in_fresh_home(options.one)
+        print(json.dumps([[dict(found.per_module), sorted(found.importing)] for found in counted]))
         return 0
-    print(f"{'tool':<16} {'first call':>18} {'second call':>18}")
-    print(f"{'':<16} {'modules':>8} {'stops':>9} {'modules':>8} {'stops':>9}")
+    print(f"{'tool':<16} {'first call':>29} {'second call':>18}")
+    print(f"{'':<16} {'modules':>8} {'+imports':>9} {'stops':>10} {'modules':>8} {'stops':>9}")
     for tool in options.tool or list(CALLS):
         first, second = in_fresh_process(tool)
-        print(f"{tool:<16} {first.modules:>8} {first.stops:>9} {second.modules:>8} {second.stops:>9}")
+        print(
+            f"{tool:<16} {first.modules:>8} {first.with_imports:>9} {first.stops:>10}"
+            f" {second.modules:>8} {second.stops:>9}"
+        )
         if options.modules:
             for path, n in sorted(second.per_module.items(), key=lambda item: (-item[1], item[0])):
                 print(f"    {n:>5}  {path}")
