@@ -3,9 +3,11 @@ process needs.
 
 Its layers, lower first, each importing only those below it: `vault` (listing and reading
 files) ← `obsidian` (notes, properties, links) ← `recall` (records and the tools' logic) ←
-`config` (the config file and each call's scope) ← `activity` (the activity store) ← `mcp`
-(tools and serve).  `errors` is the base every layer shares.  Nothing here imports
-`vault_recall.app`, `pystray` or `PIL` (tests/project/test_layers.py checks all of this).
+`config` (the config file and each call's scope) ← `oauth` (the OAuth store) ← `activity`
+(the activity store) ← `mcp` (tools and serve) ← `http` (`vault-recall http`).  `errors` is
+the base every layer shares.  Nothing here imports `vault_recall.app`, `pystray` or `PIL`
+(tests/project/test_layers.py checks all of this; the order is written once in
+tests/support/layers.py).
 """
 
 # The version comes from git: setuptools-scm writes it into _version.py (not committed) at every

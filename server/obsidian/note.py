@@ -29,7 +29,7 @@ from vault_recall.server.obsidian.syntax import (
     parse_links,
     wikilinks_in,
 )
-from vault_recall.server.obsidian.values import PropertyValue, text_list
+from vault_recall.server.obsidian.values import PropertyValue
 from vault_recall.server.vault.paths import NOTE_SUFFIX
 
 _SUBJECT_ANYWHERE = re.compile(r"(?:^|[{,])[ \t]*[\"']?subject[\"']?[ \t]*:", re.MULTILINE)
@@ -208,6 +208,27 @@ def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
     aliases = text_list(properties.get("aliases"))
     tags = text_list(properties.get("tags"), strip_hash=True)
     return _note(path, data, mtime_ns, split, properties, tuple(aliases), tuple(tags))
+
+
+def text_list(value: PropertyValue, *, strip_hash: bool = False) -> list[str]:
+    """Read `aliases`/`tags`-style values: a single text or a list of texts → list of texts.
+
+    Numbers are taken as text (`tags: [2024]`); anything else that is no text (a mapping, a
+    nested list, true/false) is skipped, as Obsidian skips it, and the rest are kept.
+    """
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, str | int | float):
+            continue
+        text = str(item).strip()
+        if strip_hash:
+            text = text.lstrip("#")
+        if text:
+            out.append(text)
+    return out
 
 
 def _note(

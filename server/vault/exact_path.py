@@ -19,10 +19,10 @@ import os
 import stat
 from pathlib import Path
 
-from vault_recall.server.vault.excluded import ExcludedFiles
 from vault_recall.server.vault.folders import BY_DESCRIPTOR, open_folder, open_root
 from vault_recall.server.vault.listing import MAX_DEPTH
 from vault_recall.server.vault.paths import NOTE_SUFFIX, is_displayable
+from vault_recall.server.vault.settings import ExcludedFiles
 
 
 class Listed(enum.Enum):

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vault_recall.server.errors import VaultUnavailable
-from vault_recall.server.vault.excluded import ExcludedFiles
 from vault_recall.server.vault.folders import open_folder, open_root
 from vault_recall.server.vault.paths import NOTE_SUFFIX, display, is_displayable
+from vault_recall.server.vault.settings import ExcludedFiles
 from vault_recall.server.vault.templates import NO_TEMPLATES, TemplateFolders
 from vault_recall.server.vault.vault_settings import vault_settings
 

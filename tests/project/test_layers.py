@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.layers import APP_ORDER, RECALL_ORDER, SERVER_ORDER, below, inner_below
 from tests.support.paths import REPO_ROOT
 
 FOLDERS = {"server": "vault_recall.server", "app": "vault_recall.app"}
@@ -26,28 +27,11 @@ FORBIDDEN_IN_SERVER = {"vault_recall.app", "pystray", "PIL"}
 # What each room may import of our own code (besides itself).  A module directly in a top
 # folder (errors, __init__, timefmt) is the base everything in that folder may use, and imports
 # no room itself; `app/__main__.py` is the entry point, above everything.
-SERVER_LAYERS: dict[str, set[str]] = {
-    "vault": set(),
-    "obsidian": {"vault"},
-    "recall": {"vault", "obsidian"},
-    "config": {"vault", "obsidian", "recall"},
-    "oauth": {"vault", "obsidian", "recall", "config"},
-    "activity": {"vault", "obsidian", "recall", "config", "oauth"},
-    "mcp": {"vault", "obsidian", "recall", "config", "oauth", "activity"},
-    "http": {"vault", "obsidian", "recall", "config", "oauth", "activity", "mcp"},
-}
+SERVER_LAYERS = below(SERVER_ORDER)
 # Rooms inside a room, with the same rule one level down: the room's own modules are the base
 # its inner rooms share and import none of them.
-INNER_LAYERS: dict[str, dict[str, set[str]]] = {
-    "recall": {"finding": set(), "ranking": set(), "answers": {"finding", "ranking"}},
-}
-APP_LAYERS: dict[str, set[str]] = {
-    "state": set(),
-    "clients": {"state"},
-    "desktop": {"state", "clients"},
-    "tray": {"state", "clients", "desktop"},
-    "cli": {"state", "clients", "desktop", "tray"},
-}
+INNER_LAYERS = {"recall": inner_below(RECALL_ORDER)}
+APP_LAYERS = below(APP_ORDER)
 
 
 def module_name(path: Path) -> str:

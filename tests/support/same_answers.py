@@ -6,7 +6,7 @@ is declared here, each difference checked as narrowly as the change that explain
 
 - `weak_mark`: a recall's `weak_match` goes from true to false, nothing else in the answer
   changed, and a record returned holds at least three quarters of the query's words together
-  (`coverage` ≥ 0.75): the nearly-all rule of ranking/answering.py;
+  (`coverage` ≥ 0.75): the nearly-all rule of ranking/record_terms.answers;
 - `fence_links`: get_backlinks finds more lines, each in a note holding a fence line the
   earlier reading of fences got wrong (`fence_sensitive`), the lines it found before kept in
   order — judged on both servers' whole listings, each answer a page of its own;
@@ -26,7 +26,7 @@ is declared here, each difference checked as narrowly as the change that explain
   budget packs the same matches otherwise: as many in all (returned and counted), the records
   returned in both in the same order (a larger one may now fit where a smaller one came).
 - `broken_shown`: a recall without a subject (across the whole vault) ranks, beside its
-  problem, a note whose properties cannot be read (broken_notes.shown_anyway), its problems
+  problem, a note whose properties cannot be read (unheld.shown_anyway), its problems
   as `fewer_problems` allows them (none new, the status theirs): every record it returns that
   it did not name before is a broken note either answer names (any match, when fewer problems
   left more of the budget), `omitted_best` names at most five (`more_named`); the notes named

@@ -18,9 +18,9 @@ from vault_recall.server.recall.finding.view import problem, unavailable
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.results import Envelope, Problem
 from vault_recall.server.recall.scope import Scope
-from vault_recall.server.vault.excluded import read_excluded_files
 from vault_recall.server.vault.listing import VaultListing, list_notes, vault_name
 from vault_recall.server.vault.paths import is_displayable
+from vault_recall.server.vault.settings import read_excluded_files
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ class RecallShapes:
     vault: str
     dated: bool
     ordering: Ordering
-    # (path, revision) of each record shaped that answers the query (answering.py): what
+    # (path, revision) of each record shaped that answers the query (record_terms.answers): what
     # `weak_match` is told from — a note changed since is shaped again under its new revision.
     answering: set[tuple[str, str]] = field(default_factory=set)
 
@@ -327,7 +327,7 @@ def finish(
             if len(result["records"]) == before and all(r["path"] != stub["path"] for r in result["records"]):
                 _put_first(result, stub, budget=budget, limit=limit)
     if reports_weak:
-        # No record answering (answering.py) — none at all included — is said so: an empty
+        # No record answering (record_terms.answers) — none at all included — is said so: an empty
         # answer to a query is marked too, so no answer to a question nobody decided goes unmarked.
         answering = shapes.answering
         result["weak_match"] = not any((r["path"], r["revision"]) in answering for r in result["records"])

@@ -15,7 +15,6 @@ from functools import partial
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
-from vault_recall.server.recall.answers.broken_notes import asked_words, block_holds, could_hold_any, shown_anyway
 from vault_recall.server.recall.answers.recall_answer import (
     NO_RECORDS_HINT,
     Cutting,
@@ -25,7 +24,14 @@ from vault_recall.server.recall.answers.recall_answer import (
     nothing_to_recall_hint,
     pack_recall,
 )
-from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
+from vault_recall.server.recall.answers.unheld import (
+    Unheld,
+    asked_words,
+    block_holds,
+    could_hold_any,
+    shown_anyway,
+    unheld_look,
+)
 from vault_recall.server.recall.finding.looking import Looked
 from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
@@ -328,7 +334,7 @@ def _every_note(
     say: as search_notes names a broken note only when it holds the phrase.  Every recall
     would otherwise be `degraded` by every broken note of a large real vault (15 of
     obsidian-hub's 6,571 notes, whatever was asked).  A note whose properties cannot be read
-    is still ranked as Obsidian shows it (broken_notes.shown_anyway): all it lacks is its properties, so its
+    is still ranked as Obsidian shows it (unheld.shown_anyway): all it lacks is its properties, so its
     problem goes to `shown` (told only if the answer returns it) — unless its properties block
     holds a word asked, which could have ranked it otherwise.  Else obsidian-hub's 12 people
     pages, whose `aliases: - @name` YAML refuses, listing the plugins and themes each made, were

@@ -69,7 +69,7 @@ class Query:
     # Required terms so common among the records ranked that a record without one is not a
     # weaker answer (relevance.common_terms): set once the records are counted.
     common: frozenset[int] = frozenset()
-    # Per term, how many of the records ranked hold it (answering.py): set with `common`.
+    # Per term, how many of the records ranked hold it (record_terms.answers): set with `common`.
     held_by: tuple[int, ...] = ()
     # Each folded query word that folding changed, with the word as written (lowercased):
     # 'informacao' ← 'informação'.  A language's word list holds the words as written.
@@ -108,7 +108,7 @@ class Query:
     @property
     def holdable(self) -> frozenset[int]:
         """The counted terms a record can hold: every one, a word taken for a misspelt one too —
-        held, it counts toward `coverage` (a guess still marks the answer weak: answering.py)."""
+        held, it counts toward `coverage` (a guess still marks the answer weak: record_terms.answers)."""
         return frozenset(self.counted)
 
 

@@ -224,7 +224,7 @@ class Ranked:
     def rank(self) -> list[Match]:
         weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
         # How many records hold each term, counted once: BM25's document frequencies, and what
-        # the weak mark needs (answering.py): which terms most hold, and how many hold each.
+        # the weak mark needs (record_terms.answers): which terms most hold, and how many hold each.
         held_by = holding(self.every, len(self.query.terms))
         found = scores(self.every, weights, held_by)
         common = common_terms(held_by, len(self.every), self.query.required)

@@ -104,7 +104,7 @@ def test_a_call_reads_the_vault_settings_once_and_the_next_call_reads_them_anew(
         return read_settings(root, path)
 
     # Where Excluded files are read (app.json): the module looks the function up as it runs.
-    monkeypatch.setattr("vault_recall.server.vault.excluded.read_settings", counted)
+    monkeypatch.setattr("vault_recall.server.vault.settings.read_settings", counted)
     server = build_server(ServeOptions(client="cursor"))
 
     def call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:

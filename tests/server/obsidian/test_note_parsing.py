@@ -225,7 +225,7 @@ def test_an_invalid_note_without_subject_is_not_about_any_subject() -> None:
 )
 def test_an_invalid_note_tells_whether_its_block_names_a_status_or_kind(text: str, state: bool) -> None:
     # Across the whole vault such a note is ranked as Obsidian shows it only when it does not:
-    # it may be an archived record or an event (broken_notes.shown_anyway).
+    # it may be an archived record or an event (unheld.shown_anyway).
     note = invalid(text)
     assert note.mentions_state is state and note.readable is not None
 

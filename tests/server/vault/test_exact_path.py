@@ -11,8 +11,8 @@ import pytest
 from tests.support.posix import linux_names, make_fifo
 from tests.support.vaults import write_vault
 from vault_recall.server.vault.exact_path import Listed, listed_as_note
-from vault_recall.server.vault.excluded import read_excluded_files
 from vault_recall.server.vault.listing import MAX_DEPTH, list_notes
+from vault_recall.server.vault.settings import read_excluded_files
 
 NFC, NFD = "Caf\u00e9", "Cafe\u0301"
 DEEP = "/".join(f"d{i}" for i in range(MAX_DEPTH + 1))

@@ -14,8 +14,8 @@ from tests.support.vaults import record, write_vault
 from vault_recall.server.recall.answers import search
 from vault_recall.server.recall.answers.changed_since import Handed, changed_since
 from vault_recall.server.recall.scope import Exposure, Scope
-from vault_recall.server.vault.excluded import parse_excluded_files
 from vault_recall.server.vault.listing import list_notes
+from vault_recall.server.vault.settings import parse_excluded_files
 
 CAFE = "Café"
 FORMS = {"NFC": unicodedata.normalize("NFC", CAFE), "NFD": unicodedata.normalize("NFD", CAFE)}

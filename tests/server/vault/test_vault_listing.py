@@ -16,10 +16,10 @@ from tests.support.paths import REPO_ROOT
 from tests.support.posix import IS_ROOT, linux_names, make_fifo
 from tests.support.vaults import write_vault
 from vault_recall.server.errors import NoteTooLarge, PathRejected, VaultUnavailable
-from vault_recall.server.vault.excluded import parse_excluded_files
 from vault_recall.server.vault.listing import list_notes
 from vault_recall.server.vault.note_files import read_note_bytes
 from vault_recall.server.vault.paths import guard_note_path
+from vault_recall.server.vault.settings import parse_excluded_files
 
 
 def test_notes_are_md_files_outside_hidden_and_excluded_paths(tmp_path: Path) -> None:

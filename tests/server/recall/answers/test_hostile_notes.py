@@ -18,7 +18,7 @@ from tests.support.vaults import record, write_vault
 from vault_recall.server.errors import NoteNotFound
 from vault_recall.server.recall.answers import reading, recall_records, search
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
-from vault_recall.server.vault.excluded import ExcludedFiles
+from vault_recall.server.vault.settings import ExcludedFiles
 
 MEGA = 1_000_000  # under the 1 MiB note limit, with its properties
 

@@ -15,7 +15,7 @@ from tests.support import straight_recall
 from tests.support.synthetic_vault import generate, generate_realistic
 from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
-from vault_recall.server.recall.answers import broken_notes, recall_records
+from vault_recall.server.recall.answers import recall_records, unheld
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Ranked
 from vault_recall.server.recall.records import MemoryRecord
@@ -49,7 +49,7 @@ RULED: dict[str, str | bytes] = {
     "项目预算讨论.md": "本季度的项目预算需要重新分配\n",
     "Japanese plan.md": "---\ntags: [予算]\n---\nthe plan: 会議の预算\n",
     # Properties YAML cannot read: ranked across the whole vault as Obsidian shows it, unless
-    # its block may make it a record (broken_notes.shown_anyway).
+    # its block may make it a record (unheld.shown_anyway).
     "Broken plan.md": "---\naliases:\n- @plan\n---\nthe plan, its properties broken\n",
     "Broken archived plan.md": "---\nstatus: archived\naliases: [@plan\n---\nthe plan, archived and broken\n",
     "Broken old plan.md": b"---\rkind: event\raliases:\r- @plan\r---\rthe plan, an old Mac's\r",
@@ -149,7 +149,7 @@ def test_notes_counted_from_their_bytes_rank_as_every_note_parsed(
         shortcut, problems, shown, scope=asked, listing=listing, subject=subject, keep=current, unheld=True
     )
     if subject is None and mode == "vault":
-        holds = broken_notes.asked_words(straight)  # what "holds a word asked" is, the same for both
+        holds = unheld.asked_words(straight)  # what "holds a word asked" is, the same for both
         records = list(straight_recall.every_note(listing, asked, straight_problems, None, holds, straight_shown))
     else:
         records = [

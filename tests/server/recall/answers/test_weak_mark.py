@@ -1,7 +1,7 @@
 """What counts against a record in `weak_match`: words joined by a hyphen are one unit, the
 general words a question is phrased with (per language) are not required, a word most of the
 records hold is not required either, and a record holding nearly every word answers when named
-after one or lacking only commoner words (answering.py) — while a word no record holds still
+after one or lacking only commoner words (record_terms.answers) — while a word no record holds still
 marks the answer."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 
 from tests.support.vaults import record, write_vault
 from vault_recall.server.recall.answers import recall_records
-from vault_recall.server.recall.ranking.answering import NEARLY_ALL, answers
 from vault_recall.server.recall.ranking.bm25 import Evidence, holding
 from vault_recall.server.recall.ranking.languages import SUPPORTED, language
 from vault_recall.server.recall.ranking.query_terms import Query, parse_query
+from vault_recall.server.recall.ranking.record_terms import NEARLY_ALL, answers
 from vault_recall.server.recall.ranking.relevance import COMMON_AMONG_AT_LEAST, common_terms
 from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -180,7 +180,7 @@ def test_a_record_lacking_only_a_word_most_records_hold_is_not_weak(tmp_path: Pa
     assert recalled(vault, "sync", "gift card for excalidraw")["weak_match"] is True
 
 
-# --- a record holding nearly every word (answering.py) -----------------------------------------
+# --- a record holding nearly every word (record_terms.answers) -----------------------------------------
 
 
 def counted_query(text: str, held_by: tuple[int, ...]) -> Query:
