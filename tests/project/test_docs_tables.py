@@ -260,7 +260,7 @@ def test_tools_md_tables_are_written_from_the_tools_declarations() -> None:
     # `python -m tests.support.tool_docs --write` rewrites them.
     text = tool_docs.DOCS.read_text(encoding="utf-8")
     with_arguments = [f"arguments of {tool.name}" for tool in TOOLS if tool.arguments]
-    assert tool_docs.blocks(text) == ["the tools", *with_arguments]
+    assert tool_docs.blocks(text) == ["the tools", *with_arguments, "the arguments' limits"]
     assert tool_docs.rendered(text) == text, "docs/tools.md: run python -m tests.support.tool_docs --write"
     for tool in TOOLS:
         if not tool.arguments:

@@ -72,10 +72,47 @@ def argument_table(tool: ToolContract) -> str:
     return "\n".join(["| argument | accepts | default |", "|---|---|---|", *rows]) + "\n"
 
 
+def _limit(argument: Argument) -> str:
+    """What an argument is bounded by, briefly: 1–20, or 500 characters (one line)."""
+    if argument.kind == "whole":
+        return f"{_number(argument.low)}–{_number(argument.high)}"
+    longest = next(c.limit for c in argument.checks if c.fault == "too_long")
+    one_line = any(c.fault == "multiline" for c in argument.checks)
+    return f"{longest}{', one line' if one_line else ''}"
+
+
+def limits() -> str:
+    """The bounds of each argument more than one tool takes: the first tool's, then where
+    another's differ (`read_note` and `get_backlinks`: 1024–65536)."""
+    rows = []
+    names = [a.name for tool in TOOLS for a in tool.arguments]
+    for name in dict.fromkeys(n for n in names if names.count(n) > 1):
+        bounded = [
+            (tool.name, a)
+            for tool in TOOLS
+            if (a := tool.argument(name)) is not None
+            and (a.kind == "whole" or any(c.fault == "too_long" for c in a.checks))
+        ]
+        if len(bounded) < 2:
+            continue
+        first = _limit(bounded[0][1])
+        others: dict[str, list[str]] = {}
+        for tool, argument in bounded[1:]:
+            if _limit(argument) != first:
+                others.setdefault(_limit(argument), []).append(f"`{tool}`")
+        units = {a.unit for _, a in bounded}
+        unit = " characters" if bounded[0][1].kind == "text" else f" {units.pop()}" if len(units) == 1 else ""
+        differ = ", ".join(f"{' and '.join(tools)}: {shown}" for shown, tools in others.items())
+        rows.append(f"| `{name}` | {first}{unit}{f' ({differ})' if differ else ''} |")
+    return "\n".join(["| argument | limit |", "|---|---|", *rows]) + "\n"
+
+
 def generated(what: str) -> str:
     """The text of one generated block, named as its opening marker names it."""
     if what == "the tools":
         return overview()
+    if what == "the arguments' limits":
+        return limits()
     if what.startswith("arguments of ") and what.removeprefix("arguments of ") in CONTRACTS:
         return argument_table(CONTRACTS[what.removeprefix("arguments of ")])
     raise ValueError(f"docs/tools.md names an unknown generated block: {what!r}")
