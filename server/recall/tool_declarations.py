@@ -8,6 +8,7 @@ tables all take it from the argument.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Literal, get_args
 
 from vault_recall.server.recall.tool_contract import Argument, TextCheck, ToolContract
 
@@ -45,13 +46,16 @@ BUDGET = Argument(
     unit="bytes",
 )
 LIMIT = Argument("limit", "whole", about="Most records to return.", default=3, low=1, high=20, unit="records")
+# How recall_context matches a query: a closed set, typed once here (the schema's enum, the
+# check and the docs come from it).
+MatchMode = Literal["any", "all"]
 MATCH = Argument(
     "match",
     "choice",
     about="'any' (default): records ranked by how well they match, words matched by their stems; "
     "'all': only records holding every query word exactly as written.",
     default="any",
-    choices=("any", "all"),
+    choices=get_args(MatchMode),
 )
 RECALL_CONTEXT = ToolContract(
     "recall_context",
