@@ -14,7 +14,6 @@ from vault_recall.server.config.config_file import load_config
 from vault_recall.server.errors import ConfigError, VaultUnavailable
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.uri import obsidian_uri
-from vault_recall.server.recall.answers.recall_records import BUDGET_RANGE
 from vault_recall.server.recall.finding.scan import each_note
 from vault_recall.server.recall.finding.view import could_be_about
 from vault_recall.server.recall.packing import json_size
@@ -22,6 +21,7 @@ from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.results import Status
 from vault_recall.server.recall.scope import Exposure
 from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
+from vault_recall.server.recall.tool_declarations import BUDGET
 from vault_recall.server.vault.listing import list_notes, vault_name
 from vault_recall.server.vault.paths import display
 
@@ -103,7 +103,7 @@ def _recalled_size(note: Note, vault: str) -> int | None:
     # At most: six bytes of JSON per character (an escape), twelve per character of the URI
     # (a four-byte character percent-encoded), and 200 for the names, revision and time.
     most = 6 * (len(note.body) + len(note.path) + len(note.title)) + 12 * (len(note.path) + len(vault)) + 200
-    if most + _ENVELOPE_BYTES <= BUDGET_RANGE[1]:
+    if most + _ENVELOPE_BYTES <= BUDGET.high:
         return None
     return json_size(
         {
@@ -168,8 +168,8 @@ def check_health(
             key = "archived" if record.status == "archived" else "events" if record.kind == "event" else "active"
             entry[key] += 1
         size = _recalled_size(note, name)
-        if size is not None and size + _ENVELOPE_BYTES > BUDGET_RANGE[1]:
-            too_large.append({"path": note.path, "bytes": size, "limit": BUDGET_RANGE[1]})
+        if size is not None and size + _ENVELOPE_BYTES > BUDGET.high:
+            too_large.append({"path": note.path, "bytes": size, "limit": BUDGET.high})
     ambiguous = [
         {"name": paths[0].rsplit("/", 1)[-1][:-3], "paths": sorted(paths)} for paths in names.values() if len(paths) > 1
     ]

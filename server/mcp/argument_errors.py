@@ -1,8 +1,9 @@
 """Turn argument problems into one sentence a model can act on.
 
 The SDK validates arguments against each tool's input schema before the tool runs and would
-report pydantic's multi-line text (with a web link).  These sentences say the same as
-arguments.py does for the checks it makes itself.
+report pydantic's multi-line text (with a web link).  The sentence is the one the tool's
+declaration gives (recall/tool_contract.py), the same the recall layer says for the checks it
+makes itself.
 
 Arguments a tool does not take follow one rule (docs/tools.md): a name that looks like
 one of our own parameters — a misspelling (`budjet`), another spelling (`onOrAfter`,
@@ -22,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from vault_recall.server.errors import show_value
+from vault_recall.server.recall.tool_contract import REQUIRED, ToolContract
 
 # Arguments documented as added by clients to every tool (ignored whatever the rule says).
 CLIENT_ARGUMENTS = frozenset({"wait_for_previous"})  # Gemini CLI ≥ 0.5x
@@ -119,24 +121,15 @@ def _refusal(tool: str, refused: list[tuple[str, str | None]], known: list[str])
     return f"{tool} does not take {', '.join(shown)}; it takes {takes}"
 
 
-def describe_validation_error(error: ValidationError, schema: dict[str, Any]) -> str:
-    """One sentence for the first problem pydantic found."""
+def describe_validation_error(error: ValidationError, contract: ToolContract) -> str:
+    """One sentence for the first problem pydantic found, worded as the tool's declaration
+    words it (recall/tool_contract.py)."""
     first = error.errors()[0]
     name = str(first["loc"][0]) if first["loc"] else "arguments"
-    spec = schema.get("properties", {}).get(name, {})
-    kind = first["type"]
-    if kind == "missing":
-        return f"{name} is required"
+    argument = contract.argument(name)
+    if first["type"] == "missing":
+        return REQUIRED.format(name=name)
     got = f"; got {show_value(first.get('input'))}" if "input" in first else ""
-    if "minimum" in spec and "maximum" in spec:
-        return f"{name} must be a whole number from {spec['minimum']} to {spec['maximum']}{got}"
-    if "enum" in spec:
-        allowed = " or ".join(repr(v) for v in spec["enum"])
-        return f"{name} must be {allowed}{got}"
-    types = {spec.get("type")} | {option.get("type") for option in spec.get("anyOf", [])}
-    optional = " (or left out)" if "null" in types else ""
-    if "string" in types:
-        return f"{name} must be text{optional}{got}"
-    if "integer" in types:
-        return f"{name} must be a whole number{optional}{got}"
-    return f"{name} is not valid: {first['msg']}{got}"
+    if argument is None:
+        return f"{name} is not valid: {first['msg']}{got}"
+    return argument.type_sentence(got)

@@ -1,8 +1,9 @@
 """The docs stay true to the code: the command tables list exactly what `vault-recall --help`
-shows, the tools tables exactly the tools `serve` registers with their parameters, defaults
-and ranges, every relative link and every source path named points at something that exists,
-and nothing cites a document or an issue kept outside the repository (a reader cannot follow
-it: the reason belongs in the text itself)."""
+shows, the tools tables exactly the tools `serve` registers with their parameters and
+defaults, docs/tools.md's tables of arguments exactly as each tool is declared, every relative
+link and every source path named points at something that exists, and nothing cites a document
+or an issue kept outside the repository (a reader cannot follow it: the reason belongs in the
+text itself)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.support import tool_docs
 from vault_recall.app.cli.main import main
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.mcp.tools import build_server
+from vault_recall.server.recall.tool_declarations import TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -252,31 +255,24 @@ def sections(page: Path) -> dict[str, str]:
     return found
 
 
-def test_tools_md_gives_every_argument_its_range_and_default_as_the_schema_does() -> None:
-    page = DOCS / "tools.md"
-    tools = registered_tools()
-    described = sections(page)
-    assert set(tools) <= set(described), f"docs/tools.md has no section for {sorted(set(tools) - set(described))}"
-    for name, schema in tools.items():
-        properties: dict[str, Any] = schema["properties"]
-        argument_tables = [t for t in tables(page, described[name]) if t.header and t.header[0].lower() == "argument"]
-        if not properties:
-            assert not argument_tables and "no arguments" in described[name], f"{name} takes no arguments"
-            continue
-        assert argument_tables, f"docs/tools.md: {name} has no argument table"
-        rows = argument_tables[0].rows
-        assert [row[0].strip("`") for row in rows] == list(properties), f"docs/tools.md: {name}'s arguments"
-        for argument, accepts, default in (row[:3] for row in rows):
-            field = properties[argument.strip("`")]
-            if default == "required":
-                assert argument.strip("`") in schema.get("required", []), f"{name}.{argument} is not required"
-            else:
-                assert ast.literal_eval(default.strip("`")) == field.get("default"), f"{name}.{argument} default"
-            if "minimum" in field:
-                span = f"{field['minimum']}–{field['maximum']}"
-                assert span in accepts.replace(",", ""), f"docs/tools.md: {name}.{argument} is {span}"
-            for value in field.get("enum", []):
-                assert f'"{value}"' in accepts, f"docs/tools.md: {name}.{argument} takes {value!r}"
+def test_tools_md_tables_are_written_from_the_tools_declarations() -> None:
+    # Every argument's range and default, as the declarations say (tests/support/tool_docs.py):
+    # `python -m tests.support.tool_docs --write` rewrites them.
+    text = tool_docs.DOCS.read_text(encoding="utf-8")
+    with_arguments = [f"arguments of {tool.name}" for tool in TOOLS if tool.arguments]
+    assert tool_docs.blocks(text) == ["the tools", *with_arguments, "the arguments' limits"]
+    assert tool_docs.rendered(text) == text, "docs/tools.md: run python -m tests.support.tool_docs --write"
+    for tool in TOOLS:
+        if not tool.arguments:
+            assert "Takes no arguments." in sections(tool_docs.DOCS)[tool.name], tool.name
+
+
+def test_a_table_that_differs_from_its_declaration_is_written_anew() -> None:
+    text = tool_docs.DOCS.read_text(encoding="utf-8")
+    stale = text.replace("| `limit` | a whole number of records, 1–20 | `3` |", "| `limit` | 1–25 | `4` |", 1)
+    assert stale != text
+    assert tool_docs.rendered(stale) == text
+    assert tool_docs.main([]) == 0
 
 
 # -- links, paths and citations -----------------------------------------------------------------

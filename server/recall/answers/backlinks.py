@@ -10,7 +10,7 @@ from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.obsidian.resolve import NameIndex, fold, resolve_link, resolve_names
 from vault_recall.server.obsidian.syntax import parse_links, wikilinks_in
 from vault_recall.server.obsidian.uri import obsidian_uri
-from vault_recall.server.recall.answers.arguments import check_range
+from vault_recall.server.recall.answers.arguments import check_arguments
 from vault_recall.server.recall.answers.search import hit
 from vault_recall.server.recall.finding.naming import ListedNames, path_key
 from vault_recall.server.recall.finding.scan import as_seen, each_parsed, record_item
@@ -19,17 +19,11 @@ from vault_recall.server.recall.finding.view import in_view, listing_or_unavaila
 from vault_recall.server.recall.packing import answer, pack
 from vault_recall.server.recall.results import Backlink, BacklinksHead, BacklinksResult, Problem
 from vault_recall.server.recall.scope import Scope
+from vault_recall.server.recall.tool_declarations import GET_BACKLINKS
 from vault_recall.server.vault.listing import excluded_notes, vault_name
 
-BACKLINK_LIMIT_RANGE = (1, 200)
-BACKLINK_BUDGET_RANGE = (1024, 65536)
-BACKLINK_BUDGET = 16384
-MAX_OFFSET = 10_000_000
 
-
-def get_backlinks(
-    scope: Scope, note: str, limit: int = 50, budget: int = BACKLINK_BUDGET, offset: int = 0
-) -> BacklinksResult:
+def get_backlinks(scope: Scope, note: str, limit: int = 50, budget: int = 16384, offset: int = 0) -> BacklinksResult:
     """Every line of a visible note holding a wikilink, embed or markdown link to `note`, in
     path then line order, from the `offset`-th on: as many as fit `limit` and `budget`, with
     `next_offset` to ask for the next page when more remain.
@@ -38,9 +32,7 @@ def get_backlinks(
     against the notes that share its name, and only notes whose bytes could name it are
     parsed for their links.
     """
-    check_range("limit", limit, *BACKLINK_LIMIT_RANGE)
-    check_range("budget", budget, *BACKLINK_BUDGET_RANGE)
-    check_range("offset", offset, 0, MAX_OFFSET)
+    check_arguments(GET_BACKLINKS, locals())
     envelope: BacklinksHead = {"status": "ok", "untrusted": True, "vault": None}
     listing = listing_or_unavailable(scope, envelope)
     if listing is None:

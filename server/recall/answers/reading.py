@@ -7,24 +7,21 @@ from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.resolve import fold, not_found, resolve_names
 from vault_recall.server.obsidian.syntax import Heading, block_span, lines_between, section_span, strip_heading
 from vault_recall.server.obsidian.uri import obsidian_uri
-from vault_recall.server.recall.answers.arguments import check_range
+from vault_recall.server.recall.answers.arguments import check_arguments
 from vault_recall.server.recall.finding.naming import ListedNames, exact_note
 from vault_recall.server.recall.finding.view import listing_or_unavailable, problem
 from vault_recall.server.recall.packing import compact_json, json_size, shorten_to_bytes
 from vault_recall.server.recall.results import Problem, ReadNoteResult, Section
 from vault_recall.server.recall.scope import Scope
+from vault_recall.server.recall.tool_declarations import READ_NOTE
 from vault_recall.server.vault.listing import vault_name
 
-READ_BUDGET_RANGE = (1024, 65536)
-MAX_SECTION_ARGUMENT = 500
 MAX_HEADINGS_NAMED = 20
 
 
 def read_note(scope: Scope, note: str, section: str | None = None, budget: int = 16384) -> ReadNoteResult:
     """The note's whole text (or one section's), or, when that is over budget, its section list."""
-    check_range("budget", budget, *READ_BUDGET_RANGE)
-    if section is not None and (not isinstance(section, str) or len(section) > MAX_SECTION_ARGUMENT):
-        raise InvalidArgument(f"section must be a heading of at most {MAX_SECTION_ARGUMENT} characters")
+    check_arguments(READ_NOTE, locals())
     result: ReadNoteResult = {"status": "ok", "untrusted": True, "vault": None}
     # A path exactly as a tool gave it is read without listing the vault; names, aliases and
     # anything only the listing can tell are resolved on the listing.

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 
-from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote
-from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
+from vault_recall.server.recall.answers.arguments import check_arguments, query_text
 from vault_recall.server.recall.answers.recall_answer import (
     NO_RECORDS_HINT,
     Cutting,
@@ -52,19 +51,14 @@ from vault_recall.server.recall.ranking.words import folded_words, query_words
 from vault_recall.server.recall.records import (
     MemoryRecord,
     as_record,
-    is_calendar_date,
     is_current,
     recalled,
     ruled_record,
 )
 from vault_recall.server.recall.results import Problem, RecallHead, RecallResult, Record
 from vault_recall.server.recall.scope import Scope
+from vault_recall.server.recall.tool_declarations import RECALL_ACTIVITY, RECALL_CONTEXT
 from vault_recall.server.vault.listing import VaultListing, vault_name
-
-BUDGET_RANGE = (512, 65536)
-LIMIT_RANGE = (1, 20)
-ACTIVITY_LIMIT_RANGE = (1, 50)
-MATCH_MODES = ("any", "all")
 
 
 def recall_context(
@@ -78,12 +72,8 @@ def recall_context(
     """Current evidence for one subject — or, without one, across everything this client may
     see: active decision records (every current note, for a client that sees the whole vault),
     the best matches of the query first (no query: newest first)."""
-    if subject is not None:
-        check_subject(subject)
-    text = check_query(query)
-    check_range("budget", budget, *BUDGET_RANGE)
-    check_range("limit", limit, *LIMIT_RANGE)
-    check_choice("match", match, MATCH_MODES)
+    check_arguments(RECALL_CONTEXT, locals())
+    text = query_text(query)
     if subject is not None:
         scope.exposure.require_subject(subject, scope.client)
 
@@ -110,12 +100,8 @@ def recall_activity(
 ) -> RecallResult:
     """History for one subject: active `kind: event` records, newest `date` first — with a
     query, the best matches first."""
-    check_subject(subject)
-    if on_or_after is not None and not is_calendar_date(on_or_after):
-        raise InvalidArgument(f"on_or_after must be a real date written YYYY-MM-DD; got {show_value(on_or_after)}")
-    text = check_query(query)
-    check_range("budget", budget, *BUDGET_RANGE)
-    check_range("limit", limit, *ACTIVITY_LIMIT_RANGE)
+    check_arguments(RECALL_ACTIVITY, locals())
+    text = query_text(query)
     scope.exposure.require_subject(subject, scope.client)
 
     def in_history(record: MemoryRecord) -> bool:

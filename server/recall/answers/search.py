@@ -11,11 +11,11 @@ from itertools import accumulate
 from pathlib import Path
 from typing import cast, overload
 
-from vault_recall.server.errors import InvalidArgument, NoteChanged, NoteTooLarge, show_value
+from vault_recall.server.errors import NoteChanged, NoteTooLarge
 from vault_recall.server.obsidian.note import InvalidNote, Note, decode_note_text, modified_second, parse_note
 from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, is_utf8, lf_bytes, lf_text
 from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
-from vault_recall.server.recall.answers.arguments import check_range, check_subject
+from vault_recall.server.recall.answers.arguments import check_arguments
 from vault_recall.server.recall.finding.hit_lines import HitLines, LineCounter
 from vault_recall.server.recall.finding.looking import Answer, Looked, Told
 from vault_recall.server.recall.finding.record_tally import plain_note
@@ -27,12 +27,10 @@ from vault_recall.server.recall.finding.view import problem as view_problem
 from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, shortened_by
 from vault_recall.server.recall.results import Hit, Problem, SearchHead, SearchResult
 from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.tool_declarations import SEARCH_NOTES
 from vault_recall.server.vault.listing import VaultListing, vault_name
 from vault_recall.server.vault.note_files import read_note_bytes
 
-SEARCH_BUDGET_RANGE = (512, 65536)
-SEARCH_LIMIT_RANGE = (1, 100)
-MAX_PHRASE_CHARS = 200
 # A hit's line is shown whole up to this many characters, else this much around the hit.
 LINE_WIDTH = 240
 
@@ -55,11 +53,9 @@ def search_notes(
     scope: Scope, query: str, limit: int = 20, budget: int = 8192, subject: str | None = None
 ) -> SearchResult:
     """Lines containing `query` (case-insensitive), newest notes first, then by line."""
-    phrase = _check_phrase(query)
-    check_range("limit", limit, *SEARCH_LIMIT_RANGE)
-    check_range("budget", budget, *SEARCH_BUDGET_RANGE)
+    check_arguments(SEARCH_NOTES, locals())
+    phrase = query.strip()
     if subject is not None:
-        check_subject(subject)
         scope.exposure.require_subject(subject, scope.client)
     envelope: SearchHead = {"status": "ok", "untrusted": True, "vault": None, "query": query}
     if subject is not None:
@@ -314,16 +310,6 @@ class _Reread:
         if len(hits) != note_hits.count:
             raise NoteChanged(note_hits.path)
         return hits
-
-
-def _check_phrase(query: str) -> str:
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidArgument("query is empty: give a word or phrase to look for")
-    if len(query) > MAX_PHRASE_CHARS:
-        raise InvalidArgument(f"query is {len(query)} characters long; the limit is {MAX_PHRASE_CHARS}")
-    if "\n" in query:
-        raise InvalidArgument(f"query {show_value(query)} spans lines; search matches within one line")
-    return query.strip()
 
 
 def line_hits(note: Note, pattern: Phrase, vault: str) -> list[Hit]:
