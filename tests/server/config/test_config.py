@@ -47,7 +47,12 @@ def test_the_same_bytes_are_parsed_once_and_any_change_is_read(monkeypatch: pyte
 
     parsed: list[bytes] = []
     parse = config_file.parse_config
-    monkeypatch.setattr(config_file, "parse_config", lambda raw, path: parsed.append(raw) or parse(raw, path))
+
+    def counted(raw: bytes, path: Path) -> Config:
+        parsed.append(raw)
+        return parse(raw, path)
+
+    monkeypatch.setattr(config_file, "parse_config", counted)
     path = write('{"version": 1, "paused": false}')
     first = load_config()
     assert load_config() is first and len(parsed) == 1

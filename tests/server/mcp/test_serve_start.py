@@ -23,7 +23,7 @@ def test_start_up_runs_without_the_collector_and_freezes_what_it_made() -> None:
     frozen = gc.get_freeze_count()
     with collector_paused():
         assert not gc.isenabled()
-        made = [[] for _ in range(1000)]
+        made: list[list[int]] = [[] for _ in range(1000)]
     assert gc.isenabled()
     assert gc.get_freeze_count() >= frozen + len(made)
 
