@@ -11,6 +11,13 @@ the same on a slow machine and a fast one.  Samples are interleaved, so drift in
 load hits every case alike.
 
     .venv/bin/python -m bench.first_answer [--runs 15] [--vault PATH]
+    .venv/bin/python -m bench.first_answer --vault /tmp/obsidian-hub --whole-vault "kanban board" \
+        [--before DIR]
+
+`--whole-vault QUERY`: the recall asked is `recall_context(query=QUERY)` over the whole vault
+(the client exposed every note, in a home of its own), as a first call on a large vault.
+`--before DIR`: an earlier tree's `vault-recall serve` too (DIR on PYTHONPATH, as
+tests/support/earlier_tree.py writes it), in the same run.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -68,24 +76,34 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-async def measure(runs: int, vault: Path) -> None:
+async def measure(runs: int, vault: Path, whole_vault: str | None = None, before: Path | None = None) -> None:
     ours = [str(Path(sys.executable).with_name("vault-recall")), "serve", "--client", "bench", "--vault", str(vault)]
     bare = [sys.executable, str(REPO_ROOT / "bench" / "baseline_server.py")]
     env = dict(os.environ)
+    recall: dict[str, object] = {"subject": "build-system", "query": "bazel"}
+    if whole_vault is not None:
+        env["VAULT_RECALL_HOME"] = tempfile.mkdtemp(prefix="first-answer-")
+        subprocess.run([ours[0], "client", "expose", "bench", "vault"], env=env, stdout=subprocess.DEVNULL, check=True)
+        recall = {"query": whole_vault}
+    envs: dict[str, dict[str, str]] = {}
     calls: dict[str, tuple[list[str], str, dict[str, object]]] = {
         "bare MCPServer, ping": (bare, "ping", {}),
         "vault-recall serve, list_subjects": (ours, "list_subjects", {}),
-        "vault-recall serve, recall_context": (ours, "recall_context", {"subject": "build-system", "query": "bazel"}),
+        "vault-recall serve, recall_context": (ours, "recall_context", recall),
     }
+    if before is not None:
+        earlier = [sys.executable, "-m", "vault_recall.app", *ours[1:]]
+        envs["before: serve, recall_context"] = {**env, "PYTHONPATH": str(before)}
+        calls["before: serve, recall_context"] = (earlier, "recall_context", recall)
     initialize: dict[str, list[float]] = {"bare MCPServer": [], "vault-recall serve": []}
     first: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(runs):
         initialize["bare MCPServer"].append(to_initialize(bare))
         initialize["vault-recall serve"].append(to_initialize(ours))
         for name, (argv, tool, args) in calls.items():
-            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+            params = StdioServerParameters(command=argv[0], args=argv[1:], env=envs.get(name, env))
             first[name].append(await to_first_call(params, tool, args))
-    print(f"{runs} runs each, vault {vault}")
+    print(f"{runs} runs each, vault {vault}, recall {recall}")
     for title, samples, base_name in (
         ("start → initialize answered", initialize, "bare MCPServer"),
         ("start → first tool call answered", first, "bare MCPServer, ping"),
@@ -103,8 +121,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--vault", type=Path, default=SAMPLE_VAULT)
+    parser.add_argument("--whole-vault", metavar="QUERY", help="recall QUERY over the whole vault")
+    parser.add_argument("--before", type=Path, help="an earlier tree, put first on PYTHONPATH")
     args = parser.parse_args()
-    anyio.run(measure, args.runs, args.vault)
+    anyio.run(measure, args.runs, args.vault, args.whole_vault, args.before)
 
 
 if __name__ == "__main__":
