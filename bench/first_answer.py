@@ -6,6 +6,9 @@ Two figures per server, each from a fresh process per sample:
   (raw JSON-RPC lines on the process's pipes, nothing else in the way);
 - start → first tool call answered, through the SDK's stdio client.
 
+And, on Linux, the CPU time the server process spent from its start to answering its first
+call (/proc), which a loaded machine stretches much less than wall time.
+
 Reported: p50 and p95 of each and the ratio of medians (ours / baseline), so the figure means
 the same on a slow machine and a fast one.  Samples are interleaved, so drift in the machine's
 load hits every case alike.
@@ -62,6 +65,26 @@ def to_initialize(argv: list[str]) -> float:
     return elapsed
 
 
+def cpu_to_first_call(argv: list[str], env: dict[str, str], tool: str, args: dict[str, object]) -> float:
+    """CPU seconds (user and system, all threads) the server process spent from its start to
+    answering its first call, `initialize` first (raw JSON-RPC lines; Linux's /proc): the
+    machine's load stretches wall time, much less the work done."""
+    server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert server.stdin is not None and server.stdout is not None
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": args}}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    server.stdin.write("".join(json.dumps(m) + "\n" for m in (INITIALIZE, initialized, call)).encode())
+    server.stdin.flush()
+    while json.loads(server.stdout.readline()).get("id") != 2:
+        pass
+    fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    used = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    server.stdin.close()
+    server.wait(timeout=60)
+    server.stdout.close()
+    return used
+
+
 async def to_first_call(params: StdioServerParameters, tool: str, args: dict[str, object]) -> float:
     started = time.perf_counter()
     async with Client(params, read_timeout_seconds=60) as client:
@@ -103,11 +126,19 @@ async def measure(runs: int, vault: Path, whole_vault: str | None = None, before
         for name, (argv, tool, args) in calls.items():
             params = StdioServerParameters(command=argv[0], args=argv[1:], env=envs.get(name, env))
             first[name].append(await to_first_call(params, tool, args))
+    cpu: dict[str, list[float]] = {}
+    if sys.platform == "linux":
+        for _ in range(runs):
+            for name, (argv, tool, args) in calls.items():
+                cpu.setdefault(name, []).append(cpu_to_first_call(argv, envs.get(name, env), tool, args))
     print(f"{runs} runs each, vault {vault}, recall {recall}")
     for title, samples, base_name in (
         ("start → initialize answered", initialize, "bare MCPServer"),
         ("start → first tool call answered", first, "bare MCPServer, ping"),
+        ("CPU of the server process, start → first call answered (Linux)", cpu, "bare MCPServer, ping"),
     ):
+        if not samples:
+            continue
         base = statistics.median(samples[base_name])
         print(title)
         for name, values in samples.items():
