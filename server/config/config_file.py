@@ -183,7 +183,19 @@ def load_config(path: Path | None = None) -> Config:
         raise ConfigError(path, None, f"cannot be read: {exc.strerror}") from None
     if len(raw) > _MAX_CONFIG_BYTES:
         raise ConfigError(path, None, "is larger than 4 MiB; it is not a Vault Recall config")
-    return parse_config(raw, path)
+    # Read on every call, parsed again only when its bytes changed: a Config is immutable, and
+    # the same bytes at the same path are the same config (no clock or file identity trusted).
+    known = _last_read.get(path)
+    if known is not None and known[0] == raw:
+        return known[1]
+    config = parse_config(raw, path)
+    _last_read.clear()
+    _last_read[path] = (raw, config)
+    return config
+
+
+# The last config parsed (load_config): its path → its bytes and what they said.
+_last_read: dict[Path, tuple[bytes, Config]] = {}
 
 
 def parse_config(raw: bytes, path: Path) -> Config:

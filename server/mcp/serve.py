@@ -9,12 +9,15 @@ read and, when it is an `initialize` the SDK is certain to accept, answered at o
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,15 +54,17 @@ def serve(client: str, vault: Path | None) -> int:
         sys.stderr.write(f"vault-recall serve: {problem}\n")
         return 2
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="vault-recall[%(process)d] %(message)s")
-    loading = threading.Thread(target=load_server_modules, name="load-sdk", daemon=True)
-    loading.start()
-    first = sys.stdin.buffer.readline()  # b"" when the client closed stdin at once
-    answered = first_answer(first)
-    if answered is not None:
-        sys.stdout.buffer.write(answered.line)
-        sys.stdout.buffer.flush()
-    loading.join()
-    return _run(client, vault, first, answered)
+    with collector_paused():
+        loading = threading.Thread(target=load_server_modules, name="load-sdk", daemon=True)
+        loading.start()
+        first = sys.stdin.buffer.readline()  # b"" when the client closed stdin at once
+        answered = first_answer(first)
+        if answered is not None:
+            sys.stdout.buffer.write(answered.line)
+            sys.stdout.buffer.flush()
+        loading.join()
+        server = _build(client, vault)
+    return _run(server, first, answered)
 
 
 def load_server_modules() -> None:
@@ -67,19 +72,36 @@ def load_server_modules() -> None:
         importlib.import_module(name)
 
 
-def _run(client: str, vault: Path | None, first: bytes, answered: FirstAnswer | None) -> int:
-    import gc
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Start-up without the cyclic garbage collector, then what it made frozen.
 
-    import anyio
+    Loading the SDK makes ~90k objects (modules, its protocol models) that live as long as the
+    process, and nothing to collect: the collector's ~200 passes over them while they are made
+    were a tenth of start-up's time.  Frozen after, they are kept out of the collector's full
+    passes too, which a recall over a large vault sets off.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
+
+def _build(client: str, vault: Path | None) -> RecallServer:
     from vault_recall.server.config.call_scope import ServeOptions
     from vault_recall.server.mcp.tools import build_server
 
     options = ServeOptions(client=client, pinned_vault=vault.expanduser().absolute() if vault else None)
-    server = build_server(options)
-    # What start-up made (modules, the SDK's models: ~90k objects) lives as long as the process:
-    # kept out of the collector's full passes, which a recall over a large vault sets off.
-    gc.freeze()
+    return build_server(options)
+
+
+def _run(server: RecallServer, first: bytes, answered: FirstAnswer | None) -> int:
+    import anyio
+
     try:
         anyio.run(_serve_stdio, server, first, answered)
     finally:

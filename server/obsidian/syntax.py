@@ -230,7 +230,12 @@ def parse_headings(body: str) -> tuple[Heading, ...]:
     """ATX headings outside code blocks, in order, with their text as written: inline code in a
     heading is part of it (`## Use `foo` here`, `### `date()``), as Obsidian lists it."""
     headings: list[Heading] = []
-    for number, (line, in_code) in enumerate(fenced(body.split("\n")), start=1):
+    lines = body.split("\n")
+    # Without three backticks or tildes in a row no line opens a fence (fenced() finds none):
+    # every line is outside code, and only the few starting with '#' need looking at.  Most
+    # notes hold no fence, and every read_note lists their sections.
+    marked = fenced(lines) if "```" in body or "~~~" in body else ((line, False) for line in lines)
+    for number, (line, in_code) in enumerate(marked, start=1):
         if not in_code and "#" in line[:4]:
             found = atx_heading(line)
             if found:

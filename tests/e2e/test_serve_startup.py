@@ -106,3 +106,32 @@ def test_initialize_answered_before_the_sdk_loads_is_answered_once_and_as_the_sd
     by_the_sdk = exchange([{**INITIALIZE, "params": params}, initialized, tools], 2)
     assert [answer["id"] for answer in by_the_sdk] == [1, 2]
     assert early[0] == by_the_sdk[0]
+
+
+# What `vault-recall http` and the tray need, never a stdio server, whatever it is asked.
+SERVE = ("serve", "--client", "t", "--vault", str(SAMPLE_VAULT))
+NEVER_IN_SERVE = ("vault_recall.server.http", "vault_recall.server.oauth", "vault_recall.app.tray")
+
+
+def test_serve_answering_calls_never_imports_our_http_oauth_or_tray_code() -> None:
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    calls = [
+        {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        for number, name, arguments in ((2, "recall_context", {"query": "bazel"}), (3, "read_note", {"note": "x"}))
+    ]
+    server = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "vault_recall.app", *SERVE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write("".join(json.dumps(line) + "\n" for line in [INITIALIZE, initialized, *calls]))
+    server.stdin.flush()
+    answered = {json.loads(server.stdout.readline()).get("id") for _ in range(3)}  # stdin open: all answered
+    _, stderr = server.communicate(timeout=120)
+    assert answered == {1, 2, 3}
+    imported = {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+    assert "vault_recall.server.recall.answers.recall_records" in imported  # the calls were answered
+    assert not {m for m in imported if m.startswith(NEVER_IN_SERVE)}

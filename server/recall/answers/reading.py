@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
+
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.resolve import fold, not_found, resolve_names
@@ -91,9 +94,9 @@ def _broken_note(vault: str, path: str, broken: Problem, budget: int) -> ReadNot
 def section_list(note: Note) -> list[Section]:
     """Every heading with its level, file line and the size of its whole section in bytes."""
     # Byte offsets of each line's start, so every section's size is one subtraction.
-    offsets = [0]
-    for line in note.lines:
-        offsets.append(offsets[-1] + len(line.encode("utf-8")) + 1)
+    # (An ASCII line is as many bytes as characters: no line need be encoded to be measured.)
+    sizes = (len(line) + 1 for line in note.lines) if note.body.isascii() else _utf8_sizes(note.lines)
+    offsets = [0, *itertools.accumulate(sizes)]
     listed: list[Section] = []
     for index, heading in enumerate(note.headings):
         first, last = section_span(len(note.lines), note.headings, index)
@@ -106,6 +109,10 @@ def section_list(note: Note) -> list[Section]:
             }
         )
     return listed
+
+
+def _utf8_sizes(lines: list[str]) -> Iterator[int]:
+    return (len(line.encode("utf-8")) + 1 for line in lines)
 
 
 def find_section(note: Note, wanted: str) -> tuple[int, int]:

@@ -40,6 +40,28 @@ def test_a_saved_config_reads_back_the_same() -> None:
     assert load_config() == GOOD
 
 
+def test_the_same_bytes_are_parsed_once_and_any_change_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every call reads the file; only new bytes are parsed — a change of the same size and
+    modification time included (no file identity or clock is trusted)."""
+    from vault_recall.server.config import config_file
+
+    parsed: list[bytes] = []
+    parse = config_file.parse_config
+
+    def counted(raw: bytes, path: Path) -> Config:
+        parsed.append(raw)
+        return parse(raw, path)
+
+    monkeypatch.setattr(config_file, "parse_config", counted)
+    path = write('{"version": 1, "paused": false}')
+    first = load_config()
+    assert load_config() is first and len(parsed) == 1
+    stamp = path.stat().st_mtime_ns
+    path.write_text('{"version": 1, "paused": true }', encoding="utf-8")
+    os.utime(path, ns=(stamp, stamp))
+    assert load_config().paused and len(parsed) == 2
+
+
 def test_the_config_is_readable_by_its_user_only() -> None:
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().parent.chmod(0o755)  # a folder someone made readable: the next save closes it

@@ -6,9 +6,12 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.support.paths import REPO_ROOT
 from vault_recall.server.obsidian.syntax import (
+    Heading,
     atx_heading,
     block_span,
     fenced,
@@ -105,6 +108,54 @@ deep
 ```
 end ^block-1
 """
+
+
+# Lines of the kinds that decide headings and fences: fences of backticks and tildes (opening
+# with an info string, closing, too short), quoted and indented ones, headings, near misses.
+_LINES = st.lists(
+    st.sampled_from(
+        [
+            "# A",
+            "## B ##",
+            "### `c`",
+            "#no",
+            "    # indented",
+            "> # quoted",
+            "> ```",
+            "```",
+            "```md",
+            "~~~",
+            "~~~~",
+            "``",
+            "`` ` ``",
+            "> ~~~",
+            "  ```",
+            "text",
+            "",
+            "- ```",
+            "####### seven",
+            "# ~~~",
+            "> > ```",
+        ]
+    ),
+    max_size=14,
+)
+
+
+def _headings_line_by_line(body: str) -> tuple[Heading, ...]:
+    """parse_headings as it reads every line through fenced(): what its shortcut must equal."""
+    found = []
+    for number, (line, in_code) in enumerate(fenced(body.split("\n")), start=1):
+        heading = None if in_code else atx_heading(line)
+        if heading:
+            found.append(Heading(level=heading[0], text=heading[1], line=number))
+    return tuple(found)
+
+
+@given(_LINES)
+def test_headings_are_those_read_line_by_line_through_the_fences(lines: list[str]) -> None:
+    body = "\n".join(lines)
+    assert parse_headings(body) == _headings_line_by_line(body)
 
 
 def test_headings_skip_code_fences() -> None:
