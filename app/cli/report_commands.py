@@ -35,7 +35,7 @@ from vault_recall.app.tray.changed_notes import (
     watched_notes,
 )
 from vault_recall.app.tray.health_news import CHOOSE_BY_COMMAND, SHOWN, unreadable_news
-from vault_recall.app.tray.menu_items import client_name
+from vault_recall.app.tray.menu.items import client_name
 from vault_recall.app.tray.notices import PAUSED_STATUS, SAMPLE, plural, problem_line
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ACTIVE, Config, activity_path, config_path, load_config

@@ -26,8 +26,8 @@ from vault_recall.app.state.pause import set_paused
 from vault_recall.app.tray import pages
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.client_actions import client_action
-from vault_recall.app.tray.menu import Action
-from vault_recall.app.tray.menu_items import TrayState, is_vault_action
+from vault_recall.app.tray.menu.items import TrayState, is_vault_action
+from vault_recall.app.tray.menu.tree import Action
 from vault_recall.app.tray.notices import PAUSED_NOTICE, RESUMED_NOTICE
 from vault_recall.app.tray.subject_actions import subject_action
 from vault_recall.server import __version__

@@ -19,8 +19,8 @@ from typing import assert_never
 from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.desktop.store_watch import LookAgain
 from vault_recall.app.state.config_store import register
-from vault_recall.app.tray.menu import SEPARATOR, Action, Item
-from vault_recall.app.tray.menu_items import is_approval_action
+from vault_recall.app.tray.menu.items import is_approval_action
+from vault_recall.app.tray.menu.tree import SEPARATOR, Action, Item
 from vault_recall.app.tray.notices import as_sentence
 from vault_recall.server.errors import ApprovalError, OAuthStoreError
 from vault_recall.server.oauth import approvals as oauth_approvals

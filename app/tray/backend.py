@@ -26,7 +26,7 @@ from vault_recall.app.tray.panels import GTK_PACKAGES, SNI, has_gtk, preferred
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from vault_recall.app.tray.menu import Action
+    from vault_recall.app.tray.menu.tree import Action
     from vault_recall.app.tray.tray_view import TrayView
 
 TRAY_ENV = "VAULT_RECALL_TRAY"

@@ -21,8 +21,8 @@ from vault_recall.app.desktop import clipboard
 from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.errors import UrlInstallFailed
 from vault_recall.app.state.config_store import register
-from vault_recall.app.tray import url_snippet
-from vault_recall.app.tray.menu_items import Action, TrayState, is_client_action
+from vault_recall.app.tray.menu import url_snippet
+from vault_recall.app.tray.menu.items import Action, TrayState, is_client_action
 from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.server.http.address import DEFAULT_URL
 

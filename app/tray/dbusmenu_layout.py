@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from vault_recall.app.tray.menu import Action, Item
+from vault_recall.app.tray.menu.tree import Action, Item
 
 ROOT = 0
 # What an item is, for its id: where it sits, and what it does; a submenu is known by its text,

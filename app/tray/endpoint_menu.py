@@ -1,6 +1,6 @@
 """What the tray's menu says of its HTTP endpoint beyond start and stop: why it ended, while it
 waits to be started again, and where its log is (an item that opens it).  Added to the
-*HTTP endpoint* submenu that menu.py builds, as approvals.py adds its own entry: the menu stays
+*HTTP endpoint* submenu that menu/tree.py builds, as approvals.py adds its own entry: the menu stays
 a pure function of the snapshot, and this one of the endpoint's state.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from vault_recall.app.tray.menu import SEPARATOR, Item
-from vault_recall.app.tray.url_snippet import shown_path
+from vault_recall.app.tray.menu.tree import SEPARATOR, Item
+from vault_recall.app.tray.menu.url_snippet import shown_path
 
 WHY_CHARACTERS = 70
 

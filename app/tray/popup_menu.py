@@ -17,7 +17,7 @@ import json
 import sys
 from typing import Any
 
-from vault_recall.app.tray.menu_items import Action, Item
+from vault_recall.app.tray.menu.items import Action, Item
 from vault_recall.app.tray.panels import gtk_available, has_gtk
 
 MODULE = "vault_recall.app.tray.popup_menu"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vault_recall.app.desktop.icon import render_icon
-from vault_recall.app.tray.menu import Action, Item
+from vault_recall.app.tray.menu.tree import Action, Item
 from vault_recall.app.tray.tray_view import Shown
 
 log = logging.getLogger(__name__)

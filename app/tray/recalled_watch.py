@@ -27,7 +27,7 @@ from vault_recall.app.tray.changed_notes import (
     vanished_text,
     watched_notes,
 )
-from vault_recall.app.tray.menu_items import TrayState
+from vault_recall.app.tray.menu.items import TrayState
 from vault_recall.server.config.config_file import activity_path
 from vault_recall.server.vault.listing import vault_name
 from vault_recall.server.vault.paths import display

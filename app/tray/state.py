@@ -20,7 +20,7 @@ from vault_recall.app.state.health import HealthReport, rules_for
 from vault_recall.app.state.note_revisions import revisions_now, vault_folders
 from vault_recall.app.state.obsidian_vaults import discover_vaults
 from vault_recall.app.state.sample_vault import sample_vault_path
-from vault_recall.app.tray.menu_items import TrayState
+from vault_recall.app.tray.menu.items import TrayState
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import Config, VaultEntry, activity_path, load_config
 from vault_recall.server.errors import ConfigError, VaultUnavailable

@@ -14,8 +14,8 @@ from typing import assert_never
 
 from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.state.rule_store import add_rules, remove_rules
-from vault_recall.app.tray.menu_items import Action, TrayState, is_subject_action
-from vault_recall.app.tray.subject_menu import RULES_MENU, rule_of, taken_words
+from vault_recall.app.tray.menu.items import Action, TrayState, is_subject_action
+from vault_recall.app.tray.menu.subject_items import RULES_MENU, rule_of, taken_words
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.recall.answers.rule_suggestions import notes_taken
 from vault_recall.server.recall.subject_rules import SubjectRule, SubjectRules

@@ -39,8 +39,8 @@ from vault_recall.app.tray.endpoint_menu import with_endpoint
 from vault_recall.app.tray.health_news import health_news, switched_news
 from vault_recall.app.tray.health_schedule import HealthSchedule, saw_otherwise
 from vault_recall.app.tray.installed import InstalledClients
-from vault_recall.app.tray.menu import Action, build_menu, recall_notice, status_of, tooltip
-from vault_recall.app.tray.menu_items import TrayState
+from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.app.tray.menu.tree import Action, build_menu, recall_notice, status_of, tooltip
 from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.app.tray.panels import HostFollower, gtk_available
 from vault_recall.app.tray.recalled_watch import RecalledNotesWatch

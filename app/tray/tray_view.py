@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vault_recall.app.desktop.icon import IconStatus
-from vault_recall.app.tray.menu import Action, Item
+from vault_recall.app.tray.menu.tree import Action, Item
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,7 @@ from vault_recall.app.tray.actions import ActionContext, perform
 from vault_recall.app.tray.approvals import approval_action
 from vault_recall.app.tray.client_actions import client_action
 from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
-from vault_recall.app.tray.menu import Action, Item, build_menu
-from vault_recall.app.tray.menu_items import (
+from vault_recall.app.tray.menu.items import (
     ActionName,
     TrayState,
     is_approval_action,
@@ -23,6 +22,7 @@ from vault_recall.app.tray.menu_items import (
     is_subject_action,
     is_vault_action,
 )
+from vault_recall.app.tray.menu.tree import Action, Item, build_menu
 from vault_recall.app.tray.subject_actions import subject_action
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
 

@@ -25,7 +25,7 @@ from vault_recall.app.tray.changed_notes import (
     vanished_text,
     watched_notes,
 )
-from vault_recall.app.tray.menu_items import client_name
+from vault_recall.app.tray.menu.items import client_name
 from vault_recall.server.activity.events import ActivityEvent
 from vault_recall.server.activity.store import ActivityWriter
 from vault_recall.server.config.config_file import Config, VaultEntry

@@ -13,7 +13,7 @@ import pytest
 from vault_recall.app.clients.catalogue import CLIENTS, TOKEN_ENV
 from vault_recall.app.tray.client_actions import client_action
 from vault_recall.app.tray.installed import InstalledClients
-from vault_recall.app.tray.menu_items import TrayState
+from vault_recall.app.tray.menu.items import TrayState
 from vault_recall.server.config.config_file import Config, load_config
 from vault_recall.server.config.tokens import client_of_token
 

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from vault_recall.app.tray import sni_view
-from vault_recall.app.tray.menu import Action, Item
+from vault_recall.app.tray.menu.tree import Action, Item
 from vault_recall.app.tray.popup_menu import chosen_action, menu_payload
 from vault_recall.app.tray.sni_view import SniView
 

@@ -14,9 +14,9 @@ from vault_recall.app.errors import RuleChangeError
 from vault_recall.app.state.config_store import save_config
 from vault_recall.app.state.health import check_health
 from vault_recall.app.tray.actions import ActionContext, perform
-from vault_recall.app.tray.menu import Action, build_menu
+from vault_recall.app.tray.menu.subject_items import rule_action
+from vault_recall.app.tray.menu.tree import Action, build_menu
 from vault_recall.app.tray.state import Suggested, gather, look_for_suggestions
-from vault_recall.app.tray.subject_menu import rule_action
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 from vault_recall.server.recall.subject_rules import SubjectRule
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from vault_recall.app.desktop.tray_hosts import Hosts
-from vault_recall.app.tray.menu import Action
+from vault_recall.app.tray.menu.tree import Action
 from vault_recall.app.tray.tray_app import TrayApp
 from vault_recall.app.tray.tray_view import Shown
 

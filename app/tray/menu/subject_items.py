@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vault_recall.app.tray.menu_items import SEPARATOR, Action, Item, SubjectActionName, TrayState, short
+from vault_recall.app.tray.menu.items import SEPARATOR, Action, Item, SubjectActionName, TrayState, short
 from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule
 from vault_recall.server.recall.subject_rules import SubjectRule
 

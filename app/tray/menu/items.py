@@ -2,7 +2,7 @@
 and the small pieces of wording every submenu shares (names of clients and notes, labels kept
 short, the "changed since" marks).
 
-Pure data and functions; menu.py builds the menu from these, client_menus.py its client parts.
+Pure data and functions; tree.py builds the menu from these, client_items.py its client parts.
 """
 
 from __future__ import annotations

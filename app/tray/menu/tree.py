@@ -14,8 +14,8 @@ from vault_recall.app.desktop.icon import IconStatus
 from vault_recall.app.state.activity_view import EventRow
 from vault_recall.app.state.obsidian_vaults import last_opened
 from vault_recall.app.timefmt import ago
-from vault_recall.app.tray.client_menus import CONNECT, clients_menu, connect_menu
-from vault_recall.app.tray.menu_items import (
+from vault_recall.app.tray.menu.client_items import CONNECT, clients_menu, connect_menu
+from vault_recall.app.tray.menu.items import (
     MAX_LABEL,
     SEPARATOR,
     Action,
@@ -27,8 +27,8 @@ from vault_recall.app.tray.menu_items import (
     note_name,
     short,
 )
+from vault_recall.app.tray.menu.subject_items import RULES_MENU, first_menu_suggestions, rules_menu
 from vault_recall.app.tray.notices import NO_RECORDS, PAUSED_BANNER, SAMPLE, is_folder_problem, menu_problem_line
-from vault_recall.app.tray.subject_menu import RULES_MENU, first_menu_suggestions, rules_menu
 from vault_recall.server.http.address import DEFAULT_URL
 
 __all__ = ["SEPARATOR", "Action", "Item", "build_menu", "client_name", "note_name", "status_of", "tooltip"]
@@ -139,7 +139,7 @@ def _something_to_recall(state: TrayState) -> list[Item]:
 
 def _subjects_it_suggests(state: TrayState) -> list[Item]:
     """A vault with no records: the subjects its folders, tags and properties already suggest,
-    one click each with the notes it takes (subject_menu.py)."""
+    one click each with the notes it takes (subject_items.py)."""
     return first_menu_suggestions(state)
 
 
