@@ -32,7 +32,7 @@ from vault_recall.app.state.note_revisions import (
 )
 from vault_recall.app.tray import instance
 from vault_recall.app.tray import state as tray_state
-from vault_recall.app.tray.actions import ActionContext, perform
+from vault_recall.app.tray.actions.perform import ActionContext, perform
 from vault_recall.app.tray.approvals import ApprovalsWatch, approval_action, with_approvals
 from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
 from vault_recall.app.tray.endpoint_menu import with_endpoint

@@ -41,11 +41,11 @@ VaultActionName = Literal[
     "help",
     "show_activity",
     "doctor",
-]  # actions.py
+]  # actions/perform.py
 ClientActionName = Literal[
     "connect", "install", "install_http", "uninstall", "copy_snippet", "copy_http_snippet", "add_client"
-]  # client_actions.py
-SubjectActionName = Literal["add_rule", "remove_rule"]  # subject_actions.py
+]  # actions/client_setup.py
+SubjectActionName = Literal["add_rule", "remove_rule"]  # actions/rule_changes.py
 EndpointActionName = Literal["endpoint", "copy_text"]  # endpoint.py
 ApprovalActionName = Literal["oauth_approve", "oauth_deny", "oauth_revoke"]  # approvals.py
 QuitActionName = Literal["quit"]  # tray_app.py

@@ -5,7 +5,7 @@ remove, with the proposals beside them.
 
 A rule travels in the item's action as plain words (`rule_action`, `rule_of`), the vault's name
 with it, so a click adds exactly the rule the person read, to the vault it was offered for.
-Pure functions of the snapshot; subject_actions.py does what the items say.
+Pure functions of the snapshot; actions/rule_changes.py does what the items say.
 """
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ from typing import get_args
 
 import pytest
 
-from vault_recall.app.tray.actions import ActionContext, perform
+from vault_recall.app.tray.actions.client_setup import client_action
+from vault_recall.app.tray.actions.perform import ActionContext, perform
+from vault_recall.app.tray.actions.rule_changes import subject_action
 from vault_recall.app.tray.approvals import approval_action
-from vault_recall.app.tray.client_actions import client_action
 from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
 from vault_recall.app.tray.menu.items import (
     ActionName,
@@ -23,7 +24,6 @@ from vault_recall.app.tray.menu.items import (
     is_vault_action,
 )
 from vault_recall.app.tray.menu.tree import Action, Item, build_menu
-from vault_recall.app.tray.subject_actions import subject_action
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
 
 OWNERS: dict[str, Callable[[ActionName], bool]] = {

@@ -2,7 +2,7 @@
 or by URL), uninstall it, copy its snippets — each with an answer that names the file changed
 and says to restart the client by its own name.
 
-Runs on the tray's action worker, as actions.py does; `client_action` answers False for an
+Runs on the tray's action worker, as perform.py does; `client_action` answers False for an
 action that is not one of these.  Errors are raised (InstallError, ConfigError, OSError) with a
 sentence for the worker's notification.
 """

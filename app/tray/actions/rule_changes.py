@@ -2,7 +2,7 @@
 Recall's config (app/state/rule_store.py; never in the vault), and say what changed — how many
 notes the subject takes now, from every client's next call — and how to change it again.
 
-Runs on the tray's action worker, as actions.py does; `subject_action` answers False for an
+Runs on the tray's action worker, as perform.py does; `subject_action` answers False for an
 action that is not one of these.  Errors are raised (RuleChangeError, ConfigError, OSError) with
 a sentence for the worker's notification.
 """
