@@ -33,9 +33,9 @@ from vault_recall.app.state.note_revisions import (
 from vault_recall.app.tray import instance
 from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions.perform import ActionContext, perform
-from vault_recall.app.tray.approvals import ApprovalsWatch, approval_action, with_approvals
-from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
-from vault_recall.app.tray.endpoint_menu import with_endpoint
+from vault_recall.app.tray.endpoint.app_grants import ApprovalsWatch, approval_action, with_approvals
+from vault_recall.app.tray.endpoint.process import EndpointProcess, endpoint_action
+from vault_recall.app.tray.endpoint.status_items import with_endpoint
 from vault_recall.app.tray.health_news import health_news, switched_news
 from vault_recall.app.tray.health_schedule import HealthSchedule, saw_otherwise
 from vault_recall.app.tray.installed import InstalledClients
@@ -166,7 +166,7 @@ class TrayApp:
         threading.Thread(target=self._work, name="tray-actions", daemon=True).start()
         if self._hosts is not None:
             self._hosts.start()
-        self.dispatch(("endpoint", "start_with_tray"))  # if the person left it running (endpoint.py)
+        self.dispatch(("endpoint", "start_with_tray"))  # if the person left it running (endpoint/process.py)
 
     def _on_hosts(self, hosts: Hosts) -> None:
         """On HostWatch's thread: the panels changed (the watcher decides what to do)."""

@@ -46,8 +46,8 @@ ClientActionName = Literal[
     "connect", "install", "install_http", "uninstall", "copy_snippet", "copy_http_snippet", "add_client"
 ]  # actions/client_setup.py
 SubjectActionName = Literal["add_rule", "remove_rule"]  # actions/rule_changes.py
-EndpointActionName = Literal["endpoint", "copy_text"]  # endpoint.py
-ApprovalActionName = Literal["oauth_approve", "oauth_deny", "oauth_revoke"]  # approvals.py
+EndpointActionName = Literal["endpoint", "copy_text"]  # endpoint/process.py
+ApprovalActionName = Literal["oauth_approve", "oauth_deny", "oauth_revoke"]  # endpoint/app_grants.py
 QuitActionName = Literal["quit"]  # tray_app.py
 ActionName = Literal[
     VaultActionName, ClientActionName, SubjectActionName, EndpointActionName, ApprovalActionName, QuitActionName

@@ -12,8 +12,8 @@ import pytest
 from vault_recall.app.tray.actions.client_setup import client_action
 from vault_recall.app.tray.actions.perform import ActionContext, perform
 from vault_recall.app.tray.actions.rule_changes import subject_action
-from vault_recall.app.tray.approvals import approval_action
-from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
+from vault_recall.app.tray.endpoint.app_grants import approval_action
+from vault_recall.app.tray.endpoint.process import EndpointProcess, endpoint_action
 from vault_recall.app.tray.menu.items import (
     ActionName,
     TrayState,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from vault_recall.app.tray.approvals import (
+from vault_recall.app.tray.endpoint.app_grants import (
     ApprovalNotices,
     Approvals,
     Granted,

@@ -3,7 +3,7 @@ words (its last line on stderr, of that process and no other), or how it ended w
 nothing (a signal, an exit code); and how long to wait before starting it again — doubling from
 one second up to a minute while it keeps failing, from one second again once it has run well.
 
-Plain functions and a small class, no processes: endpoint.py runs them.
+Plain functions and a small class, no processes: process.py runs them.
 """
 
 from __future__ import annotations

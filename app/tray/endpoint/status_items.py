@@ -1,6 +1,6 @@
 """What the tray's menu says of its HTTP endpoint beyond start and stop: why it ended, while it
 waits to be started again, and where its log is (an item that opens it).  Added to the
-*HTTP endpoint* submenu that menu/tree.py builds, as approvals.py adds its own entry: the menu stays
+*HTTP endpoint* submenu that menu/tree.py builds, as app_grants.py adds its own entry: the menu stays
 a pure function of the snapshot, and this one of the endpoint's state.
 """
 

@@ -3,9 +3,9 @@ for it (start, stop, copy its address, open its log).
 
 A child process, not a thread: the endpoint keeps its own event loop and worker threads, a
 crash there never takes the tray down, and stopping it is one signal.  Everything it writes
-goes to its log file (endpoint_log.py).  When it ends without being stopped, the person is told
+goes to its log file (log_file.py).  When it ends without being stopped, the person is told
 why in that process's own words, and it is started again after a wait that grows while it keeps
-failing (endpoint_watch.py); the menu says so meanwhile (endpoint_menu.py).  The tray calls
+failing (restarts.py); the menu says so meanwhile (status_items.py).  The tray calls
 `endpoint_action` first for every menu action; it answers False for the ones it does not own.
 
 The tray remembers whether the person left the endpoint running (the `start_endpoint` tray
@@ -32,9 +32,9 @@ from vault_recall.app.desktop import clipboard, opener
 from vault_recall.app.desktop.notifications import Notify
 from vault_recall.app.errors import EndpointError
 from vault_recall.app.state.config_store import update_config
-from vault_recall.app.tray.endpoint_log import EndpointLog
-from vault_recall.app.tray.endpoint_menu import EndpointShown
-from vault_recall.app.tray.endpoint_watch import HEALTHY_SECONDS, Backoff, last_words
+from vault_recall.app.tray.endpoint.log_file import EndpointLog
+from vault_recall.app.tray.endpoint.restarts import HEALTHY_SECONDS, Backoff, last_words
+from vault_recall.app.tray.endpoint.status_items import EndpointShown
 from vault_recall.app.tray.menu.items import Action, is_endpoint_action
 from vault_recall.app.tray.menu.url_snippet import shown_path
 from vault_recall.app.tray.notices import as_sentence
@@ -96,7 +96,7 @@ class EndpointProcess:
             return self._crash
 
     def shown(self) -> EndpointShown:
-        """What the menu says of it besides start and stop (endpoint_menu.py)."""
+        """What the menu says of it besides start and stop (status_items.py)."""
         crash = self.crash
         return EndpointShown(crash.why if crash else None, self.log.path if self.log.path.exists() else None)
 
