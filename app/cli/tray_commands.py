@@ -18,7 +18,7 @@ QUIT_SECONDS = 20.0
 
 def tray(args: argparse.Namespace) -> int:
     from vault_recall.app.cli import report_commands
-    from vault_recall.app.tray.backend import choose_backend, run_tray
+    from vault_recall.app.tray.views.backend_choice import choose_backend, run_tray
 
     pid = instance.send("show")
     if pid is not None:

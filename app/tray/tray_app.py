@@ -42,10 +42,10 @@ from vault_recall.app.tray.installed import InstalledClients
 from vault_recall.app.tray.menu.items import TrayState
 from vault_recall.app.tray.menu.tree import Action, build_menu, recall_notice, status_of, tooltip
 from vault_recall.app.tray.notices import as_sentence, failure_summary
-from vault_recall.app.tray.panels import HostFollower, gtk_available
 from vault_recall.app.tray.recalled_watch import RecalledNotesWatch
-from vault_recall.app.tray.tray_view import Shown, ViewFactory, dump_menu
 from vault_recall.app.tray.tray_wake import VaultWatch, Wakeups, seconds_until
+from vault_recall.app.tray.views.panels import HostFollower, gtk_available
+from vault_recall.app.tray.views.protocol import Shown, ViewFactory, dump_menu
 from vault_recall.server.config.config_file import activity_path, config_path
 from vault_recall.server.errors import ConfigError
 from vault_recall.server.oauth.store import store_path as oauth_store_path

@@ -82,7 +82,7 @@ def perform(action: Action, context: ActionContext) -> None:
             _copy_add_vault(notify)
         case "open_vault":
             # Also a left click sent as Activate where the tray can draw no menu of its own
-            # (sni_view.py marks it): a person who meant the menu is told where it is.
+            # (status_notifier/bus_view.py marks it): a person who meant the menu is told where it is.
             if vault is not None:
                 uri = f"obsidian://open?vault={quote(folder_name, safe='')}"
                 _open(uri, notify, "Obsidian links", vault, MENU_HINT if args[-1:] == ["click"] else "")

@@ -3,7 +3,7 @@ as `Activate` and draw its dbusmenu only on a right click: LXQt's panel does, wh
 `ItemIsMenu` says.  A left click must show the same menu under every panel, so `Activate` (and
 `ContextMenu`, from a host that draws no menu itself) pops this one up under the pointer.
 
-GTK draws it, in a process of its own (`python -m vault_recall.app.tray.popup_menu`): the
+GTK draws it, in a process of its own (`python -m vault_recall.app.tray.views.popup_menu`): the
 StatusNotifierItem view runs an asyncio loop, not GTK's, and the tray may later move to GTK's
 XEmbed icon on its main thread, which a GTK started on another thread would stand in the way
 of.  The menu model goes in on stdin as JSON; the item chosen comes back on stdout as the
@@ -18,9 +18,9 @@ import sys
 from typing import Any
 
 from vault_recall.app.tray.menu.items import Action, Item
-from vault_recall.app.tray.panels import gtk_available, has_gtk
+from vault_recall.app.tray.views.panels import gtk_available, has_gtk
 
-MODULE = "vault_recall.app.tray.popup_menu"
+MODULE = "vault_recall.app.tray.views.popup_menu"
 # Added to the first line's action when a click runs it where no menu of ours can be drawn.
 CLICKED = "click"
 WINDOW_CLASS = "vault-recall-menu"  # the menu window's X class: how a test (or a person's tools) finds it

@@ -25,11 +25,11 @@ from dbus_fast.aio import MessageBus
 
 from vault_recall.app.desktop import session_bus
 from vault_recall.app.errors import SessionBusError
-from vault_recall.app.tray.dbusmenu import DBusMenu
 from vault_recall.app.tray.menu.tree import Action, Item
-from vault_recall.app.tray.popup_menu import CLICKED, chosen_action, menu_payload, popup_command
-from vault_recall.app.tray.sni_item import ITEM_PATH, MENU_PATH, StatusNotifierItem
-from vault_recall.app.tray.tray_view import Shown
+from vault_recall.app.tray.views.popup_menu import CLICKED, chosen_action, menu_payload, popup_command
+from vault_recall.app.tray.views.protocol import Shown
+from vault_recall.app.tray.views.status_notifier.dbusmenu import DBusMenu
+from vault_recall.app.tray.views.status_notifier.notifier_item import ITEM_PATH, MENU_PATH, StatusNotifierItem
 
 log = logging.getLogger(__name__)
 

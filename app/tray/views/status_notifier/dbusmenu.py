@@ -17,8 +17,8 @@ from dbus_fast import DBusError, ErrorType, PropertyAccess, Variant
 from dbus_fast.annotations import DBusSignature
 from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus_signal
 
-from vault_recall.app.tray.dbusmenu_layout import ROOT, Layout, MenuNumbering, Props, changes
 from vault_recall.app.tray.menu.tree import Action, Item
+from vault_recall.app.tray.views.status_notifier.menu_numbering import ROOT, Layout, MenuNumbering, Props, changes
 
 NoReply = Annotated[None, DBusSignature("")]  # a method or signal without arguments back
 

@@ -1,5 +1,5 @@
-"""What the tray app and its backends (pystray's, in pystray_view.py, or our
-StatusNotifierItem, in sni_view.py) agree on: what is drawn, and what a backend does."""
+"""What the tray app and its backends (pystray's, in pystray_icon.py, or our
+StatusNotifierItem, in status_notifier/bus_view.py) agree on: what is drawn, and what a backend does."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ The icon travels as pixmaps (ARGB32, network byte order) at every size a panel m
 HiDPI included, so no icon theme is needed; the menu is the `com.canonical.dbusmenu` object
 at `MENU_PATH`.  `ItemIsMenu` tells hosts that a click shows the menu (the menu is the whole
 app); a host that sends `Activate` anyway (LXQt's panel, on a left click) or `ContextMenu` gets
-the same menu popped up by us (popup_menu.py).
+the same menu popped up by us (views/popup_menu.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dbus_fast.service import ServiceInterface, dbus_method, dbus_property, dbus
 from PIL import Image
 
 from vault_recall.app.desktop.icon import IconStatus, render_icon
-from vault_recall.app.tray.dbusmenu import NoReply
+from vault_recall.app.tray.views.status_notifier.dbusmenu import NoReply
 
 INTERFACE = "org.kde.StatusNotifierItem"
 ITEM_PATH = "/StatusNotifierItem"

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vault_recall.app.desktop import session_bus, tray_hosts
-from vault_recall.app.tray.panels import GTK_PACKAGES, SNI, has_gtk, preferred
+from vault_recall.app.tray.views.panels import GTK_PACKAGES, SNI, has_gtk, preferred
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from vault_recall.app.tray.menu.tree import Action
-    from vault_recall.app.tray.tray_view import TrayView
+    from vault_recall.app.tray.views.protocol import TrayView
 
 TRAY_ENV = "VAULT_RECALL_TRAY"
 PYSTRAY_BACKENDS = ("gtk", "appindicator", "xorg")
@@ -97,14 +97,14 @@ def tray_problem() -> str | None:
 def open_view(backend: str, dispatch: Callable[[Action], None]) -> TrayView:
     """The view for `backend`; pystray's backend is fixed before pystray is first imported."""
     if backend == SNI:
-        from vault_recall.app.tray.sni_view import SniView
+        from vault_recall.app.tray.views.status_notifier.bus_view import SniView
 
         return SniView(dispatch)
     if backend in PYSTRAY_BACKENDS:
         if backend != "xorg" and not has_gtk():  # loads the system's PyGObject into a bare venv
             raise RuntimeError(f"the {backend} tray needs PyGObject with GTK 3: install {GTK_PACKAGES}")
         os.environ["PYSTRAY_BACKEND"] = backend
-    from vault_recall.app.tray.pystray_view import PystrayView
+    from vault_recall.app.tray.views.pystray_icon import PystrayView
 
     return PystrayView(dispatch)
 

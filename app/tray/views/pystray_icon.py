@@ -2,7 +2,7 @@
 icon (or AppIndicator) on Linux desktops whose panel has no StatusNotifierItem host.  Under GTK a
 left click shows the menu, as under a StatusNotifierItem panel.
 
-The backend is chosen before this module is imported (`backend.py` sets PYSTRAY_BACKEND).
+The backend is chosen before this module is imported (`backend_choice.py` sets PYSTRAY_BACKEND).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from vault_recall.app.desktop.icon import render_icon
 from vault_recall.app.tray.menu.tree import Action, Item
-from vault_recall.app.tray.tray_view import Shown
+from vault_recall.app.tray.views.protocol import Shown
 
 log = logging.getLogger(__name__)
 
