@@ -26,7 +26,8 @@ from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import NoteRef, change_of, revisions_now, vault_folders, within_reach
 from vault_recall.app.state.obsidian_vaults import discover_vaults, last_opened
 from vault_recall.app.timefmt import ago, clock
-from vault_recall.app.tray.changed_notes import (
+from vault_recall.app.tray.menu.items import client_name
+from vault_recall.app.tray.news.changed_notes import (
     RECALL_WINDOW_SECONDS,
     ChangeNotices,
     notice_text,
@@ -34,8 +35,7 @@ from vault_recall.app.tray.changed_notes import (
     vanished_text,
     watched_notes,
 )
-from vault_recall.app.tray.health_news import CHOOSE_BY_COMMAND, SHOWN, unreadable_news
-from vault_recall.app.tray.menu.items import client_name
+from vault_recall.app.tray.news.vault_health import CHOOSE_BY_COMMAND, SHOWN, unreadable_news
 from vault_recall.app.tray.notices import PAUSED_STATUS, SAMPLE, plural, problem_line
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ACTIVE, Config, activity_path, config_path, load_config

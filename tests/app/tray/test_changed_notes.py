@@ -15,7 +15,8 @@ from tests.support.vaults import record, write_vault
 from vault_recall.app.state.activity_view import Recall, latest_recalls, recent_events
 from vault_recall.app.state.note_revisions import change_of, file_mark, revision_now, revisions_now, vault_folders
 from vault_recall.app.state.obsidian_vaults import KnownVault
-from vault_recall.app.tray.changed_notes import (
+from vault_recall.app.tray.menu.items import client_name
+from vault_recall.app.tray.news.changed_notes import (
     NOTICE_SECONDS,
     ChangeNotices,
     StaleNote,
@@ -25,7 +26,6 @@ from vault_recall.app.tray.changed_notes import (
     vanished_text,
     watched_notes,
 )
-from vault_recall.app.tray.menu.items import client_name
 from vault_recall.server.activity.events import ActivityEvent
 from vault_recall.server.activity.store import ActivityWriter
 from vault_recall.server.config.config_file import Config, VaultEntry

@@ -18,7 +18,8 @@ from vault_recall.app.state.note_revisions import (
     vault_folders,
     within_reach,
 )
-from vault_recall.app.tray.changed_notes import (
+from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.app.tray.news.changed_notes import (
     RECALL_WINDOW_SECONDS,
     ChangeNotices,
     StaleNote,
@@ -27,7 +28,6 @@ from vault_recall.app.tray.changed_notes import (
     vanished_text,
     watched_notes,
 )
-from vault_recall.app.tray.menu.items import TrayState
 from vault_recall.server.config.config_file import activity_path
 from vault_recall.server.vault.listing import vault_name
 from vault_recall.server.vault.paths import display
