@@ -1,6 +1,6 @@
 """`vault-recall tray` (and `vault-recall` alone), `quit`, `pause` and `resume`.
 
-One tray per person (app/tray/instance.py): a second start finds the running one, asks it to
+One tray per person (app/tray/running/instance.py): a second start finds the running one, asks it to
 show where it is, and says so instead of starting a twin whose notifications would all come
 twice.  Pause and resume are a config flag every server reads on every call, so they work
 whether or not a tray runs.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from vault_recall.app.tray import instance
+from vault_recall.app.tray.running import instance
 
 QUIT_SECONDS = 20.0
 
@@ -36,7 +36,7 @@ def tray(args: argparse.Namespace) -> int:
         return 0
     # Held until the process ends, not released here: `vault-recall quit` waits for the lock,
     # so when it returns the tray and its HTTP endpoint are gone.
-    from vault_recall.app.tray.state import ensure_a_vault
+    from vault_recall.app.tray.running.snapshot import ensure_a_vault
 
     ensure_a_vault()
     run_tray(choice)

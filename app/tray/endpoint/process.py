@@ -38,7 +38,7 @@ from vault_recall.app.tray.endpoint.status_items import EndpointShown
 from vault_recall.app.tray.menu.items import Action, is_endpoint_action
 from vault_recall.app.tray.menu.url_snippet import shown_path
 from vault_recall.app.tray.notices import as_sentence
-from vault_recall.app.tray.state import TRAY_KEY
+from vault_recall.app.tray.running.snapshot import TRAY_KEY
 from vault_recall.server.config.config_file import Config, load_config
 from vault_recall.server.errors import ListenError
 from vault_recall.server.http.address import DEFAULT_LISTEN, parse_listen

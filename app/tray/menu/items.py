@@ -48,7 +48,7 @@ ClientActionName = Literal[
 SubjectActionName = Literal["add_rule", "remove_rule"]  # actions/rule_changes.py
 EndpointActionName = Literal["endpoint", "copy_text"]  # endpoint/process.py
 ApprovalActionName = Literal["oauth_approve", "oauth_deny", "oauth_revoke"]  # endpoint/app_grants.py
-QuitActionName = Literal["quit"]  # tray_app.py
+QuitActionName = Literal["quit"]  # running/tray_app.py
 ActionName = Literal[
     VaultActionName, ClientActionName, SubjectActionName, EndpointActionName, ApprovalActionName, QuitActionName
 ]

@@ -1,6 +1,6 @@
 """The tray's menu as data: a pure function from a state snapshot to a tree of items.
 
-Nothing here touches pystray, D-Bus, the disk or the clock: the tray (tray_app.py) gathers a
+Nothing here touches pystray, D-Bus, the disk or the clock: the tray (running/tray_app.py) gathers a
 `TrayState` and calls `build_menu`; each backend draws the items (pystray's menu, or dbusmenu
 over D-Bus), so a new item needs no backend work.  The tests check the items for every state.
 """

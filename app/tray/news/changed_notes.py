@@ -1,7 +1,7 @@
 """Which clients hold an old version of a note the person changed, and when to tell the
 person so — as data, without the disk or the clock.
 
-The tray's watcher (tray_app.py) reads the recalls of the last day from the activity store and
+The tray's watcher (running/tray_app.py) reads the recalls of the last day from the activity store and
 each recalled note's revision now; `stale_notes` says which notes changed since which clients
 were given them, and `ChangeNotices` decides which to announce: each change once, at most one
 notification per note every NOTICE_SECONDS (Obsidian saves every few seconds while the person

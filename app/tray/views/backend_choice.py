@@ -8,7 +8,7 @@ clear message instead of a traceback.
   imported (the `gtk` extra, or the system's python3-gi); with no panel at all yet, the
   StatusNotifierItem if a session bus exists (it registers when a panel starts), else GTK's.
   While it runs, the tray follows the panels that come and go (panels.py;
-  tray_app.py switches the view), so starting before the panel is never a reason to stay hidden.
+  running/tray_app.py switches the view), so starting before the panel is never a reason to stay hidden.
 - `VAULT_RECALL_TRAY=sni|gtk|appindicator|xorg` overrides the choice, and the tray then stays
   with it; `PYSTRAY_BACKEND` alone still picks a pystray backend, as before.
 """
@@ -111,7 +111,7 @@ def open_view(backend: str, dispatch: Callable[[Action], None]) -> TrayView:
 
 def run_tray(choice: Choice) -> None:
     """Show the tray with the chosen backend until Quit."""
-    from vault_recall.app.tray.tray_app import TrayApp
+    from vault_recall.app.tray.running.tray_app import TrayApp
 
     assert choice.backend is not None
     app = TrayApp(open_view, choice.backend, follow=choice.follow)

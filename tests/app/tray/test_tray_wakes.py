@@ -1,5 +1,5 @@
 """The tray's watcher sleeps until something it reads is written or something of its own is
-due (app/tray/tray_wake.py), not once a second: an OAuth app that starts waiting wakes it at
+due (app/tray/running/wakeups.py), not once a second: an OAuth app that starts waiting wakes it at
 once, and between such writes it asks to sleep for as long as nothing is due."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from tests.support.tray_standin import RecordingView
-from vault_recall.app.tray import tray_app, tray_wake
 from vault_recall.app.tray.endpoint import app_grants
 from vault_recall.app.tray.endpoint.app_grants import Approvals, read_approvals
-from vault_recall.app.tray.tray_app import TrayApp
-from vault_recall.app.tray.tray_wake import Wakeups, seconds_until
+from vault_recall.app.tray.running import tray_app, wakeups
+from vault_recall.app.tray.running.tray_app import TrayApp
+from vault_recall.app.tray.running.wakeups import Wakeups, seconds_until
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 
@@ -44,7 +44,7 @@ def test_a_write_wakes_the_watcher_with_the_name_of_what_was_written(tmp_path: P
 
 def test_the_next_wake_is_the_earliest_thing_due() -> None:
     assert seconds_until([None, 130.0, 112.5, None], now=100.0) == 12.5
-    assert seconds_until([None], now=100.0) == tray_wake.IDLE_WAIT_SECONDS
+    assert seconds_until([None], now=100.0) == wakeups.IDLE_WAIT_SECONDS
 
 
 def _waiting(name: str = "Desk app") -> None:

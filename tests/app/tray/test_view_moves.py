@@ -14,7 +14,7 @@ import pytest
 
 from vault_recall.app.desktop.tray_hosts import Hosts
 from vault_recall.app.tray.menu.tree import Action
-from vault_recall.app.tray.tray_app import TrayApp
+from vault_recall.app.tray.running.tray_app import TrayApp
 from vault_recall.app.tray.views.protocol import Shown
 
 

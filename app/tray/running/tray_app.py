@@ -2,7 +2,7 @@
 and the view itself, which changes when the panels do.
 
 A background thread, the watcher, sleeps until a store it reads or the vault is written, or
-something of its own is due (tray_wake.py); a recall is what is new in the activity store, in
+something of its own is due (wakeups.py); a recall is what is new in the activity store, in
 one query.  Health is re-checked on a thread of its own when the vault changes and otherwise
 now and then (health_schedule.py), so neither a slow disk nor a big vault ever blocks the
 menu.  Clicks only queue actions; the worker runs them.  Every change ends in `refresh`,
@@ -30,20 +30,20 @@ from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import (
     within_reach,
 )
-from vault_recall.app.tray import instance
-from vault_recall.app.tray import state as tray_state
 from vault_recall.app.tray.actions.perform import ActionContext, perform
 from vault_recall.app.tray.endpoint.app_grants import ApprovalsWatch, approval_action, with_approvals
 from vault_recall.app.tray.endpoint.process import EndpointProcess, endpoint_action
 from vault_recall.app.tray.endpoint.status_items import with_endpoint
-from vault_recall.app.tray.health_schedule import HealthSchedule, saw_otherwise
 from vault_recall.app.tray.installed import InstalledClients
 from vault_recall.app.tray.menu.items import TrayState
 from vault_recall.app.tray.menu.tree import Action, build_menu, recall_notice, status_of, tooltip
 from vault_recall.app.tray.news.recalled_watch import RecalledNotesWatch
 from vault_recall.app.tray.news.vault_health import health_news, switched_news
 from vault_recall.app.tray.notices import as_sentence, failure_summary
-from vault_recall.app.tray.tray_wake import VaultWatch, Wakeups, seconds_until
+from vault_recall.app.tray.running import instance
+from vault_recall.app.tray.running import snapshot as tray_state
+from vault_recall.app.tray.running.health_schedule import HealthSchedule, saw_otherwise
+from vault_recall.app.tray.running.wakeups import VaultWatch, Wakeups, seconds_until
 from vault_recall.app.tray.views.panels import HostFollower, gtk_available
 from vault_recall.app.tray.views.protocol import Shown, ViewFactory, dump_menu
 from vault_recall.server.config.config_file import activity_path, config_path
