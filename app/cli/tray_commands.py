@@ -18,7 +18,7 @@ QUIT_SECONDS = 20.0
 
 def tray(args: argparse.Namespace) -> int:
     from vault_recall.app.cli import report_commands
-    from vault_recall.app.tray.views.backend_choice import choose_backend, run_tray
+    from vault_recall.app.tray.running.backend_choice import choose_backend, run_tray
 
     pid = instance.send("show")
     if pid is not None:
@@ -36,7 +36,7 @@ def tray(args: argparse.Namespace) -> int:
         return 0
     # Held until the process ends, not released here: `vault-recall quit` waits for the lock,
     # so when it returns the tray and its HTTP endpoint are gone.
-    from vault_recall.app.tray.running.snapshot import ensure_a_vault
+    from vault_recall.app.tray.menu.snapshot import ensure_a_vault
 
     ensure_a_vault()
     run_tray(choice)

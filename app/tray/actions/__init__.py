@@ -4,6 +4,6 @@ pause, notifications, start at login, the pages it opens in the browser (`pages.
 installing and uninstalling clients (`client_setup.py`); adding and removing subject rules
 (`rule_changes.py`).
 
-May import the tray's base modules, `menu`, the snapshot's module (the tray's own settings),
+May import the tray's base modules, `menu` (with the snapshot and the tray's own settings),
 `vault_recall.app.state`, `clients`, `desktop`, `timefmt` and `vault_recall.server`.
 """

@@ -26,10 +26,10 @@ from vault_recall.app.state.pause import set_paused
 from vault_recall.app.tray.actions import pages
 from vault_recall.app.tray.actions.client_setup import client_action
 from vault_recall.app.tray.actions.rule_changes import subject_action
+from vault_recall.app.tray.menu import snapshot as tray_state
 from vault_recall.app.tray.menu.items import TrayState, is_vault_action
 from vault_recall.app.tray.menu.tree import Action
 from vault_recall.app.tray.notices import PAUSED_NOTICE, RESUMED_NOTICE
-from vault_recall.app.tray.running import snapshot as tray_state
 from vault_recall.server import __version__
 from vault_recall.server.config.config_file import (
     ClientEntry,

@@ -4,6 +4,6 @@ again (`restarts.py`), what the menu says of it besides start and stop (`status_
 the tray's part in its OAuth: apps waiting for approval, grants given and revoked
 (`app_grants.py`).
 
-May import the tray's base modules, `menu`, the snapshot's module (the tray's own settings),
+May import the tray's base modules, `menu` (with the snapshot and the tray's own settings),
 `vault_recall.app.state`, `clients`, `desktop` and `vault_recall.server`.
 """

@@ -36,9 +36,9 @@ from vault_recall.app.tray.endpoint.log_file import EndpointLog
 from vault_recall.app.tray.endpoint.restarts import HEALTHY_SECONDS, Backoff, last_words
 from vault_recall.app.tray.endpoint.status_items import EndpointShown
 from vault_recall.app.tray.menu.items import Action, is_endpoint_action
+from vault_recall.app.tray.menu.snapshot import TRAY_KEY
 from vault_recall.app.tray.menu.url_snippet import shown_path
 from vault_recall.app.tray.notices import as_sentence
-from vault_recall.app.tray.running.snapshot import TRAY_KEY
 from vault_recall.server.config.config_file import Config, load_config
 from vault_recall.server.errors import ListenError
 from vault_recall.server.http.address import DEFAULT_LISTEN, parse_listen

@@ -35,13 +35,13 @@ from vault_recall.app.tray.endpoint.app_grants import ApprovalsWatch, approval_a
 from vault_recall.app.tray.endpoint.process import EndpointProcess, endpoint_action
 from vault_recall.app.tray.endpoint.status_items import with_endpoint
 from vault_recall.app.tray.installed import InstalledClients
+from vault_recall.app.tray.menu import snapshot as tray_state
 from vault_recall.app.tray.menu.items import TrayState
 from vault_recall.app.tray.menu.tree import Action, build_menu, recall_notice, status_of, tooltip
 from vault_recall.app.tray.news.recalled_watch import RecalledNotesWatch
 from vault_recall.app.tray.news.vault_health import health_news, switched_news
 from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.app.tray.running import instance
-from vault_recall.app.tray.running import snapshot as tray_state
 from vault_recall.app.tray.running.health_schedule import HealthSchedule, saw_otherwise
 from vault_recall.app.tray.running.wakeups import VaultWatch, Wakeups, seconds_until
 from vault_recall.app.tray.views.panels import HostFollower, gtk_available

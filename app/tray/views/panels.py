@@ -1,7 +1,7 @@
 """Which backend the panels there call for, and following them while the tray runs — as data
 and time, without the bus or X.
 
-`preferred` is the choice for the panels there (backend_choice.py makes it at start); `gtk_available`
+`preferred` is the choice for the panels there (running/backend_choice.py makes it at start); `gtk_available`
 says whether GTK's icon could run without importing GTK, and `has_gtk` makes it usable
 (GTK's icon, and the menu popup_menu.py draws).  While the tray
 runs, `HostWatch` (desktop/tray_hosts.py) reports which tray hosts there are whenever that

@@ -2,7 +2,7 @@
 icon (or AppIndicator) on Linux desktops whose panel has no StatusNotifierItem host.  Under GTK a
 left click shows the menu, as under a StatusNotifierItem panel.
 
-The backend is chosen before this module is imported (`backend_choice.py` sets PYSTRAY_BACKEND).
+The backend is chosen before this module is imported (`running/backend_choice.py` sets PYSTRAY_BACKEND).
 """
 
 from __future__ import annotations

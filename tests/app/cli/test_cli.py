@@ -13,7 +13,7 @@ from tests.support.activity_events import store_events
 from tests.support.paths import SAMPLE_VAULT
 from tests.support.vaults import write_vault
 from vault_recall.app.cli.main import main
-from vault_recall.app.tray.running.snapshot import ensure_a_vault
+from vault_recall.app.tray.menu.snapshot import ensure_a_vault
 from vault_recall.server.activity.events import ActivityEvent
 from vault_recall.server.config.config_file import activity_path, config_path, load_config
 

@@ -12,9 +12,9 @@ from vault_recall.app.state.health import HealthReport
 from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.app.tray.actions.perform import ActionContext, perform
 from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.app.tray.menu.snapshot import gather
 from vault_recall.app.tray.menu.tree import build_menu
 from vault_recall.app.tray.news.vault_health import health_news, switched_news
-from vault_recall.app.tray.running.snapshot import gather
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 
 

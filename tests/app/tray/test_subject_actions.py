@@ -14,9 +14,9 @@ from vault_recall.app.errors import RuleChangeError
 from vault_recall.app.state.config_store import save_config
 from vault_recall.app.state.health import check_health
 from vault_recall.app.tray.actions.perform import ActionContext, perform
+from vault_recall.app.tray.menu.snapshot import Suggested, gather, look_for_suggestions
 from vault_recall.app.tray.menu.subject_items import rule_action
 from vault_recall.app.tray.menu.tree import Action, build_menu
-from vault_recall.app.tray.running.snapshot import Suggested, gather, look_for_suggestions
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 from vault_recall.server.recall.subject_rules import SubjectRule
 

@@ -10,8 +10,8 @@ import pytest
 
 from tests.support.parts import need
 from vault_recall.app.desktop import session_bus, tray_hosts
-from vault_recall.app.tray.views import backend_choice
-from vault_recall.app.tray.views.backend_choice import tray_problem
+from vault_recall.app.tray.running import backend_choice
+from vault_recall.app.tray.running.backend_choice import tray_problem
 from vault_recall.app.tray.views.panels import SYSTEM_SITE_DIRS
 
 
@@ -81,7 +81,7 @@ def test_the_system_pygobject_is_found_for_this_python_when_there_is_one() -> No
     PyGObject of its own."""
     need("python3-gi", "gtk")
     code = (
-        "from vault_recall.app.tray.views.backend_choice import has_gtk; works = has_gtk(); "
+        "from vault_recall.app.tray.running.backend_choice import has_gtk; works = has_gtk(); "
         "import gi; print(works, gi.__file__)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

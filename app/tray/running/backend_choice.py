@@ -7,8 +7,8 @@ clear message instead of a traceback.
   XEmbed status icon through pystray when an XEmbed tray is there and PyGObject can be
   imported (the `gtk` extra, or the system's python3-gi); with no panel at all yet, the
   StatusNotifierItem if a session bus exists (it registers when a panel starts), else GTK's.
-  While it runs, the tray follows the panels that come and go (panels.py;
-  running/tray_app.py switches the view), so starting before the panel is never a reason to stay hidden.
+  While it runs, the tray follows the panels that come and go (views/panels.py;
+  tray_app.py switches the view), so starting before the panel is never a reason to stay hidden.
 - `VAULT_RECALL_TRAY=sni|gtk|appindicator|xorg` overrides the choice, and the tray then stays
   with it; `PYSTRAY_BACKEND` alone still picks a pystray backend, as before.
 """
