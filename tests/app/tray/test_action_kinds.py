@@ -27,11 +27,11 @@ from vault_recall.app.tray.menu.tree import Action, Item, build_menu
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
 
 OWNERS: dict[str, Callable[[ActionName], bool]] = {
-    "actions.perform": is_vault_action,
-    "client_actions": is_client_action,
-    "subject_actions": is_subject_action,
-    "endpoint": is_endpoint_action,
-    "approvals": is_approval_action,
+    "actions/perform": is_vault_action,
+    "actions/client_setup": is_client_action,
+    "actions/rule_changes": is_subject_action,
+    "endpoint/process": is_endpoint_action,
+    "endpoint/app_grants": is_approval_action,
 }
 EVERY_KIND: tuple[ActionName, ...] = get_args(ActionName)
 STATE = TrayState(config=Config())
