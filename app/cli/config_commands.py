@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import assert_never
 
-from vault_recall.app.errors import CommandError
+from vault_recall.app.app_errors import CommandError
 from vault_recall.app.state.activity_view import latest_per_client, store_problem
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.state.health import check_health

@@ -10,8 +10,8 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from vault_recall.app.app_errors import CommandError
 from vault_recall.app.cli.config_commands import describe_exposure
-from vault_recall.app.errors import CommandError
 from vault_recall.app.state.activity_view import (
     EventRow,
     count_events,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import assert_never
 
+from vault_recall.app.app_errors import UrlInstallFailed
 from vault_recall.app.clients.catalogue import TOKEN_ENV, ClientSpec, client_spec
 from vault_recall.app.clients.install import apply, plan_install, plan_uninstall
 from vault_recall.app.clients.launch import serve_argv
@@ -19,7 +20,6 @@ from vault_recall.app.clients.snippets import file_snippet, http_snippet
 from vault_recall.app.clients.url_install import install_by_url, token_in_environment
 from vault_recall.app.desktop import clipboard
 from vault_recall.app.desktop.notifications import Notify
-from vault_recall.app.errors import UrlInstallFailed
 from vault_recall.app.state.config_store import register
 from vault_recall.app.tray.menu import url_snippet
 from vault_recall.app.tray.menu.items import Action, TrayState, is_client_action

@@ -27,10 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import assert_never
 
+from vault_recall.app.app_errors import EndpointError
 from vault_recall.app.clients.launch import launcher
 from vault_recall.app.desktop import clipboard, opener
 from vault_recall.app.desktop.notifications import Notify
-from vault_recall.app.errors import EndpointError
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.tray.endpoint.log_file import EndpointLog
 from vault_recall.app.tray.endpoint.restarts import HEALTHY_SECONDS, Backoff, last_words

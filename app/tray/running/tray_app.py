@@ -20,11 +20,11 @@ import threading
 import time
 from pathlib import Path
 
+from vault_recall.app.app_errors import EndpointError, InstallError, RuleChangeError
 from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.desktop import notifications
 from vault_recall.app.desktop.store_watch import LookAgain
 from vault_recall.app.desktop.tray_hosts import Hosts, HostWatch
-from vault_recall.app.errors import EndpointError, InstallError, RuleChangeError
 from vault_recall.app.state.activity_view import EventRow, newest_event_id, news_after
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import (

@@ -5,5 +5,5 @@ dbusmenu menu over D-Bus (`status_notifier/`), with the menu we pop up ourselves
 that gives the item a left click (`popup_menu.py`).  A view only draws the menu's items and
 reports clicks; the tray picks one when it starts (running/backend_choice.py).
 
-May import `menu`, `vault_recall.app.desktop` and `app.errors`.
+May import `menu`, `vault_recall.app.desktop` and `app_errors`.
 """

@@ -14,8 +14,8 @@ from vault_recall.app.clients.catalogue import CLIENTS, TOKEN_ENV
 from vault_recall.app.tray.actions.client_setup import client_action
 from vault_recall.app.tray.installed import InstalledClients
 from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.config_file import Config, load_config
-from vault_recall.server.config.tokens import client_of_token
 
 
 @pytest.fixture

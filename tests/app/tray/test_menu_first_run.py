@@ -15,8 +15,8 @@ from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.app.tray.installed import Installed
 from vault_recall.app.tray.menu.items import TrayState
 from vault_recall.app.tray.menu.tree import Item, build_menu, status_of, tooltip
+from vault_recall.server.config.bearer_tokens import token_hash
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
-from vault_recall.server.config.tokens import token_hash
 from vault_recall.server.recall.results import Status
 
 NOW = 1_800_000_000.0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.vaults import snapshot, write_vault
-from vault_recall.app.errors import RuleChangeError
+from vault_recall.app.app_errors import RuleChangeError
 from vault_recall.app.state.config_store import save_config
 from vault_recall.app.state.health import check_health
 from vault_recall.app.tray.actions.perform import ActionContext, perform

@@ -13,8 +13,8 @@ from vault_recall.app.clients.catalogue import client_spec
 from vault_recall.app.state.config_store import issue_token
 from vault_recall.app.tray.installed import installed_from
 from vault_recall.app.tray.menu.url_snippet import copy_url_snippet
+from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.config_file import load_config
-from vault_recall.server.config.tokens import client_of_token
 
 URL = "http://127.0.0.1:27183/mcp"
 

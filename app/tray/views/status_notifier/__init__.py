@@ -4,5 +4,5 @@ registers with the panel (`bus_view.py`), the item itself, its icon and clicks
 diffed as data (`menu_numbering.py`).
 
 May import `menu`, the views' own modules (`protocol`, `popup_menu`, `panels`),
-`vault_recall.app.desktop` and `app.errors`.
+`vault_recall.app.desktop` and `app_errors`.
 """

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
+from vault_recall.app.app_errors import SessionBusError
 from vault_recall.app.desktop import session_bus
-from vault_recall.app.errors import SessionBusError
 from vault_recall.app.tray.menu.tree import Action, Item
 from vault_recall.app.tray.views.popup_menu import CLICKED, chosen_action, menu_payload, popup_command
 from vault_recall.app.tray.views.protocol import Shown
