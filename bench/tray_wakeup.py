@@ -79,7 +79,7 @@ def measure(folder: Path, idle: float, recalls: int) -> int:
     from tests.support.tray_standin import RecordingView
     from vault_recall.app.state.config_store import save_config
     from vault_recall.app.tray.running import tray_app
-    from vault_recall.server.activity.store import ActivityWriter
+    from vault_recall.server.activity.writer import ActivityWriter
     from vault_recall.server.config.config_file import Config, VaultEntry, activity_path
     from vault_recall.server.oauth import store as oauth_store
 

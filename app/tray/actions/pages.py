@@ -13,10 +13,10 @@ from html import escape
 from pathlib import Path
 from typing import assert_never
 
-from vault_recall.app.state.activity_view import EventRow, OtherStatus, status_text
 from vault_recall.app.state.atomic_write import write_atomically
 from vault_recall.app.state.note_revisions import NoteRef, change_of
 from vault_recall.app.timefmt import clock
+from vault_recall.server.activity.event_rows import EventRow, OtherStatus, status_text
 from vault_recall.server.activity.events import EventStatus
 from vault_recall.server.config.config_file import state_dir
 

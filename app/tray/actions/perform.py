@@ -19,7 +19,6 @@ from urllib.parse import quote
 from vault_recall.app.clients.launch import launcher
 from vault_recall.app.desktop import autostart, clipboard, folder_picker, opener
 from vault_recall.app.desktop.notifications import Notify
-from vault_recall.app.state.activity_view import count_events, recent_events
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.state.note_revisions import revisions_now, vault_folders
 from vault_recall.app.state.pause import set_paused
@@ -31,6 +30,7 @@ from vault_recall.app.tray.menu.items import TrayState, is_vault_action
 from vault_recall.app.tray.menu.tree import Action
 from vault_recall.app.tray.notices import PAUSED_NOTICE, RESUMED_NOTICE
 from vault_recall.server import __version__
+from vault_recall.server.activity.queries import count_events, recent_events
 from vault_recall.server.config.config_file import (
     ClientEntry,
     ClientExposure,

@@ -9,11 +9,11 @@ heading of their own; a connected client is checked.
 from __future__ import annotations
 
 from vault_recall.app.clients.catalogue import CLIENTS, client_spec
-from vault_recall.app.state.activity_view import ClientSummary
 from vault_recall.app.timefmt import ago
 from vault_recall.app.tray.installed import Installed
 from vault_recall.app.tray.menu import url_snippet
 from vault_recall.app.tray.menu.items import SEPARATOR, Item, TrayState, marked, note_name, short
+from vault_recall.server.activity.event_rows import ClientSummary
 
 CONNECT = "Connect a client"
 FOUND_HEADING = "Found on this computer"

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Literal, TypeGuard, get_args
 
 from vault_recall.app.clients.catalogue import client_spec
-from vault_recall.app.state.activity_view import ClientSummary, EventRow
 from vault_recall.app.state.health import HealthReport
 from vault_recall.app.state.note_revisions import NoteRef, change_of
 from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.app.tray.installed import Installed
+from vault_recall.server.activity.event_rows import ClientSummary, EventRow
 from vault_recall.server.config.config_file import Config
 from vault_recall.server.obsidian.note import note_title
 from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.desktop import autostart, clipboard, folder_picker
-from vault_recall.app.state.activity_view import latest_per_client, recent_events
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.state.health import HealthReport, rules_for
 from vault_recall.app.state.note_revisions import revisions_now, vault_folders
@@ -22,6 +21,7 @@ from vault_recall.app.state.obsidian_vaults import discover_vaults
 from vault_recall.app.state.sample_vault import sample_vault_path
 from vault_recall.app.tray.menu.items import TrayState
 from vault_recall.server import __version__
+from vault_recall.server.activity.queries import latest_per_client, recent_events
 from vault_recall.server.config.config_file import Config, VaultEntry, activity_path, load_config
 from vault_recall.server.errors import ConfigError, VaultUnavailable
 from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule, suggest_rules

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vault_recall.app.desktop.icon import IconStatus
-from vault_recall.app.state.activity_view import EventRow
 from vault_recall.app.state.obsidian_vaults import last_opened
 from vault_recall.app.timefmt import ago
 from vault_recall.app.tray.menu.client_items import CONNECT, clients_menu, connect_menu
@@ -29,6 +28,7 @@ from vault_recall.app.tray.menu.items import (
 )
 from vault_recall.app.tray.menu.subject_items import RULES_MENU, first_menu_suggestions, rules_menu
 from vault_recall.app.tray.notices import NO_RECORDS, PAUSED_BANNER, SAMPLE, is_folder_problem, menu_problem_line
+from vault_recall.server.activity.event_rows import EventRow
 from vault_recall.server.http.address import DEFAULT_URL
 
 __all__ = ["SEPARATOR", "Action", "Item", "build_menu", "client_name", "note_name", "status_of", "tooltip"]

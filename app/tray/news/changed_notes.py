@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from vault_recall.app.state.activity_view import Recall
 from vault_recall.app.state.note_revisions import NoteRef
 from vault_recall.app.tray.notices import joined, plural
+from vault_recall.server.activity.event_rows import Recall
 from vault_recall.server.obsidian.note import note_title
 
 # Recalls this recent count: a model's conversation rarely outlives a day.
@@ -55,7 +55,7 @@ def watched_notes(recalls: Sequence[Recall], limit: int = MAX_WATCHED) -> list[N
 def stale_notes(recalls: Sequence[Recall], current: Mapping[NoteRef, str | None]) -> list[StaleNote]:
     """For each note whose revision now is known, the clients whose latest recall of it gave
     them another revision; newest recall first.  `recalls` hold each client's latest recall
-    of each note (activity_view.latest_recalls)."""
+    of each note (server/activity/queries.py:latest_recalls)."""
     holders: dict[NoteRef, list[Recall]] = {}
     for recall in sorted(recalls, key=lambda r: r.ts, reverse=True):
         ref = (recall.vault, recall.path)

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vault_recall.app.desktop.notifications import Notify
-from vault_recall.app.state.activity_view import Recall, latest_recalls
 from vault_recall.app.state.note_revisions import (
     FileMark,
     NoteRef,
@@ -28,6 +27,8 @@ from vault_recall.app.tray.news.changed_notes import (
     vanished_text,
     watched_notes,
 )
+from vault_recall.server.activity.event_rows import Recall
+from vault_recall.server.activity.queries import latest_recalls
 from vault_recall.server.config.config_file import activity_path
 from vault_recall.server.vault.listing import vault_name
 from vault_recall.server.vault.paths import display

@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from typing import assert_never
 
-from vault_recall.app.state.activity_view import OtherStatus
 from vault_recall.app.state.health import HealthReport
+from vault_recall.server.activity.event_rows import OtherStatus
 from vault_recall.server.activity.events import EventStatus
 from vault_recall.server.recall.results import Status
 

@@ -25,7 +25,6 @@ from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.desktop import notifications
 from vault_recall.app.desktop.store_watch import LookAgain
 from vault_recall.app.desktop.tray_hosts import Hosts, HostWatch
-from vault_recall.app.state.activity_view import EventRow, newest_event_id, news_after
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import (
     within_reach,
@@ -46,6 +45,8 @@ from vault_recall.app.tray.running.health_schedule import HealthSchedule, saw_ot
 from vault_recall.app.tray.running.wakeups import VaultWatch, Wakeups, seconds_until
 from vault_recall.app.tray.views.panels import HostFollower, gtk_available
 from vault_recall.app.tray.views.protocol import Shown, ViewFactory, dump_menu
+from vault_recall.server.activity.event_rows import EventRow
+from vault_recall.server.activity.queries import newest_event_id, news_after
 from vault_recall.server.config.config_file import activity_path, config_path
 from vault_recall.server.errors import ConfigError
 from vault_recall.server.oauth.store import store_path as oauth_store_path

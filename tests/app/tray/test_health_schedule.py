@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
-from vault_recall.app.state.activity_view import OtherStatus
 from vault_recall.app.state.health import check_health
 from vault_recall.app.tray.running.health_schedule import HEALTH_MIN_SECONDS, HealthSchedule, saw_otherwise
+from vault_recall.server.activity.event_rows import OtherStatus
 from vault_recall.server.activity.events import EventStatus
 from vault_recall.server.recall.results import Status
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from tests.support.posix import assert_mode
-from vault_recall.app.state.activity_view import EventRow, OtherStatus
 from vault_recall.app.tray.actions.pages import activity_page, help_page, write_page
+from vault_recall.server.activity.event_rows import EventRow, OtherStatus
 from vault_recall.server.activity.events import EventStatus
 
 

@@ -1,4 +1,4 @@
-"""An event's status read back from the activity store (app/state/activity_view.py): the
+"""An event's status read back from the activity store (server/activity/event_rows.py): the
 statuses this version writes come back as themselves, and a word another version wrote to the
 shared store is kept as written, as OtherStatus, never dropped nor mistaken for one of ours."""
 
@@ -13,8 +13,9 @@ from typing import get_args
 import pytest
 
 from tests.support.activity_events import event, store_events
-from vault_recall.app.state.activity_view import OtherStatus, news_after, read_status, recent_events, status_text
+from vault_recall.server.activity.event_rows import OtherStatus, read_status, status_text
 from vault_recall.server.activity.events import EventStatus, event_from_result
+from vault_recall.server.activity.queries import news_after, recent_events
 
 
 def stored(tmp_path: Path, status: object) -> Path:

@@ -1,92 +1,23 @@
-"""Reading the activity store for the tray and the CLI: who recalled what, and when.
+"""Every statement on the activity store's events, in one place: the insert and the prune the
+writer runs, the reads of the tray and the command line (who recalled what, and when), and the
+doctor's look for its own probe call.  Nothing else in the project writes SQL against the store.
 
-Read-only connections: viewing activity never creates or changes the store.
+Reads use read-only connections (database.reading): viewing activity never creates or changes
+the store, and a store that cannot be read right now answers as empty, or None where that
+differs.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any
 
-from vault_recall.server.activity.events import EventStatus, event_status
-from vault_recall.server.activity.store import SCHEMA_VERSION, connect
-from vault_recall.server.errors import ActivityStoreError
-
-
-@dataclass(frozen=True, slots=True)
-class OtherStatus:
-    """An event's status that is none this version writes: one another version wrote."""
-
-    word: str
-
-
-def read_status(value: object) -> EventStatus | OtherStatus | None:
-    """An event's status as its row holds it.  Every version of Vault Recall a person runs
-    writes to the one store, so a row may hold a word an older or newer one wrote: that is
-    kept as OtherStatus, shown as written and taken as the server's news that the vault
-    looked otherwise than the last health check (as before the statuses were typed), rather
-    than dropped as if the call had said nothing."""
-    if value is None:
-        return None
-    known = event_status(value)
-    return known if known is not None else OtherStatus(str(value))
-
-
-def status_text(status: EventStatus | OtherStatus | None) -> str | None:
-    """An event's status as written in its row (None: it has none)."""
-    match status:
-        case None | "ok" | "degraded" | "unavailable" | "error":
-            return status
-        case OtherStatus(word):
-            return word
-        case _:
-            assert_never(status)
-
-
-@dataclass(frozen=True)
-class EventRow:
-    id: int
-    ts: float
-    client: str
-    client_name: str | None
-    tool: str
-    vault: str | None
-    subject: str | None
-    query: str | None
-    status: EventStatus | OtherStatus | None  # read_status
-    omitted: int | None
-    duration_ms: float
-    error: str | None
-    returned: tuple[str, ...]  # note paths
-    revisions: tuple[str | None, ...] = ()  # the revision each was given at (None: a line, not a note)
-    client_version: str | None = None  # the version the client reported
-
-    def given(self) -> list[tuple[str, str | None]]:
-        """(path, the revision it was given at) for each returned note."""
-        return [(path, self.revisions[i] if i < len(self.revisions) else None) for i, path in enumerate(self.returned)]
-
-
-@dataclass(frozen=True)
-class Recall:
-    """A client's latest recall of one whole note: which revision it was given, and when."""
-
-    client: str
-    vault: str
-    path: str
-    revision: str
-    ts: float
-
-
-@dataclass(frozen=True)
-class ClientSummary:
-    client: str
-    calls: int
-    last_ts: float
-
+from vault_recall.server.activity.database import reading
+from vault_recall.server.activity.event_rows import ClientSummary, EventRow, News, Recall, read_status
+from vault_recall.server.activity.events import ActivityEvent
 
 _COLUMNS = (
     *("id", "ts", "client", "client_name", "tool", "vault", "subject", "query", "status", "omitted", "duration_ms"),
@@ -95,49 +26,55 @@ _COLUMNS = (
 _EVENT_COLUMNS = ", ".join(_COLUMNS)
 
 
-def store_problem(path: Path) -> str | None:
-    """What keeps the activity store from being read, in one sentence a person can act on; None
-    when it reads (or does not exist yet: no activity, which is not a problem)."""
-    if not path.exists() and not path.is_symlink():
-        return None
-    fix = "move it away and Vault Recall starts a new one (calls answer either way)"
-    damaged = f"activity store {path} is not an SQLite database (damaged, or not ours); {fix}"
+def insert(connection: sqlite3.Connection, event: ActivityEvent) -> int:
+    connection.execute("BEGIN IMMEDIATE")
     try:
-        connection = connect(path, create=False)
-    except ActivityStoreError as exc:
-        return f"{exc}; {fix}"
-    except sqlite3.DatabaseError:
-        return damaged
-    except sqlite3.Error as exc:
-        return f"activity store {path} cannot be opened ({exc}); {fix}"
-    try:
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        connection.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError:
-        return damaged
-    finally:
-        connection.close()
-    if version > SCHEMA_VERSION:
-        return f"activity store {path} was written by a newer Vault Recall (schema {version}); update this one"
-    return None
+        cursor = connection.execute(
+            "INSERT INTO events (ts, client, client_name, client_version, pid, tool, vault, subject, query,"
+            " status, omitted, duration_ms, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                event.ts,
+                event.client,
+                event.client_name,
+                event.client_version,
+                event.pid,
+                event.tool,
+                event.vault,
+                event.subject,
+                event.query,
+                event.status,
+                event.omitted,
+                event.duration_ms,
+                event.error,
+            ),
+        )
+        event_id = cursor.lastrowid
+        assert event_id is not None
+        connection.executemany(
+            "INSERT INTO returned (event_id, path, revision) VALUES (?, ?, ?)",
+            [(event_id, path, revision) for path, revision in event.returned],
+        )
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    return event_id
 
 
-@contextmanager
-def reading(path: Path) -> Iterator[sqlite3.Connection | None]:
-    """A read-only connection, or None when there is no store yet (or it cannot be opened:
-    `store_problem` says why)."""
-    if not path.exists():
-        yield None
-        return
+def prune(connection: sqlite3.Connection, retention_days: int, max_events: int) -> None:
+    """Drop events older than the retention and beyond the newest `max_events`."""
+    cutoff = time.time() - retention_days * 86400
+    connection.execute("BEGIN IMMEDIATE")
     try:
-        connection = connect(path, create=False)
-    except (sqlite3.Error, ActivityStoreError):
-        yield None
-        return
-    try:
-        yield connection
-    finally:
-        connection.close()
+        connection.execute("DELETE FROM events WHERE ts < ?", (cutoff,))
+        connection.execute(
+            "DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?)",
+            (max_events,),
+        )
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
 
 
 def recent_events(path: Path, limit: int = 20, client: str | None = None, after_id: int = 0) -> list[EventRow]:
@@ -152,14 +89,6 @@ def recent_events(path: Path, limit: int = 20, client: str | None = None, after_
             return _events(connection.execute(sql, params))
         except sqlite3.Error:
             return []
-
-
-@dataclass(frozen=True)
-class News:
-    """What a look at the store found: its newest event's id, and the events after the one asked."""
-
-    newest: int
-    events: list[EventRow]
 
 
 # One statement, so a look costs one query however many events came: the newest id beside the
@@ -279,3 +208,65 @@ def _event(fields: Sequence[Any], notes: list[tuple[str, str | None]]) -> EventR
         returned=tuple(note for note, _ in notes),
         revisions=tuple(revision for _, revision in notes),
     )
+
+
+# The doctor's probe: a call it made itself, found by the process that made it or by the version
+# it reported, and taken out again.  Its own connections, which wait up to two seconds for a
+# writer (the probe's server may be storing that very call).
+
+
+def has_call_of(path: Path, pid: int, client_name: str) -> bool:
+    """Whether the store holds a call the process `pid` made as the client `client_name`."""
+    if not path.exists():
+        return False
+    try:
+        connection = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, timeout=2)
+    except sqlite3.Error:
+        return False
+    try:
+        row = connection.execute(
+            "SELECT COUNT(*) FROM events WHERE pid = ? AND client_name = ?", (pid, client_name)
+        ).fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        connection.close()
+    return bool(row and row[0])
+
+
+def client_of_call(path: Path, client_name: str, client_version: str) -> str | None:
+    """The client the newest call made as `client_name` at `client_version` was recorded under."""
+    if not path.exists():
+        return None
+    try:
+        connection = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, timeout=2)
+    except sqlite3.Error:
+        return None
+    try:
+        row = connection.execute(
+            "SELECT client FROM events WHERE client_name = ? AND client_version = ? ORDER BY id DESC LIMIT 1",
+            (client_name, client_version),
+        ).fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        connection.close()
+    return str(row[0]) if row else None
+
+
+def forget_calls_of(path: Path, pid: int, client_name: str) -> None:
+    """Take the calls the process `pid` made as `client_name` out of the store.  Best effort: a
+    store busy past the timeout keeps them."""
+    try:
+        connection = sqlite3.connect(path, timeout=2)
+    except sqlite3.Error:
+        return
+    try:
+        with connection:
+            found = "SELECT id FROM events WHERE pid = ? AND client_name = ?"
+            connection.execute(f"DELETE FROM returned WHERE event_id IN ({found})", (pid, client_name))
+            connection.execute("DELETE FROM events WHERE pid = ? AND client_name = ?", (pid, client_name))
+    except sqlite3.Error:
+        pass
+    finally:
+        connection.close()
