@@ -45,9 +45,9 @@ def test_the_check_sees_a_query_in_any_string_and_leaves_prose_alone(tmp_path: P
     (tmp_path / "app" / "clients" / "probe.py").write_text(
         '"""Reads from events of the activity store."""\n'
         'WHERE = "pid = ?"\n'
-        'def look(db):\n'
+        "def look(db):\n"
         '    return db.execute(f"SELECT COUNT(*) FROM events WHERE {WHERE}")\n'
-        'def forget(db):\n'
+        "def forget(db):\n"
         '    db.execute("DELETE FROM returned WHERE event_id = ?")\n'
     )
     assert writing_sql_on_the_store(tmp_path) == {"app/clients/probe.py": [4, 6]}
