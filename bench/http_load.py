@@ -17,7 +17,6 @@ import dataclasses
 import json
 import os
 import shutil
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -33,6 +32,7 @@ from mcp import Client
 from tests.support.e2e import serve_params
 from tests.support.http_e2e import http_client, running_endpoint
 from tests.support.paths import SAMPLE_VAULT
+from vault_recall.server.activity.queries import latest_per_client
 
 # The mix each client repeats: recall, search, read, list, history, backlinks.
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -137,9 +137,8 @@ async def run_phase(
 
 
 def count_rows(store: Path, prefix: str) -> dict[str, int]:
-    with sqlite3.connect(store) as db:
-        rows = db.execute("SELECT client, count(*) FROM events WHERE client LIKE ? GROUP BY client", (prefix + "%",))
-        return {client: n for client, n in rows.fetchall()}
+    """The events each client whose id starts with `prefix` has in the store."""
+    return {summary.client: summary.calls for summary in latest_per_client(store) if summary.client.startswith(prefix)}
 
 
 def main(argv: list[str] | None = None) -> int:

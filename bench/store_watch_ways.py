@@ -36,7 +36,7 @@ from pathlib import Path
 from bench.tools import percentile
 from tests.support.activity_events import event
 from vault_recall.app.desktop import store_watch, tree_watch
-from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.server.activity.writer import ActivityWriter
 
 KERNEL = "kernel"  # the name store_watch looks inotify up by (imported from tree_watch)
 

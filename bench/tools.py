@@ -213,14 +213,12 @@ def plans(vault: Path, rounds: int) -> list[Plan]:
 
 def server_times(home: Path) -> dict[str, list[float]]:
     """The duration of every call the server recorded, per tool, in call order."""
-    from vault_recall.app.state.activity_view import reading
+    from vault_recall.server.activity.queries import count_events, recent_events
 
+    store = home / "activity.sqlite3"
     times: dict[str, list[float]] = {}
-    with reading(home / "activity.sqlite3") as connection:
-        if connection is None:
-            return times
-        for tool, duration in connection.execute("SELECT tool, duration_ms FROM events ORDER BY id"):
-            times.setdefault(tool, []).append(duration)
+    for event in recent_events(store, limit=count_events(store)):
+        times.setdefault(event.tool, []).append(event.duration_ms)
     return times
 
 

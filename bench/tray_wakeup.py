@@ -78,22 +78,22 @@ def measure(folder: Path, idle: float, recalls: int) -> int:
     from tests.support.e2e import copy_sample_vault
     from tests.support.tray_standin import RecordingView
     from vault_recall.app.state.config_store import save_config
-    from vault_recall.app.tray import tray_app
-    from vault_recall.server.activity.store import ActivityWriter
+    from vault_recall.app.tray.running import tray_app
+    from vault_recall.server.activity.writer import ActivityWriter
     from vault_recall.server.config.config_file import Config, VaultEntry, activity_path
     from vault_recall.server.oauth import store as oauth_store
 
     with oauth_store.connect():
         pass  # an OAuth store, as on a computer where an app authorized
     reads = [0]
-    from vault_recall.app.tray import approvals
-    from vault_recall.app.tray.approvals import read_approvals
+    from vault_recall.app.tray.endpoint import app_grants
+    from vault_recall.app.tray.endpoint.app_grants import read_approvals
 
     def counted() -> Any:
         reads[0] += 1
         return read_approvals()
 
-    setattr(approvals, "read_approvals", counted)  # noqa: B010 (not an attribute mypy knows it exports)
+    setattr(app_grants, "read_approvals", counted)  # noqa: B010 (not an attribute mypy knows it exports)
     vault = copy_sample_vault(folder / "Work")
     save_config(Config(vaults=(VaultEntry(name="Work", path=str(vault)),), active_vault="Work"))
     writer = ActivityWriter()

@@ -1,5 +1,5 @@
 """Every error of ours, in one tree: `VaultRecallError` is the base of each, in `server/` and
-`app/` alike (the app's own are in app/errors.py, which `server/` may not import), and its
+`app/` alike (the app's own are in app/app_errors.py, which `server/` may not import), and its
 message is one sentence a person or a model can act on, or, for the few that never reach one,
 the one fact the code that catches it needs (a size, a line).
 

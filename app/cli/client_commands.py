@@ -7,13 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from vault_recall.app.app_errors import CommandError, InstallError, SnippetError
 from vault_recall.app.cli import http_commands
 from vault_recall.app.clients.allow_list import claude_settings_file, entry_allowance, has_allow_list, plan_claude_allow
 from vault_recall.app.clients.catalogue import CLIENTS, ClientSpec, client_spec
 from vault_recall.app.clients.install import Plan, apply, current_entry, plan_install, plan_uninstall
 from vault_recall.app.clients.launch import serve_argv
 from vault_recall.app.clients.snippets import file_snippet, forms_of, snippet
-from vault_recall.app.errors import CommandError, InstallError, SnippetError
 from vault_recall.app.state.config_store import register
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.errors import ConfigError

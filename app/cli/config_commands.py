@@ -9,12 +9,13 @@ import sys
 from pathlib import Path
 from typing import assert_never
 
-from vault_recall.app.errors import CommandError
-from vault_recall.app.state.activity_view import latest_per_client, store_problem
+from vault_recall.app.app_errors import CommandError
 from vault_recall.app.state.config_store import update_config
 from vault_recall.app.state.health import check_health
 from vault_recall.app.state.obsidian_vaults import discover_vaults
 from vault_recall.app.timefmt import ago
+from vault_recall.server.activity.database import store_problem
+from vault_recall.server.activity.queries import latest_per_client
 from vault_recall.server.config.config_file import (
     ACTIVE,
     CLIENT_ID_PATTERN,

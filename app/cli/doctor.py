@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, assert_never
 from urllib.parse import urlsplit, urlunsplit
 
+from vault_recall.app.app_errors import InstallError
 from vault_recall.app.cli.doctor_check import Check
 from vault_recall.app.cli.doctor_desktop import desktop_checks
 from vault_recall.app.cli.doctor_oauth import by_oauth
@@ -29,10 +30,8 @@ from vault_recall.app.clients.install import current_entry, read_existing
 from vault_recall.app.clients.probe import entry_argv, probe
 from vault_recall.app.clients.url_probe import UrlAnswer, probe_url
 from vault_recall.app.clients.url_token import url_token
-from vault_recall.app.errors import InstallError
-from vault_recall.app.state.activity_view import store_problem
 from vault_recall.app.state.health import check_health
-from vault_recall.server.activity.store import connect
+from vault_recall.server.activity.database import connect, store_problem
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import activity_path, config_path, load_config
 from vault_recall.server.errors import ActivityStoreError, ConfigError

@@ -7,8 +7,8 @@ import sys
 
 from vault_recall.app.cli.doctor_check import Check
 from vault_recall.app.desktop import clipboard, folder_picker, tray_hosts
-from vault_recall.app.tray.backend import graphical_session, tray_problem
-from vault_recall.app.tray.panels import gtk_available, missing_host
+from vault_recall.app.tray.running.backend_choice import graphical_session, tray_problem
+from vault_recall.app.tray.views.panels import gtk_available, missing_host
 
 
 def desktop_checks() -> list[Check]:

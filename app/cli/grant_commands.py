@@ -9,8 +9,8 @@ import argparse
 import time
 from collections.abc import Sequence
 
+from vault_recall.app.app_errors import CommandError
 from vault_recall.app.cli.config_commands import require_client_id
-from vault_recall.app.errors import CommandError
 from vault_recall.app.state.config_store import register
 from vault_recall.app.timefmt import ago
 from vault_recall.server.errors import ApprovalError, OAuthStoreError

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from vault_recall.app.app_errors import CommandError, InstallError, SnippetError, UrlInstallFailed
 from vault_recall.app.cli.config_commands import require_client_id
 from vault_recall.app.clients.catalogue import TOKEN_ENV, ClientSpec
 from vault_recall.app.clients.snippets import http_snippet, http_spec
@@ -25,11 +26,10 @@ from vault_recall.app.clients.url_install import (
     valid_token_sent,
 )
 from vault_recall.app.clients.url_token import InstalledUrlEntry, entries_using, url_token
-from vault_recall.app.errors import CommandError, InstallError, SnippetError, UrlInstallFailed
 from vault_recall.app.state.config_store import issue_token, revoke_token
 from vault_recall.app.state.config_store import new_token as new_token_text
+from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.config_file import Config, load_config
-from vault_recall.server.config.tokens import client_of_token
 from vault_recall.server.errors import ConfigError
 from vault_recall.server.http.address import DEFAULT_URL
 

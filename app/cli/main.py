@@ -13,8 +13,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from vault_recall.app.app_errors import CommandError
 from vault_recall.app.cli.serve_command import SERVE_DESCRIPTION, serve_arguments
-from vault_recall.app.errors import CommandError
 
 
 def main(argv: Sequence[str] | None = None) -> int:

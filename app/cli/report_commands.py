@@ -10,23 +10,14 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from vault_recall.app.app_errors import CommandError
 from vault_recall.app.cli.config_commands import describe_exposure
-from vault_recall.app.errors import CommandError
-from vault_recall.app.state.activity_view import (
-    EventRow,
-    count_events,
-    latest_per_client,
-    latest_recalls,
-    newest_event_id,
-    recent_events,
-    status_text,
-    store_problem,
-)
 from vault_recall.app.state.health import HealthReport, check_health
 from vault_recall.app.state.note_revisions import NoteRef, change_of, revisions_now, vault_folders, within_reach
 from vault_recall.app.state.obsidian_vaults import discover_vaults, last_opened
 from vault_recall.app.timefmt import ago, clock
-from vault_recall.app.tray.changed_notes import (
+from vault_recall.app.tray.menu.items import client_name
+from vault_recall.app.tray.news.changed_notes import (
     RECALL_WINDOW_SECONDS,
     ChangeNotices,
     notice_text,
@@ -34,9 +25,17 @@ from vault_recall.app.tray.changed_notes import (
     vanished_text,
     watched_notes,
 )
-from vault_recall.app.tray.health_news import CHOOSE_BY_COMMAND, SHOWN, unreadable_news
-from vault_recall.app.tray.menu_items import client_name
+from vault_recall.app.tray.news.vault_health import CHOOSE_BY_COMMAND, SHOWN, unreadable_news
 from vault_recall.app.tray.notices import PAUSED_STATUS, SAMPLE, plural, problem_line
+from vault_recall.server.activity.database import store_problem
+from vault_recall.server.activity.event_rows import EventRow, status_text
+from vault_recall.server.activity.queries import (
+    count_events,
+    latest_per_client,
+    latest_recalls,
+    newest_event_id,
+    recent_events,
+)
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import ACTIVE, Config, activity_path, config_path, load_config
 from vault_recall.server.errors import ConfigError

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from vault_recall.app.errors import CommandError, RuleChangeError
+from vault_recall.app.app_errors import CommandError, RuleChangeError
 from vault_recall.app.state.rule_store import add_rules, chosen_vault, remove_rules
 from vault_recall.server.config.config_file import VaultEntry, load_config
 from vault_recall.server.config.rule_entries import clean_folder, rule_problem

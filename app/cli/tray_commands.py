@@ -1,6 +1,6 @@
 """`vault-recall tray` (and `vault-recall` alone), `quit`, `pause` and `resume`.
 
-One tray per person (app/tray/instance.py): a second start finds the running one, asks it to
+One tray per person (app/tray/running/instance.py): a second start finds the running one, asks it to
 show where it is, and says so instead of starting a twin whose notifications would all come
 twice.  Pause and resume are a config flag every server reads on every call, so they work
 whether or not a tray runs.
@@ -11,14 +11,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from vault_recall.app.tray import instance
+from vault_recall.app.tray.running import instance
 
 QUIT_SECONDS = 20.0
 
 
 def tray(args: argparse.Namespace) -> int:
     from vault_recall.app.cli import report_commands
-    from vault_recall.app.tray.backend import choose_backend, run_tray
+    from vault_recall.app.tray.running.backend_choice import choose_backend, run_tray
 
     pid = instance.send("show")
     if pid is not None:
@@ -36,7 +36,7 @@ def tray(args: argparse.Namespace) -> int:
         return 0
     # Held until the process ends, not released here: `vault-recall quit` waits for the lock,
     # so when it returns the tray and its HTTP endpoint are gone.
-    from vault_recall.app.tray.state import ensure_a_vault
+    from vault_recall.app.tray.menu.snapshot import ensure_a_vault
 
     ensure_a_vault()
     run_tray(choice)

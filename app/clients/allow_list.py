@@ -17,10 +17,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from vault_recall.app.app_errors import InstallError, JsonEditError
 from vault_recall.app.clients.catalogue import SERVER_NAME, TOOL_NAMES, ClientSpec
 from vault_recall.app.clients.install import Plan, read_current, target_of
 from vault_recall.app.clients.json_edit import parse_object, remove_member, set_member
-from vault_recall.app.errors import InstallError, JsonEditError
 
 CLAUDE_RULES = tuple(f"mcp__{SERVER_NAME}__{tool}" for tool in TOOL_NAMES)
 

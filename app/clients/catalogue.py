@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vault_recall.app.app_errors import JsonEditError
 from vault_recall.app.clients.json_edit import parse_object
 from vault_recall.app.clients.launch import home_env
-from vault_recall.app.errors import JsonEditError
 
 SERVER_NAME = "vault-recall"
 # Codex reads a bearer token only from an environment variable (it refuses one in config.toml).

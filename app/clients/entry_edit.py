@@ -13,9 +13,9 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from vault_recall.app.app_errors import EditError, JsonEditError, TomlEditError, YamlEditError
 from vault_recall.app.clients import json_edit, toml_edit, yaml_edit
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
-from vault_recall.app.errors import EditError, JsonEditError, TomlEditError, YamlEditError
 
 # A new Continue config needs these besides our server (its schema requires them).
 CONTINUE_HEADER = {"name": "Local config", "version": "1.0.0", "schema": "v1"}

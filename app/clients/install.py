@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vault_recall.app.app_errors import EditError, InstallError
 from vault_recall.app.clients import entry_edit
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
 from vault_recall.app.clients.entry_form import carried_over, form_of
@@ -39,7 +40,6 @@ from vault_recall.app.clients.guarded_write import (
     write_backup,
 )
 from vault_recall.app.clients.launch import HOME_VARIABLES
-from vault_recall.app.errors import EditError, InstallError
 
 __all__ = ["BACKUP_SUFFIX", "InstallError", "Plan", "apply", "current_entry", "plan_install", "plan_uninstall"]
 

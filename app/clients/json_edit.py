@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from vault_recall.app.errors import JsonEditError
+from vault_recall.app.app_errors import JsonEditError
 from vault_recall.server.config.config_file import no_duplicate_keys
 from vault_recall.server.errors import DuplicateKey
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import selectors
-import sqlite3
 import subprocess
 import tempfile
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from vault_recall.app.clients.catalogue import ClientSpec
+from vault_recall.server.activity.queries import forget_calls_of, has_call_of
 
 CODEX_PASSES: tuple[str, ...] = (
     *("HOME", "LOGNAME", "PATH", "SHELL", "USER", "__CF_USER_TEXT_ENCODING"),
@@ -96,9 +96,12 @@ def probe(
         return Probe(
             False, f"started with {how}, it reads another config: it finds {found}, this config gives {wanted}"
         )
-    if not _recorded(store, server.pid):
+    if not has_call_of(store, server.pid, DOCTOR_NAME):
         return Probe(False, f"started with {how}, it writes its activity somewhere other than {store}")
-    _forget(store, server.pid)
+    # The probe's own call was not the client's, and would show as its latest call (`client
+    # list`, the tray): out of the store once seen (best effort; if the store stays busy it keeps
+    # it, named as ours).
+    forget_calls_of(store, server.pid, DOCTOR_NAME)
     return Probe(True, f"started with {how}, it reads this config (vault {vault!r}) and writes this activity store")
 
 
@@ -160,41 +163,3 @@ def _stop(server: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         server.kill()
         server.wait()
-
-
-def _forget(store: Path, pid: int) -> None:
-    """Take the probe's own call out of the store once seen: it was not the client's, and would
-    show as its latest call (`client list`, the tray).  Best effort: a store busy past the
-    timeout keeps it, named as ours (`client_name`)."""
-    try:
-        connection = sqlite3.connect(store, timeout=2)
-    except sqlite3.Error:
-        return
-    try:
-        with connection:
-            found = "SELECT id FROM events WHERE pid = ? AND client_name = ?"
-            connection.execute(f"DELETE FROM returned WHERE event_id IN ({found})", (pid, DOCTOR_NAME))
-            connection.execute("DELETE FROM events WHERE pid = ? AND client_name = ?", (pid, DOCTOR_NAME))
-    except sqlite3.Error:
-        pass
-    finally:
-        connection.close()
-
-
-def _recorded(store: Path, pid: int) -> bool:
-    """Whether the store holds the probe's call (by the server's process id)."""
-    if not store.exists():
-        return False
-    try:
-        connection = sqlite3.connect(store.as_uri() + "?mode=ro", uri=True, timeout=2)
-    except sqlite3.Error:
-        return False
-    try:
-        row = connection.execute(
-            "SELECT COUNT(*) FROM events WHERE pid = ? AND client_name = ?", (pid, DOCTOR_NAME)
-        ).fetchone()
-    except sqlite3.Error:
-        return False
-    finally:
-        connection.close()
-    return bool(row and row[0])

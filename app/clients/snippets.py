@@ -15,8 +15,8 @@ from urllib.parse import quote
 import tomlkit
 import yaml
 
+from vault_recall.app.app_errors import SnippetError
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
-from vault_recall.app.errors import SnippetError
 
 FORMS = ("file", "cli", "link", "http")
 

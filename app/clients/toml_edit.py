@@ -8,7 +8,7 @@ from typing import Any
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from vault_recall.app.errors import TomlEditError
+from vault_recall.app.app_errors import TomlEditError
 
 
 def _load(text: str, what: str) -> tomlkit.TOMLDocument:

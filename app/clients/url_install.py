@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vault_recall.app.app_errors import InstallError, SnippetError, UrlInstallFailed
 from vault_recall.app.clients.catalogue import ClientSpec
 from vault_recall.app.clients.install import Plan, apply, current_entry, plan_install
 from vault_recall.app.clients.snippets import http_spec
 from vault_recall.app.clients.url_token import url_token
-from vault_recall.app.errors import InstallError, SnippetError, UrlInstallFailed
 from vault_recall.app.state.config_store import issue_token
 from vault_recall.app.state.config_store import new_token as new_token_text
+from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.config_file import Config, load_config
-from vault_recall.server.config.tokens import client_of_token
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
-import sqlite3
 import time
 import urllib.error
 import urllib.request
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vault_recall.app.clients.probe import DOCTOR_NAME
+from vault_recall.server.activity.queries import client_of_call
 from vault_recall.server.errors import VaultRecallError
 
 Outcome = Literal[
@@ -177,26 +177,7 @@ def _recorded_client(store: Path, nonce: str, wait: float) -> str | None:
     for the endpoint's writer (it stores events on its own thread, just after answering)."""
     deadline = time.monotonic() + wait
     while True:
-        found = _lookup(store, nonce)
+        found = client_of_call(store, DOCTOR_NAME, nonce)
         if found is not None or time.monotonic() >= deadline:
             return found
         time.sleep(0.05)
-
-
-def _lookup(store: Path, nonce: str) -> str | None:
-    if not store.exists():
-        return None
-    try:
-        connection = sqlite3.connect(store.as_uri() + "?mode=ro", uri=True, timeout=2)
-    except sqlite3.Error:
-        return None
-    try:
-        row = connection.execute(
-            "SELECT client FROM events WHERE client_name = ? AND client_version = ? ORDER BY id DESC LIMIT 1",
-            (DOCTOR_NAME, nonce),
-        ).fetchone()
-    except sqlite3.Error:
-        return None
-    finally:
-        connection.close()
-    return str(row[0]) if row else None

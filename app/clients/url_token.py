@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vault_recall.app.app_errors import InstallError
 from vault_recall.app.clients.catalogue import CLIENTS, ClientSpec
 from vault_recall.app.clients.entry_form import form_of, url_of
 from vault_recall.app.clients.install import current_entry, read_existing
-from vault_recall.app.errors import InstallError
 
 # How a header value names an environment variable, in each client's own syntax (see
 # docs/clients.md, "Connecting by URL").  A client not named here sends the value as written.

@@ -17,7 +17,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
-from vault_recall.app.errors import YamlEditError
+from vault_recall.app.app_errors import YamlEditError
 
 
 def _load(text: str, what: str) -> Any:

@@ -14,8 +14,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from vault_recall.app.app_errors import SessionBusError
 from vault_recall.app.desktop import folder_portal
-from vault_recall.app.errors import SessionBusError
 
 log = logging.getLogger(__name__)
 

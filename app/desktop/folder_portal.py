@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from vault_recall.app.app_errors import SessionBusError
 from vault_recall.app.desktop import session_bus
-from vault_recall.app.errors import SessionBusError
 
 PORTAL = "org.freedesktop.portal.Desktop"
 PORTAL_PATH = "/org/freedesktop/portal/desktop"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from vault_recall.app.app_errors import SessionBusError
 from vault_recall.app.desktop import session_bus
-from vault_recall.app.errors import SessionBusError
 
 log = logging.getLogger(__name__)
 

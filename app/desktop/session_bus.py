@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault_recall.app.errors import SessionBusError
+from vault_recall.app.app_errors import SessionBusError
 
 if TYPE_CHECKING:
     from dbus_fast.aio import MessageBus

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from vault_recall.app.app_errors import SessionBusError
 from vault_recall.app.desktop import session_bus
-from vault_recall.app.errors import SessionBusError
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from vault_recall.app.state.atomic_write import write_atomically
 from vault_recall.app.state.file_lock import held
+from vault_recall.server.config.bearer_tokens import TOKEN_PREFIX, token_hash
 from vault_recall.server.config.config_file import ClientEntry, Config, config_path, load_config
-from vault_recall.server.config.tokens import TOKEN_PREFIX, token_hash
 
 
 def save_config(config: Config, path: Path | None = None) -> Path:

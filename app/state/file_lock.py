@@ -5,7 +5,7 @@ flock: `msvcrt.locking` locks a byte range instead (here the first byte, which m
 end of an empty file); its blocking mode gives up with OSError after ten tries a second apart,
 so we try again until it is ours, waiting as long as flock would.  The operating system drops
 either lock when its process ends, however it ends: a crash leaves nothing stale.  Chosen over
-the `filelock` library because the tray's own lock (app/tray/instance.py) already locks this
+the `filelock` library because the tray's own lock (app/tray/running/instance.py) already locks this
 way: no dependency for twenty lines.
 """
 

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from vault_recall.app.errors import RuleChangeError
+from vault_recall.app.app_errors import RuleChangeError
 from vault_recall.app.state.config_store import update_config
 from vault_recall.server.config.config_file import Config, VaultEntry
 from vault_recall.server.recall.subject_rules import SubjectRule

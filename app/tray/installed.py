@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vault_recall.app.app_errors import InstallError
 from vault_recall.app.clients.catalogue import ClientSpec
 from vault_recall.app.clients.install import current_entry, read_existing
-from vault_recall.app.errors import InstallError
-from vault_recall.server.config.tokens import token_hash
+from vault_recall.server.config.bearer_tokens import token_hash
 
 URL_KEYS = ("url", "httpUrl", "serverUrl")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vault_recall.server.activity.events import event_from_result
-from vault_recall.server.activity.store import ActivityWriter, Call
+from vault_recall.server.activity.writer import ActivityWriter, Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import ActivitySettings, activity_path, load_config
 from vault_recall.server.errors import ConfigError

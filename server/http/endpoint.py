@@ -35,10 +35,10 @@ from mcp_types import CallToolResult, InputRequiredResult
 from starlette.types import ASGIApp
 
 from vault_recall.server.activity.recorder import record_activity
-from vault_recall.server.activity.store import Call
+from vault_recall.server.activity.writer import Call
+from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import load_config
-from vault_recall.server.config.tokens import client_of_token
 from vault_recall.server.errors import ListenError
 from vault_recall.server.http.address import PATH, Listen, PublicUrl, parse_listen, parse_public_url
 from vault_recall.server.http.answers import HttpDelivery

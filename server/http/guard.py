@@ -28,7 +28,7 @@ from starlette.datastructures import Headers
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vault_recall.server.config.tokens import MAX_TOKEN_LENGTH, token_hash
+from vault_recall.server.config.bearer_tokens import MAX_TOKEN_LENGTH, token_hash
 from vault_recall.server.errors import ConfigError, OAuthStoreError
 from vault_recall.server.http.answers import ANSWER_KEY, AnswerHolder, AnswerWatch
 from vault_recall.server.http.connections import CONNECTION_KEY, ConnectionHandle

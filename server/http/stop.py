@@ -18,7 +18,7 @@ import os
 import signal
 from collections.abc import Callable, Sequence
 
-from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.server.activity.writer import ActivityWriter
 
 # The calls running at a stop get this long to finish and be answered; then they are cut short.
 STOP_GRACE_SECONDS = 0.3

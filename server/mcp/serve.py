@@ -25,7 +25,7 @@ from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
 from vault_recall.server.mcp.first_answer import FirstAnswer, first_answer
 
 if TYPE_CHECKING:
-    from vault_recall.server.activity.store import ActivityWriter
+    from vault_recall.server.activity.writer import ActivityWriter
     from vault_recall.server.mcp.tools import RecallServer
 
 # What a server needs beyond this module, loaded on a thread while the first line is read.

@@ -21,7 +21,7 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import ValidationError
 
 from vault_recall.server import __version__
-from vault_recall.server.activity.store import ActivityWriter, Call
+from vault_recall.server.activity.writer import ActivityWriter, Call
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.errors import RecallError
 from vault_recall.server.mcp.argument_errors import describe_validation_error, unknown_arguments

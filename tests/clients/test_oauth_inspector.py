@@ -25,7 +25,7 @@ from tests.support.http_e2e import running_endpoint
 from tests.support.npm_tools import INSPECTOR, node_command
 from tests.support.oauth_browser import approve, open_authorization, redirect_after_answer, vault_recall
 from tests.support.parts import need
-from vault_recall.app.state.activity_view import recent_events
+from vault_recall.server.activity.queries import recent_events
 from vault_recall.server.config.config_file import activity_path
 
 pytestmark = [pytest.mark.e2e]

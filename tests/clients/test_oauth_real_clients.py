@@ -39,7 +39,7 @@ from tests.support.oauth_browser import approve, open_authorization, redirect_af
 from tests.support.parts import need
 from tests.support.paths import SAMPLE_VAULT
 from tests.support.real_clients import BIN, client_env, run_client, tool_result_json
-from vault_recall.app.state.activity_view import recent_events
+from vault_recall.server.activity.queries import recent_events
 from vault_recall.server.config.config_file import activity_path
 from vault_recall.server.oauth import store as oauth_store
 

@@ -30,7 +30,7 @@ from tests.support.real_clients import (
     tool_result_json,
     vault_recall_as,
 )
-from vault_recall.app.state.activity_view import recent_events
+from vault_recall.server.activity.queries import recent_events
 from vault_recall.server.config.config_file import activity_path
 
 pytestmark = pytest.mark.e2e

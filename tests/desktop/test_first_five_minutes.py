@@ -58,7 +58,7 @@ from tests.support.tray_clicks import (
 )
 from tests.support.vaults import snapshot, write_vault
 from vault_recall.app.desktop.icon import COLOURS
-from vault_recall.app.state.activity_view import recent_events
+from vault_recall.server.activity.queries import recent_events
 from vault_recall.server.config.config_file import activity_path, config_path, load_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]

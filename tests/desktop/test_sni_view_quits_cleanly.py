@@ -1,5 +1,5 @@
 """A look handed to the StatusNotifierItem view as Quit closes its connection must not be sent
-(app/tray/sni_view.py): the loop still runs queued callbacks after the disconnect, and a signal
+(app/tray/views/status_notifier/bus_view.py): the loop still runs queued callbacks after the disconnect, and a signal
 written then fails on the closed socket with a traceback in the tray's log.  On a real, private
 dbus-daemon; the look is made to arrive exactly then, from the disconnect itself."""
 
@@ -14,8 +14,8 @@ from dbus_fast.aio import MessageBus
 
 from tests.support.parts import need
 from tests.support.sni_host import start_session_bus
-from vault_recall.app.tray.sni_view import SniView
-from vault_recall.app.tray.tray_view import Shown
+from vault_recall.app.tray.views.protocol import Shown
+from vault_recall.app.tray.views.status_notifier.bus_view import SniView
 
 pytestmark = [pytest.mark.e2e]
 

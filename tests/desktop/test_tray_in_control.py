@@ -21,10 +21,10 @@ from tests.support.parts import need
 from tests.support.sni_host import Panel, find_node, panel
 from tests.support.tray_clicks import popup_open
 from vault_recall.app.state.config_store import save_config
-from vault_recall.app.tray.health_news import NOTE_NEXT
+from vault_recall.app.tray.news.vault_health import NOTE_NEXT
 from vault_recall.app.tray.notices import PAUSED_NOTICE
+from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
-from vault_recall.server.config.tokens import client_of_token
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -20,8 +20,8 @@ from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, post
 from tests.support.posix import assert_mode, kill_signal
 from tests.support.sni_host import SessionBus, find_node, panel
 from vault_recall.app.state.config_store import save_config
-from vault_recall.app.tray.endpoint import endpoint_to_start
-from vault_recall.app.tray.endpoint_log import log_path
+from vault_recall.app.tray.endpoint.log_file import log_path
+from vault_recall.app.tray.endpoint.process import endpoint_to_start
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]

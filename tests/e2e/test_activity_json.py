@@ -14,7 +14,7 @@ import pytest
 from tests.support.activity_events import event
 from tests.support.e2e import call, call_error, serving, vault_recall_command
 from vault_recall.app.cli.main import main
-from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.server.activity.writer import ActivityWriter
 from vault_recall.server.config.config_file import activity_path
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

@@ -14,7 +14,7 @@ from mcp.client.stdio import StdioServerParameters
 from tests.support.e2e import call, paths
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import SERVER_NAME
-from vault_recall.app.state.activity_view import recent_events
+from vault_recall.server.activity.queries import recent_events
 from vault_recall.server.config.config_file import activity_path
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

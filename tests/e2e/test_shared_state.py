@@ -17,9 +17,9 @@ from tests.support.e2e import call, call_error, copy_sample_vault, paths, servin
 from tests.support.parts import as_nobody_if_root
 from tests.support.paths import REPO_ROOT
 from tests.support.vaults import record, write_vault
-from vault_recall.app.state.activity_view import count_events, latest_per_client, recent_events
 from vault_recall.app.state.config_store import save_config
-from vault_recall.server.activity.store import BUSY_TIMEOUT_MS
+from vault_recall.server.activity.database import BUSY_TIMEOUT_MS
+from vault_recall.server.activity.queries import count_events, latest_per_client, recent_events
 from vault_recall.server.config.config_file import (
     ClientEntry,
     Config,

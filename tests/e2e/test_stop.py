@@ -13,7 +13,7 @@ from typing import IO, Any
 import pytest
 
 from tests.support.e2e import vault_recall_command
-from vault_recall.server.activity.store import connect
+from vault_recall.server.activity.database import connect
 
 pytestmark = pytest.mark.e2e
 

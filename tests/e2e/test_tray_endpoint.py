@@ -19,13 +19,13 @@ from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, post
 from tests.support.oauth_browser import authorization_url, authorize_params, open_authorization, pkce, register
 from tests.support.posix import assert_mode, kill_signal
 from tests.support.url_entries import our_entry, token_of
+from vault_recall.app.app_errors import EndpointError
 from vault_recall.app.clients.catalogue import client_spec
-from vault_recall.app.errors import EndpointError
-from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
-from vault_recall.app.tray.endpoint_log import EndpointLog, log_path
-from vault_recall.app.tray.url_snippet import copy_url_snippet
+from vault_recall.app.tray.endpoint.log_file import EndpointLog, log_path
+from vault_recall.app.tray.endpoint.process import EndpointProcess, endpoint_action
+from vault_recall.app.tray.menu.url_snippet import copy_url_snippet
+from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.config_file import load_config, state_dir
-from vault_recall.server.config.tokens import client_of_token
 
 pytestmark = [pytest.mark.e2e]
 

@@ -9,7 +9,7 @@ import dataclasses
 from tests.support.e2e import vault_recall_command
 from tests.support.http_e2e import INITIALIZE, JSON_HEADERS, post
 from vault_recall.app.state.config_store import update_config
-from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action, endpoint_to_start
+from vault_recall.app.tray.endpoint.process import EndpointProcess, endpoint_action, endpoint_to_start
 from vault_recall.server.config.config_file import Config, load_config
 
 

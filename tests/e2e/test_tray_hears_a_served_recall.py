@@ -14,8 +14,8 @@ import pytest
 
 from tests.support.e2e import call, serving
 from tests.support.tray_standin import RecordingView
-from vault_recall.app.tray import tray_app
-from vault_recall.app.tray.tray_app import TrayApp
+from vault_recall.app.tray.running import tray_app
+from vault_recall.app.tray.running.tray_app import TrayApp
 
 pytestmark = [
     pytest.mark.anyio,

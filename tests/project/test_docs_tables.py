@@ -305,7 +305,7 @@ def test_every_relative_link_points_at_a_file_that_exists(page: Path) -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_source_path_a_page_names_exists(page: Path) -> None:
-    """`server/recall/answers/recall_records.py`, `app/tray/menu.py:build_menu`, `bench/recall_eval/` … (tests/
+    """`server/recall/answers/recall_records.py`, `app/tray/menu/tree.py:build_menu`, `bench/recall_eval/` … (tests/
     is left out: its files are named by what they check, not kept to one place)."""
     missing = []
     for number, line in prose_lines(page.read_text(encoding="utf-8")):

@@ -1,5 +1,5 @@
 """One tree of errors: every exception class of ours derives from `VaultRecallError`
-(server/errors.py), and is defined in server/errors.py or, for the app's own, app/errors.py —
+(server/errors.py), and is defined in server/errors.py or, for the app's own, app/app_errors.py —
 but for the two below, which never leave the module that raises them."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import builtins
 
 from tests.support.paths import REPO_ROOT
 
-ERROR_MODULES = {"server/errors.py", "app/errors.py"}
+ERROR_MODULES = {"server/errors.py", "app/app_errors.py"}
 # Signals inside one module, caught there: one names its module's own Literal (url_probe.py),
 # and neither is ever told to anyone.
 KEPT_IN_PLACE = {("app/clients/url_probe.py", "_Unreachable"), ("app/clients/guarded_write.py", "Changed")}

@@ -3,7 +3,8 @@
 `server/` never imports the tray side; inside it, vault ← obsidian ← recall ← config ←
 oauth ← activity ← mcp ← http, each importing only what lies below it, and inside recall its
 own modules ← finding, ranking ← answers; inside `app/`, state ← clients ←
-desktop ← tray ← cli.  No module imports another in a circle, and nothing imports our code
+desktop ← tray ← cli, and inside tray its own modules ← menu ← news, actions, endpoint, views
+← running.  No module imports another in a circle, and nothing imports our code
 by the generic top-level names `app` or `server`.  No test module imports another (what tests
 share lives in tests/support/), and bench/ takes nothing from tests/ but tests.support.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.layers import APP_ORDER, RECALL_ORDER, SERVER_ORDER, below, inner_below
+from tests.support.layers import APP_ORDER, RECALL_ORDER, SERVER_ORDER, TRAY_ORDER, below, inner_below
 from tests.support.paths import REPO_ROOT
 
 FOLDERS = {"server": "vault_recall.server", "app": "vault_recall.app"}
@@ -30,7 +31,7 @@ FORBIDDEN_IN_SERVER = {"vault_recall.app", "pystray", "PIL"}
 SERVER_LAYERS = below(SERVER_ORDER)
 # Rooms inside a room, with the same rule one level down: the room's own modules are the base
 # its inner rooms share and import none of them.
-INNER_LAYERS = {"recall": inner_below(RECALL_ORDER)}
+INNER_LAYERS = {("server", "recall"): inner_below(RECALL_ORDER), ("app", "tray"): inner_below(TRAY_ORDER)}
 APP_LAYERS = below(APP_ORDER)
 
 
@@ -167,25 +168,25 @@ def test_each_room_imports_only_the_rooms_below_it(side: str, layers: dict[str, 
     assert offenders == {}
 
 
-def inner_room(module: str, outer: str) -> str | None:
-    """The room inside `server/<outer>/` a module is in, or None for one directly in it."""
+def inner_room(module: str) -> str | None:
+    """The room inside `<side>/<outer>/` a module is in, or None for one directly in it."""
     parts = module.split(".")[3:]
     return parts[0] if len(parts) > 1 else None
 
 
-@pytest.mark.parametrize("outer", sorted(INNER_LAYERS))
-def test_inside_a_room_each_inner_room_imports_only_those_below_it(outer: str) -> None:
+@pytest.mark.parametrize("outer", sorted(INNER_LAYERS), ids="/".join)
+def test_inside_a_room_each_inner_room_imports_only_those_below_it(outer: tuple[str, str]) -> None:
     layers = INNER_LAYERS[outer]
     modules = our_modules()
-    inside = {m: p for m, p in modules.items() if room(m) == ("server", outer) and m.count(".") > 2}
-    assert {inner_room(m, outer) for m in inside} - {None} == set(layers), "an inner room is not in the table"
+    inside = {m: p for m, p in modules.items() if room(m) == outer and m.count(".") > 2}
+    assert {inner_room(m) for m in inside} - {None} == set(layers), "an inner room is not in the table"
     offenders: dict[str, list[str]] = {}
     for module, path in inside.items():
-        own = inner_room(module, outer)
+        own = inner_room(module)
         for name in our_imports(path, modules):
-            if room(name) != ("server", outer) or name.count(".") <= 2:
+            if room(name) != outer or name.count(".") <= 2:
                 continue  # other rooms are the outer table's business; the package itself is no room
-            other = inner_room(name, outer)
+            other = inner_room(name)
             if other is None or other == own:
                 continue  # the room's own modules are the base its inner rooms share
             if own is None or other not in layers[own]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vault_recall.server.activity.events import ActivityEvent
-from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.server.activity.writer import ActivityWriter
 
 
 def event(client: str = "cursor", **kw: object) -> ActivityEvent:

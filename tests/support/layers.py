@@ -10,6 +10,8 @@ APP_ORDER = ("state", "clients", "desktop", "tray", "cli")
 # Inside `server/recall/`: its own modules, then rooms that import none of each other, then those
 # above them.
 RECALL_ORDER = (("finding", "ranking"), ("answers",))
+# Inside `app/tray/`, the same way: the menu's model, what fills and acts on it, what runs them.
+TRAY_ORDER = (("menu",), ("news", "actions", "endpoint", "views"), ("running",))
 
 
 def below(order: tuple[str, ...]) -> dict[str, set[str]]:

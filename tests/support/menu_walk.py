@@ -3,7 +3,7 @@ an item found by its path of texts."""
 
 from __future__ import annotations
 
-from vault_recall.app.tray.menu import Item
+from vault_recall.app.tray.menu.tree import Item
 
 
 def texts(items: tuple[Item, ...]) -> list[str]:

@@ -65,7 +65,7 @@ def importable(module: str) -> Callable[[], bool]:
 # (this environment's own, or the system's the way the tray loads it), and GTK 3 through it?
 GTK_PROBE = """
 import sys
-from vault_recall.app.tray.backend import has_gtk
+from vault_recall.app.tray.running.backend_choice import has_gtk
 gtk = has_gtk()
 print("gi" if "gi" in sys.modules else "no-gi", "gtk" if gtk else "no-gtk")
 """

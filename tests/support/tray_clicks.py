@@ -92,9 +92,9 @@ def keys_to(menu: list[dict[str, Any]], *labels: str) -> list[str]:
 
 
 def popup_open(env: Mapping[str, str]) -> bool:
-    """Is the tray's own menu (app/tray/popup_menu.py: a left click a panel sends as `Activate`)
+    """Is the tray's own menu (app/tray/views/popup_menu.py: a left click a panel sends as `Activate`)
     drawn on the screen of `env`?"""
-    from vault_recall.app.tray.popup_menu import WINDOW_CLASS
+    from vault_recall.app.tray.views.popup_menu import WINDOW_CLASS
 
     asked = ("xdotool", "search", "--onlyvisible", "--class", WINDOW_CLASS)
     done = subprocess.run(asked, env=dict(env), capture_output=True, text=True, timeout=30, check=False)

@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from vault_recall.app.tray.tray_view import Shown
+from vault_recall.app.tray.views.protocol import Shown
 
 
 class RecordingView:

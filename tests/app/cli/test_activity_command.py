@@ -11,7 +11,7 @@ import pytest
 from tests.support.activity_events import event, store_events
 from vault_recall.app.cli.main import main
 from vault_recall.app.state.config_store import save_config
-from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.server.activity.writer import ActivityWriter
 from vault_recall.server.config.config_file import ActivitySettings, Config, activity_path
 
 

@@ -13,7 +13,7 @@ from tests.support.activity_events import store_events
 from tests.support.paths import SAMPLE_VAULT
 from tests.support.vaults import write_vault
 from vault_recall.app.cli.main import main
-from vault_recall.app.tray.state import ensure_a_vault
+from vault_recall.app.tray.menu.snapshot import ensure_a_vault
 from vault_recall.server.activity.events import ActivityEvent
 from vault_recall.server.config.config_file import activity_path, config_path, load_config
 
@@ -296,7 +296,7 @@ def test_status_tells_a_vanished_vault_as_the_tray_does_once_with_its_recalled_n
     work.rename(tmp_path / "Work-moved")
     code, out, _ = run(capsys, "status")
     notices = out.split("Notices:\n", 1)[1].split("Clients:", 1)[0].splitlines()
-    # The tray's notification (health_news.unreadable_news), the menu's click as a command.
+    # The tray's notification (news/vault_health.py:unreadable_news), the menu's click as a command.
     assert code == 0 and notices == [
         f"  Work cannot be read. Vault folder {work} does not exist. It took with it the 3 notes clients "
         "recalled in the last day. Until it can be read again, clients get 'unavailable'. Put the folder back "

@@ -14,8 +14,8 @@ import pytest
 
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import SERVER_NAME, TOKEN_ENV
+from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.config_file import load_config
-from vault_recall.server.config.tokens import client_of_token
 
 TOKEN = re.compile(r"vrt_[A-Za-z0-9_-]{43}")
 

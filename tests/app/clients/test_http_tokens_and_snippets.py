@@ -17,8 +17,8 @@ from tests.support.url_entries import TOKEN, our_entry, token_of
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import CLIENTS
 from vault_recall.app.state.config_store import issue_token, revoke_token
+from vault_recall.server.config.bearer_tokens import client_of_token, token_hash
 from vault_recall.server.config.config_file import config_path, load_config, parse_config
-from vault_recall.server.config.tokens import client_of_token, token_hash
 from vault_recall.server.errors import ConfigError
 
 URL = "http://127.0.0.1:27183/mcp"

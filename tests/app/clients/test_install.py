@@ -16,10 +16,10 @@ import yaml
 
 from tests.support.paths import REPO_ROOT
 from tests.support.posix import assert_mode
+from vault_recall.app.app_errors import InstallError
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec, client_spec
 from vault_recall.app.clients.install import BACKUP_SUFFIX, Plan, apply, plan_install, plan_uninstall
-from vault_recall.app.errors import InstallError
 from vault_recall.server.config.config_file import load_config
 
 ARGV = ["/opt/vault recall/bin/vault-recall", "serve", "--client", "cursor"]

@@ -18,11 +18,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.depth import depth
+from vault_recall.app.app_errors import InstallError
 from vault_recall.app.clients import guarded_write
 from vault_recall.app.clients.catalogue import SERVER_NAME, client_spec
 from vault_recall.app.clients.guarded_write import BACKUP_SUFFIX, KEEP_BACKUPS, backups_of
 from vault_recall.app.clients.install import Plan, apply, plan_install, plan_uninstall
-from vault_recall.app.errors import InstallError
 from vault_recall.app.state.config_store import register, save_config
 from vault_recall.server.config.config_file import Config, config_path, load_config
 

@@ -15,11 +15,11 @@ import pytest
 import yaml
 
 from tests.support.posix import linux_names
+from vault_recall.app.app_errors import SnippetError
 from vault_recall.app.cli.main import main
 from vault_recall.app.clients.catalogue import CLIENTS, SERVER_NAME, ClientSpec, client_spec, config_location
 from vault_recall.app.clients.launch import HOME_VARIABLES, SCRIPT, launcher, serve_argv, user_install_script
 from vault_recall.app.clients.snippets import cli_snippet, file_snippet, link_snippet
-from vault_recall.app.errors import SnippetError
 from vault_recall.server.config.config_file import load_config
 
 HOSTILE_BASES = [

@@ -13,8 +13,8 @@ import pytest
 
 from tests.support.activity_events import event
 from vault_recall.app.desktop.store_watch import LOOK_AGAIN_SECONDS, LookAgain, StoreWatch
-from vault_recall.app.state.activity_view import news_after, recent_events
-from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.server.activity.queries import news_after, recent_events
+from vault_recall.server.activity.writer import ActivityWriter
 from vault_recall.server.config.config_file import activity_path
 
 LONG = 600.0  # a wait no test lets run out: it ends on a write, or the test fails by its deadline

@@ -9,12 +9,12 @@ from typing import get_args
 
 import pytest
 
-from vault_recall.app.tray.actions import ActionContext, perform
-from vault_recall.app.tray.approvals import approval_action
-from vault_recall.app.tray.client_actions import client_action
-from vault_recall.app.tray.endpoint import EndpointProcess, endpoint_action
-from vault_recall.app.tray.menu import Action, Item, build_menu
-from vault_recall.app.tray.menu_items import (
+from vault_recall.app.tray.actions.client_setup import client_action
+from vault_recall.app.tray.actions.perform import ActionContext, perform
+from vault_recall.app.tray.actions.rule_changes import subject_action
+from vault_recall.app.tray.endpoint.app_grants import approval_action
+from vault_recall.app.tray.endpoint.process import EndpointProcess, endpoint_action
+from vault_recall.app.tray.menu.items import (
     ActionName,
     TrayState,
     is_approval_action,
@@ -23,15 +23,15 @@ from vault_recall.app.tray.menu_items import (
     is_subject_action,
     is_vault_action,
 )
-from vault_recall.app.tray.subject_actions import subject_action
+from vault_recall.app.tray.menu.tree import Action, Item, build_menu
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
 
 OWNERS: dict[str, Callable[[ActionName], bool]] = {
-    "actions.perform": is_vault_action,
-    "client_actions": is_client_action,
-    "subject_actions": is_subject_action,
-    "endpoint": is_endpoint_action,
-    "approvals": is_approval_action,
+    "actions/perform": is_vault_action,
+    "actions/client_setup": is_client_action,
+    "actions/rule_changes": is_subject_action,
+    "endpoint/process": is_endpoint_action,
+    "endpoint/app_grants": is_approval_action,
 }
 EVERY_KIND: tuple[ActionName, ...] = get_args(ActionName)
 STATE = TrayState(config=Config())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from vault_recall.app.tray.approvals import (
+from vault_recall.app.tray.endpoint.app_grants import (
     ApprovalNotices,
     Approvals,
     Granted,
@@ -15,7 +15,7 @@ from vault_recall.app.tray.approvals import (
     read_approvals,
     with_approvals,
 )
-from vault_recall.app.tray.menu import Item
+from vault_recall.app.tray.menu.tree import Item
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.vaults import record, write_vault
-from vault_recall.app.state.activity_view import Recall, latest_recalls, recent_events
 from vault_recall.app.state.note_revisions import change_of, file_mark, revision_now, revisions_now, vault_folders
 from vault_recall.app.state.obsidian_vaults import KnownVault
-from vault_recall.app.tray.changed_notes import (
+from vault_recall.app.tray.menu.items import client_name
+from vault_recall.app.tray.news.changed_notes import (
     NOTICE_SECONDS,
     ChangeNotices,
     StaleNote,
@@ -25,9 +25,10 @@ from vault_recall.app.tray.changed_notes import (
     vanished_text,
     watched_notes,
 )
-from vault_recall.app.tray.menu_items import client_name
+from vault_recall.server.activity.event_rows import Recall
 from vault_recall.server.activity.events import ActivityEvent
-from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.server.activity.queries import latest_recalls, recent_events
+from vault_recall.server.activity.writer import ActivityWriter
 from vault_recall.server.config.config_file import Config, VaultEntry
 
 NOW = time.mktime((2026, 5, 14, 15, 0, 0, 0, 0, -1))  # mid-afternoon, local time

@@ -1,5 +1,5 @@
 """What the menu's client items do, over real config files in a home of the test's own
-(app/tray/client_actions.py): *Connect* installs in one click and says which file changed and to
+(app/tray/actions/client_setup.py): *Connect* installs in one click and says which file changed and to
 restart the client by its name; an entry by URL is left alone; a client kept in its settings
 gets its entry copied; *Install by URL* writes the URL entry with a token and says where it went."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from vault_recall.app.clients.catalogue import CLIENTS, TOKEN_ENV
-from vault_recall.app.tray.client_actions import client_action
+from vault_recall.app.tray.actions.client_setup import client_action
 from vault_recall.app.tray.installed import InstalledClients
-from vault_recall.app.tray.menu_items import TrayState
+from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.config_file import Config, load_config
-from vault_recall.server.config.tokens import client_of_token
 
 
 @pytest.fixture

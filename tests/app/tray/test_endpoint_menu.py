@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vault_recall.app.tray.endpoint_menu import EndpointShown, with_endpoint
-from vault_recall.app.tray.menu import SEPARATOR, Item
+from vault_recall.app.tray.endpoint.status_items import EndpointShown, with_endpoint
+from vault_recall.app.tray.menu.tree import SEPARATOR, Item
 
 ENDPOINT = Item("HTTP endpoint", submenu=(Item("Not running", enabled=False), Item("Start", ("endpoint", "start"))))
 MENU = (Item("Work — 3 notes"), ENDPOINT, Item("Quit", ("quit",)))

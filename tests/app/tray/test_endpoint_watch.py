@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from vault_recall.app.tray.endpoint_watch import FIRST_SECONDS, HEALTHY_SECONDS, MAX_SECONDS, Backoff, last_words
+from vault_recall.app.tray.endpoint.restarts import FIRST_SECONDS, HEALTHY_SECONDS, MAX_SECONDS, Backoff, last_words
 
 WAITING = "vault-recall http: 'Desk app' asks to recall your notes (code ABCD-EFGH): vault-recall client approve"
 

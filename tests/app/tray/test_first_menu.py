@@ -10,12 +10,12 @@ import pytest
 
 from tests.support.menu_walk import find, first_lines, texts
 from vault_recall.app.clients.catalogue import CLIENTS, client_spec
-from vault_recall.app.state.activity_view import ClientSummary, EventRow
 from vault_recall.app.state.health import HealthReport
 from vault_recall.app.state.obsidian_vaults import KnownVault, last_opened
 from vault_recall.app.tray.installed import Installed
-from vault_recall.app.tray.menu import build_menu
-from vault_recall.app.tray.menu_items import TrayState
+from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.app.tray.menu.tree import build_menu
+from vault_recall.server.activity.event_rows import ClientSummary, EventRow
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
 
 NOW = 1_800_000_000.0

@@ -1,10 +1,10 @@
-"""What the tray says when the vault's health changes (app/tray/health_news.py): the note and
+"""What the tray says when the vault's health changes (app/tray/news/vault_health.py): the note and
 what is wrong with it, not a count."""
 
 from __future__ import annotations
 
 from vault_recall.app.state.health import HealthReport
-from vault_recall.app.tray.health_news import NOTE_NEXT, NOTES_NEXT, health_news
+from vault_recall.app.tray.news.vault_health import NOTE_NEXT, NOTES_NEXT, health_news
 
 
 def report(status: str = "ok", problems: tuple[dict[str, str], ...] = (), **kw: object) -> HealthReport:

@@ -1,4 +1,4 @@
-"""When the tray checks the vault's health (app/tray/health_schedule.py), written by three threads:
+"""When the tray checks the vault's health (app/tray/running/health_schedule.py), written by three threads:
 every change holds its one lock, whichever thread makes it, and an ask made while a check runs
 survives the check's end; a recall whose status differs from the last report asks for one."""
 
@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
-from vault_recall.app.state.activity_view import OtherStatus
 from vault_recall.app.state.health import check_health
-from vault_recall.app.tray.health_schedule import HEALTH_MIN_SECONDS, HealthSchedule, saw_otherwise
+from vault_recall.app.tray.running.health_schedule import HEALTH_MIN_SECONDS, HealthSchedule, saw_otherwise
+from vault_recall.server.activity.event_rows import OtherStatus
 from vault_recall.server.activity.events import EventStatus
 from vault_recall.server.recall.results import Status
 

@@ -1,4 +1,4 @@
-"""The running tray's lock and the requests left for it (app/tray/instance.py)."""
+"""The running tray's lock and the requests left for it (app/tray/running/instance.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vault_recall.app.tray import instance
+from vault_recall.app.tray.running import instance
 
 
 def test_one_lock_at_a_time_and_its_holder_is_found_by_its_process_id(tmp_path: Path) -> None:
@@ -53,7 +53,7 @@ def test_a_tray_killed_outright_leaves_no_stale_lock(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys, time; from pathlib import Path; from vault_recall.app.tray import instance; "
+            "import sys, time; from pathlib import Path; from vault_recall.app.tray.running import instance; "
             "lock = instance.acquire(Path(sys.argv[1])); print('held', flush=True); time.sleep(600)",
             str(tmp_path),
         ],

@@ -9,14 +9,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from tests.support.menu_walk import find, texts
-from vault_recall.app.state.activity_view import EventRow
 from vault_recall.app.state.health import HealthReport
 from vault_recall.app.state.obsidian_vaults import KnownVault
 from vault_recall.app.tray.installed import Installed
-from vault_recall.app.tray.menu import Item, build_menu, status_of, tooltip
-from vault_recall.app.tray.menu_items import TrayState
+from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.app.tray.menu.tree import Item, build_menu, status_of, tooltip
+from vault_recall.server.activity.event_rows import EventRow
+from vault_recall.server.config.bearer_tokens import token_hash
 from vault_recall.server.config.config_file import ClientEntry, Config, VaultEntry
-from vault_recall.server.config.tokens import token_hash
 from vault_recall.server.recall.results import Status
 
 NOW = 1_800_000_000.0

@@ -1,6 +1,6 @@
 """Every notice names what happens next and what the person can do: the notifications of the
 pause click and of a vault chosen, the health news of a note or a folder, and the Vault menu of
-a vault whose folder is gone (app/tray/notices.py, health_news.py, actions.py, menu.py)."""
+a vault whose folder is gone (app/tray/notices.py, news/vault_health.py, actions/perform.py, menu/tree.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from tests.support.menu_walk import find, texts
 from vault_recall.app.state.config_store import save_config
 from vault_recall.app.state.health import HealthReport
 from vault_recall.app.state.obsidian_vaults import KnownVault
-from vault_recall.app.tray.actions import ActionContext, perform
-from vault_recall.app.tray.health_news import health_news, switched_news
-from vault_recall.app.tray.menu import build_menu
-from vault_recall.app.tray.menu_items import TrayState
-from vault_recall.app.tray.state import gather
+from vault_recall.app.tray.actions.perform import ActionContext, perform
+from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.app.tray.menu.snapshot import gather
+from vault_recall.app.tray.menu.tree import build_menu
+from vault_recall.app.tray.news.vault_health import health_news, switched_news
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 
 

@@ -1,4 +1,4 @@
-"""The pages the tray opens (app/tray/pages.py): help says what a record is, the activity page
+"""The pages the tray opens (app/tray/actions/pages.py): help says what a record is, the activity page
 lists every call with what it returned and escapes what clients sent, pages are private."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from tests.support.posix import assert_mode
-from vault_recall.app.state.activity_view import EventRow, OtherStatus
-from vault_recall.app.tray.pages import activity_page, help_page, write_page
+from vault_recall.app.tray.actions.pages import activity_page, help_page, write_page
+from vault_recall.server.activity.event_rows import EventRow, OtherStatus
 from vault_recall.server.activity.events import EventStatus
 
 

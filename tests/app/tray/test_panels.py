@@ -1,10 +1,10 @@
-"""Which backend the panels call for, and following them as they come and go (app/tray/panels.py),
+"""Which backend the panels call for, and following them as they come and go (app/tray/views/panels.py),
 as data and time."""
 
 from __future__ import annotations
 
 from vault_recall.app.desktop.tray_hosts import Hosts
-from vault_recall.app.tray.panels import (
+from vault_recall.app.tray.views.panels import (
     LEAVE_SNI_SECONDS,
     MISSING_SECONDS,
     TO_SNI_SECONDS,

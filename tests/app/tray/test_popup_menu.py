@@ -1,7 +1,7 @@
 """A left click that reaches the StatusNotifierItem as `Activate` (LXQt's panel sends it, and
 draws the item's dbusmenu only on a right click) shows the same menu, drawn by us: the model
 crosses to the popup without its actions, and the path of the item chosen comes back and runs
-that item's action (app/tray/popup_menu.py, sni_view.py).  The popup itself is played here by a
+that item's action (app/tray/views/popup_menu.py, status_notifier/bus_view.py).  The popup itself is played here by a
 process that answers as GTK's would; tests/desktop draws it under the real panels."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from vault_recall.app.tray import sni_view
-from vault_recall.app.tray.menu import Action, Item
-from vault_recall.app.tray.popup_menu import chosen_action, menu_payload
-from vault_recall.app.tray.sni_view import SniView
+from vault_recall.app.tray.menu.tree import Action, Item
+from vault_recall.app.tray.views.popup_menu import chosen_action, menu_payload
+from vault_recall.app.tray.views.status_notifier import bus_view
+from vault_recall.app.tray.views.status_notifier.bus_view import SniView
 
 MENU = (
     Item("Work — 3 notes", ("open_vault",), default=True),
@@ -70,7 +70,7 @@ def test_the_path_chosen_leads_to_the_items_own_action(reply: str, action: Actio
 
 def _clicked(monkeypatch: pytest.MonkeyPatch, command: list[str] | None) -> list[Action]:
     dispatched: list[Action] = []
-    monkeypatch.setattr(sni_view, "popup_command", lambda: command)
+    monkeypatch.setattr(bus_view, "popup_command", lambda: command)
 
     async def click() -> None:
         view = SniView(dispatched.append)

@@ -13,10 +13,10 @@ import pytest
 
 from tests.support.menu_walk import find
 from tests.support.tray_standin import RecordingView
-from vault_recall.app.tray import state as tray_state
-from vault_recall.app.tray import tray_app
-from vault_recall.app.tray.menu_items import TrayState
-from vault_recall.app.tray.tray_app import TrayApp
+from vault_recall.app.tray.menu import snapshot as tray_state
+from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.app.tray.running import tray_app
+from vault_recall.app.tray.running.tray_app import TrayApp
 
 WAIT = 60.0  # generous: nothing here is timed
 

@@ -1,4 +1,4 @@
-"""The tray's state snapshot (app/tray/state.py), gathered from real files."""
+"""The tray's state snapshot (app/tray/menu/snapshot.py), gathered from real files."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vault_recall.app.tray.state import gather
+from vault_recall.app.tray.menu.snapshot import gather
 
 
 def test_vaults_obsidian_remembers_whose_folders_are_gone_are_not_offered(

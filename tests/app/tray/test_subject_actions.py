@@ -1,4 +1,4 @@
-"""What the menu's subject items do, over a real vault and config file (app/tray/subject_actions.py
+"""What the menu's subject items do, over a real vault and config file (app/tray/actions/rule_changes.py
 through actions.perform): a click adds the proposed rule to the config — never to the vault —
 and says how many notes it takes now and how to change it; *Remove* takes it out again; the
 proposals are looked for off the menu (tray/state.py) and reach the menu only for their vault."""
@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.vaults import snapshot, write_vault
-from vault_recall.app.errors import RuleChangeError
+from vault_recall.app.app_errors import RuleChangeError
 from vault_recall.app.state.config_store import save_config
 from vault_recall.app.state.health import check_health
-from vault_recall.app.tray.actions import ActionContext, perform
-from vault_recall.app.tray.menu import Action, build_menu
-from vault_recall.app.tray.state import Suggested, gather, look_for_suggestions
-from vault_recall.app.tray.subject_menu import rule_action
+from vault_recall.app.tray.actions.perform import ActionContext, perform
+from vault_recall.app.tray.menu.snapshot import Suggested, gather, look_for_suggestions
+from vault_recall.app.tray.menu.subject_items import rule_action
+from vault_recall.app.tray.menu.tree import Action, build_menu
 from vault_recall.server.config.config_file import Config, VaultEntry, load_config
 from vault_recall.server.recall.subject_rules import SubjectRule
 

@@ -1,4 +1,4 @@
-"""The subjects a vault already suggests, in the tray's menu (app/tray/subject_menu.py): on a
+"""The subjects a vault already suggests, in the tray's menu (app/tray/menu/subject_items.py): on a
 readable vault with no records the first menu offers them, one click each with how many notes
 each takes; *Vault ▸ Subjects from rules* removes a rule in one click and offers the rest; a
 rule travels whole in its item's action, with the vault it was offered for."""
@@ -9,9 +9,9 @@ import pytest
 
 from tests.support.menu_walk import find, first_lines, texts
 from vault_recall.app.state.health import HealthReport
-from vault_recall.app.tray.menu import build_menu
-from vault_recall.app.tray.menu_items import TrayState
-from vault_recall.app.tray.subject_menu import rule_action, rule_of
+from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.app.tray.menu.subject_items import rule_action, rule_of
+from vault_recall.app.tray.menu.tree import build_menu
 from vault_recall.server.config.config_file import Config, VaultEntry
 from vault_recall.server.recall.answers.rule_suggestions import SuggestedRule
 from vault_recall.server.recall.results import Status

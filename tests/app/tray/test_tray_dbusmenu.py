@@ -3,9 +3,15 @@ runs.  Pure data; the bus itself is exercised in tests/desktop/test_tray_sni.py.
 
 from __future__ import annotations
 
-from vault_recall.app.tray.dbusmenu_layout import ROOT, Layout, MenuNumbering, changes, escape_label
-from vault_recall.app.tray.menu import SEPARATOR, Item, build_menu
-from vault_recall.app.tray.menu_items import TrayState
+from vault_recall.app.tray.menu.items import TrayState
+from vault_recall.app.tray.menu.tree import SEPARATOR, Item, build_menu
+from vault_recall.app.tray.views.status_notifier.menu_numbering import (
+    ROOT,
+    Layout,
+    MenuNumbering,
+    changes,
+    escape_label,
+)
 from vault_recall.server.config.config_file import Config, VaultEntry
 
 

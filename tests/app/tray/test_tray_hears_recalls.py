@@ -14,10 +14,11 @@ import pytest
 
 from tests.support.activity_events import event
 from tests.support.tray_standin import RecordingView
-from vault_recall.app.state.activity_view import News, news_after
-from vault_recall.app.tray import tray_app
-from vault_recall.app.tray.tray_app import TrayApp
-from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.app.tray.running import tray_app
+from vault_recall.app.tray.running.tray_app import TrayApp
+from vault_recall.server.activity.event_rows import News
+from vault_recall.server.activity.queries import news_after
+from vault_recall.server.activity.writer import ActivityWriter
 from vault_recall.server.config.config_file import activity_path
 
 

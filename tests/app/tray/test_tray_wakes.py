@@ -1,5 +1,5 @@
 """The tray's watcher sleeps until something it reads is written or something of its own is
-due (app/tray/tray_wake.py), not once a second: an OAuth app that starts waiting wakes it at
+due (app/tray/running/wakeups.py), not once a second: an OAuth app that starts waiting wakes it at
 once, and between such writes it asks to sleep for as long as nothing is due."""
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 
 from tests.support.tray_standin import RecordingView
-from vault_recall.app.tray import approvals, tray_app, tray_wake
-from vault_recall.app.tray.approvals import Approvals, read_approvals
-from vault_recall.app.tray.tray_app import TrayApp
-from vault_recall.app.tray.tray_wake import Wakeups, seconds_until
+from vault_recall.app.tray.endpoint import app_grants
+from vault_recall.app.tray.endpoint.app_grants import Approvals, read_approvals
+from vault_recall.app.tray.running import tray_app, wakeups
+from vault_recall.app.tray.running.tray_app import TrayApp
+from vault_recall.app.tray.running.wakeups import Wakeups, seconds_until
 from vault_recall.server.oauth import approvals as oauth_approvals
 from vault_recall.server.oauth import store as oauth_store
 
@@ -43,7 +44,7 @@ def test_a_write_wakes_the_watcher_with_the_name_of_what_was_written(tmp_path: P
 
 def test_the_next_wake_is_the_earliest_thing_due() -> None:
     assert seconds_until([None, 130.0, 112.5, None], now=100.0) == 12.5
-    assert seconds_until([None], now=100.0) == tray_wake.IDLE_WAIT_SECONDS
+    assert seconds_until([None], now=100.0) == wakeups.IDLE_WAIT_SECONDS
 
 
 def _waiting(name: str = "Desk app") -> None:
@@ -85,7 +86,7 @@ def test_an_idle_tray_sleeps_until_due_and_an_app_waiting_wakes_it(monkeypatch: 
         return approvals
 
     monkeypatch.setattr(Wakeups, "wait", recorded)
-    monkeypatch.setattr(approvals, "read_approvals", counted)
+    monkeypatch.setattr(app_grants, "read_approvals", counted)
     view = RecordingView()
     app = TrayApp(lambda backend, dispatch: view, "sni")
     runner = threading.Thread(target=app.run, name="tray")
@@ -124,10 +125,10 @@ def test_a_write_not_yet_shown_to_readers_is_read_again_soon(monkeypatch: pytest
     def notify(summary: str, body: str = "") -> None:
         told.append((summary, body))
 
-    watch = approvals.ApprovalsWatch(notify)
-    later = approvals.Approvals(waiting=(approvals.Waiting("ABCD-EFGH", "Desk app", "desk-app"),))
-    reads = iter([approvals.Approvals(), later])
-    monkeypatch.setattr(approvals, "read_approvals", lambda now=None: next(reads))
+    watch = app_grants.ApprovalsWatch(notify)
+    later = app_grants.Approvals(waiting=(app_grants.Waiting("ABCD-EFGH", "Desk app", "desk-app"),))
+    reads = iter([app_grants.Approvals(), later])
+    monkeypatch.setattr(app_grants, "read_approvals", lambda now=None: next(reads))
     woken_at = time.monotonic()  # the clock the pauses after a write are counted on
     assert not watch.look(True, woken_at)  # not shown to readers yet
     again = watch.due_at()

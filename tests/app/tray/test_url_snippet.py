@@ -1,4 +1,4 @@
-"""Copying a client's URL entry from the tray (app/tray/url_snippet.py), against the real config:
+"""Copying a client's URL entry from the tray (app/tray/menu/url_snippet.py), against the real config:
 the token an installed entry sends is reused, a new one is said to be new and what it breaks,
 and a client that reads its token from the environment gets it in the snippet too."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 from vault_recall.app.clients.catalogue import client_spec
 from vault_recall.app.state.config_store import issue_token
 from vault_recall.app.tray.installed import installed_from
-from vault_recall.app.tray.url_snippet import copy_url_snippet
+from vault_recall.app.tray.menu.url_snippet import copy_url_snippet
+from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.config_file import load_config
-from vault_recall.server.config.tokens import client_of_token
 
 URL = "http://127.0.0.1:27183/mcp"
 

@@ -13,9 +13,9 @@ from collections.abc import Callable
 import pytest
 
 from vault_recall.app.desktop.tray_hosts import Hosts
-from vault_recall.app.tray.menu import Action
-from vault_recall.app.tray.tray_app import TrayApp
-from vault_recall.app.tray.tray_view import Shown
+from vault_recall.app.tray.menu.tree import Action
+from vault_recall.app.tray.running.tray_app import TrayApp
+from vault_recall.app.tray.views.protocol import Shown
 
 
 class StandIn:
@@ -77,7 +77,7 @@ def test_a_look_sent_after_the_statusnotifieritem_view_stopped_is_dropped_quietl
     """A click still being handled as the person quits refreshes the menu after the view's loop
     has closed: that must not end the worker thread with a traceback."""
     pytest.importorskip("dbus_fast", reason="the StatusNotifierItem view is Linux's")
-    from vault_recall.app.tray.sni_view import SniView
+    from vault_recall.app.tray.views.status_notifier.bus_view import SniView
 
     view = SniView(lambda action: None)
     loop = asyncio.new_event_loop()

@@ -10,14 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.activity_events import event, store_events
-from vault_recall.app.state.activity_view import count_events, latest_per_client, recent_events
+from vault_recall.server.activity.database import SCHEMA_VERSION, connect
 from vault_recall.server.activity.events import event_from_result
-from vault_recall.server.activity.store import (
-    SCHEMA_VERSION,
-    ActivityWriter,
-    connect,
-    prune,
-)
+from vault_recall.server.activity.queries import count_events, latest_per_client, prune, recent_events
+from vault_recall.server.activity.writer import ActivityWriter
 
 
 def test_events_are_stored_with_what_they_returned(tmp_path: Path) -> None:

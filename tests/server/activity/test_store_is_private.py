@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vault_recall.server.activity.store import connect
+from vault_recall.server.activity.database import connect
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX file modes")
 

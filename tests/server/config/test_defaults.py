@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from vault_recall.server import defaults
-from vault_recall.server.activity.store import ActivityWriter
+from vault_recall.server.activity.writer import ActivityWriter
 from vault_recall.server.config.config_file import ClientEntry, VaultEntry, parse_config
 from vault_recall.server.errors import ConfigError
 from vault_recall.server.http.address import DEFAULT_LISTEN, parse_listen

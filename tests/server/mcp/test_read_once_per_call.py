@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from tests.support.vaults import record, write_vault
-from vault_recall.app.state.activity_view import recent_events
+from vault_recall.server.activity.queries import recent_events
 from vault_recall.server.config import config_file
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import activity_path, config_path
