@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from vault_recall.app.clients.json_edit import parse_object
 from vault_recall.app.clients.launch import home_env
@@ -29,18 +29,22 @@ CODEX_STARTUP_SECONDS = 20
 
 Entry = dict[str, Any]
 Env = dict[str, str]
+# The file formats clients keep their config in (entry_edit.py edits each, snippets.py writes each).
+ConfigFormat = Literal["json", "toml", "yaml"]
+# The deep links a client opens to install a server (snippets.link_snippet).
+LinkStyle = Literal["cursor", "vscode", "lmstudio"]
 
 
 @dataclass(frozen=True)
 class ClientSpec:
     id: str
     name: str
-    format: str  # json | toml | yaml
+    format: ConfigFormat
     container: str  # the key our entry lives under
     shape: Callable[[list[str], Env], Entry]  # argv (command first), env → our entry
     is_list: bool = False  # the container is a list of named entries (Continue)
     cli: Callable[[list[str], Env], list[str]] | None = None  # the client's own add command
-    link: str | None = None  # deep-link style: cursor | vscode | lmstudio
+    link: LinkStyle | None = None  # the client's install link, if it has one
     paste_only: str | None = None  # where to paste, when the client has no config file
     # (url, token) → our entry for `vault-recall http`, for clients that connect by URL
     http: Callable[[str, str], Entry] | None = None
