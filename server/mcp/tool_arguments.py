@@ -4,9 +4,11 @@ the same bounds again (recall/arguments.py), for callers other than MCP."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field
+
+from vault_recall.server.recall.ranking.relevance import MatchMode
 
 SubjectArg = Annotated[
     str, Field(description="Subject slug: 1-64 lowercase letters, digits or '-', e.g. 'build-system'.")
@@ -57,7 +59,7 @@ OffsetArg = Annotated[
     Field(ge=0, le=10_000_000, description="Skip this many linking lines: pass the previous answer's `next_offset`."),
 ]
 MatchArg = Annotated[
-    Literal["any", "all"],
+    MatchMode,
     Field(
         description="'any' (default): records ranked by how well they match, words matched by their stems; "
         "'all': only records holding every query word exactly as written."

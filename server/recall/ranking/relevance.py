@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
@@ -25,6 +25,10 @@ from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, resp
 from vault_recall.server.recall.ranking.record_terms import Together, evidence_of, together
 from vault_recall.server.recall.ranking.strict_match import strict_match
 from vault_recall.server.recall.records import MemoryRecord
+
+# How a query picks records: "any" ranks them (`Ranked`), "all" keeps those holding every word
+# as written (`Strict`) — recall_context's `match`.
+MatchMode = Literal["any", "all"]
 
 
 @dataclass(frozen=True, slots=True)
