@@ -1,8 +1,8 @@
 """Which query terms a note holds, field by field: the numbers ranking.py ranks by — and, for
 the few notes an answer returns, whether it holds them together.
 
-Fields: the title (file name), aliases, headings, tags (the property and inline `#tags`) and
-the body.  The body is searched once, folded; headings and inline tags are looked at only when
+Fields (fields.py): the title (file name), aliases, headings (any level), tags (the property
+and inline `#tags`) and the body.  The body is searched once, folded; headings and inline tags are looked at only when
 the body holds a term at all (they are part of it), and parsed only when a cheap look says a
 term could be in one.
 """
@@ -16,6 +16,7 @@ from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.syntax import parse_inline_tags
 from vault_recall.server.recall.ranking.answering import answers
 from vault_recall.server.recall.ranking.bm25 import Evidence
+from vault_recall.server.recall.ranking.fields import MatchField
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, count_in, term_counts
 from vault_recall.server.recall.ranking.words import fold_for_ranking
 
@@ -31,7 +32,7 @@ def evidence_of(note: Note, query: Query, memo: StemMemo) -> Evidence:
     body = fold_for_ranking(note.body)
     in_body = term_counts(body, query, memo)
     nothing = [0] * len(query.terms)
-    counts = {
+    counts: dict[MatchField, list[int]] = {
         "title": term_counts(fold_for_ranking(note.title), query, memo),
         "aliases": count_in(note.aliases, query, memo) if note.aliases else nothing,
         "heading": _in_headings(note, body, query, memo) if any(in_body) else nothing,
