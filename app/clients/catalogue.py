@@ -32,7 +32,7 @@ Env = dict[str, str]
 # The file formats clients keep their config in (entry_edit.py edits each, snippets.py writes each).
 ConfigFormat = Literal["json", "toml", "yaml"]
 # The deep links a client opens to install a server (snippets.link_snippet).
-LinkStyle = Literal["cursor", "vscode", "lmstudio"]
+InstallLink = Literal["cursor", "vscode", "lmstudio"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class ClientSpec:
     shape: Callable[[list[str], Env], Entry]  # argv (command first), env → our entry
     is_list: bool = False  # the container is a list of named entries (Continue)
     cli: Callable[[list[str], Env], list[str]] | None = None  # the client's own add command
-    link: LinkStyle | None = None  # the client's install link, if it has one
+    link: InstallLink | None = None  # the client's install link, if it has one
     paste_only: str | None = None  # where to paste, when the client has no config file
     # (url, token) → our entry for `vault-recall http`, for clients that connect by URL
     http: Callable[[str, str], Entry] | None = None
