@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from vault_recall.server.recall.ranking.relevance import MatchMode
+from vault_recall.server.recall.ranking.match_mode import MatchMode
 
 SubjectArg = Annotated[
     str, Field(description="Subject slug: 1-64 lowercase letters, digits or '-', e.g. 'build-system'.")

@@ -129,7 +129,9 @@ def test_a_strict_match_finding_a_word_in_any_heading_is_declared() -> None:
     launch = strict_record("Launch.md", "2026-01-01T00:00:00Z", launch=["title", "body"], plan=["body"])
     plan_was = strict_record("Plan.md", "2026-02-01T00:00:00Z", launch=["body"], plan=["body"])
     plan = strict_record("Plan.md", "2026-02-01T00:00:00Z", launch=["heading", "body"], plan=["heading", "body"])
-    before = {"result": {"status": "ok", "records": [launch, plan_was], "omitted": 1, "weak_match": False}}
+    before: dict[str, Any] = {
+        "result": {"status": "ok", "records": [launch, plan_was], "omitted": 1, "weak_match": False}
+    }
     now = copy.deepcopy(before)
     now["result"]["records"] = [plan, launch]
     assert allowed("recall_context", strict, before, now, frozenset())[0] == "strict_fields"

@@ -648,13 +648,6 @@ def allowed(
         kind, _ = allowed(tool, args, before, _as_marked_before(before, after), sensitive)
         if kind is not None:
             return f"correction_counts and {kind}", diffs
-    if _strict_fields(tool, args, diffs, before, after):
-        # The strict match's records and names judged on their own; the rest of the answer
-        # against the earlier one's, as another declared change may allow.
-        kind, rest = allowed(tool, args, _as_ranked_now(before, after), after, sensitive)
-        if not rest:
-            return "strict_fields", diffs
-        return (None if kind is None else f"strict_fields and {kind}"), diffs
     if _weak_mark(tool, diffs, after):
         return "weak_mark", diffs
     if _fence_note(tool, args, diffs, sensitive) or _fence_matches(tool, diffs, after, sensitive):
@@ -686,6 +679,13 @@ def allowed(
         return "passages", diffs
     if _passages_and_problem_share(tool, args, diffs, before, after):
         return "passages and problem_share", diffs
+    if _strict_fields(tool, args, diffs, before, after):
+        # Last: the strict match's records and names judged on their own, the rest of the
+        # answer against the earlier one's, as another declared change may allow.
+        kind, rest = allowed(tool, args, _as_ranked_now(before, after), after, sensitive)
+        if not rest:
+            return "strict_fields", diffs
+        return (None if kind is None else f"strict_fields and {kind}"), diffs
     return None, diffs
 
 

@@ -32,8 +32,9 @@ from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed,
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
 from vault_recall.server.recall.ranking.known_words import knows
+from vault_recall.server.recall.ranking.match_mode import MatchMode
 from vault_recall.server.recall.ranking.query_terms import parse_query
-from vault_recall.server.recall.ranking.relevance import Match, MatchMode, Newest, Ordering, Ranked, Strict
+from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import (
     allowed_distance,
     gates,

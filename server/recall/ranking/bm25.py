@@ -14,7 +14,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from vault_recall.server.recall.ranking.fields import FIELD_WEIGHTS, FIELDS, MatchField
+from vault_recall.server.recall.ranking.fields import FIELD_WEIGHTS, FIELDS
+from vault_recall.server.recall.results import MatchField
 
 K1 = 1.2  # how fast repeating a term stops adding to the score
 B = 0.75  # how much a record's length divides its term counts

@@ -1,6 +1,6 @@
-"""The fields of a note a query word is found in, and what a hit in each weighs: one table for
-both ways recall matches (ranked, bm25.py and record_terms.py; strict, strict_match.py), and
-the names a record's `matched` shows (docs/tools.md).
+"""The fields of a note a query word is found in (results.MatchField, the names a record's
+`matched` shows: docs/tools.md), and what a hit in each weighs: one table for both ways recall
+matches (ranked, bm25.py and record_terms.py; strict, strict_match.py).
 
 - `title`: the file name without `.md`;
 - `aliases`: the `aliases` property;
@@ -12,9 +12,10 @@ the names a record's `matched` shows (docs/tools.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, assert_never, get_args
+from typing import assert_never, get_args
 
-MatchField = Literal["title", "aliases", "heading", "tags", "body"]
+from vault_recall.server.recall.results import MatchField
+
 FIELDS: tuple[MatchField, ...] = get_args(MatchField)  # in the order `matched` lists them
 
 

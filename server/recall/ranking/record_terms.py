@@ -16,9 +16,9 @@ from vault_recall.server.obsidian.note import Note
 from vault_recall.server.obsidian.syntax import parse_inline_tags
 from vault_recall.server.recall.ranking.answering import answers
 from vault_recall.server.recall.ranking.bm25 import Evidence
-from vault_recall.server.recall.ranking.fields import MatchField
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, count_in, term_counts
 from vault_recall.server.recall.ranking.words import fold_for_ranking
+from vault_recall.server.recall.results import MatchField
 
 # An ATX heading line ('## Reasons', up to three spaces before it; led by a newline, so that
 # the search runs at C speed from one newline to the next), and '#' with what follows it up to

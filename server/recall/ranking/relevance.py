@@ -16,20 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
 from vault_recall.server.recall.ranking.bm25 import FRAMING_WEIGHT, Evidence, coverage, holding, scores
-from vault_recall.server.recall.ranking.fields import FIELDS, MatchField
+from vault_recall.server.recall.ranking.fields import FIELDS
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, respelt
 from vault_recall.server.recall.ranking.record_terms import Together, evidence_of, together
 from vault_recall.server.recall.ranking.strict_match import strict_match
 from vault_recall.server.recall.records import MemoryRecord
-
-# How a query picks records: "any" ranks them (`Ranked`), "all" keeps those holding every word
-# as written (`Strict`) — recall_context's `match`.
-MatchMode = Literal["any", "all"]
+from vault_recall.server.recall.results import MatchField
 
 
 @dataclass(frozen=True, slots=True)

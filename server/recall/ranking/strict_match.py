@@ -12,9 +12,10 @@ import re
 from collections.abc import Iterable
 
 from vault_recall.server.obsidian.syntax import parse_inline_tags
-from vault_recall.server.recall.ranking.fields import FIELD_WEIGHTS, MatchField
+from vault_recall.server.recall.ranking.fields import FIELD_WEIGHTS
 from vault_recall.server.recall.ranking.words import words_held
 from vault_recall.server.recall.records import MemoryRecord
+from vault_recall.server.recall.results import MatchField
 
 
 def strict_match(record: MemoryRecord, wanted: list[str]) -> tuple[dict[str, list[MatchField]], float] | None:

@@ -28,7 +28,7 @@ from vault_recall.server.recall.answers.recall_answer import (
 )
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.ranking.languages import language
-from vault_recall.server.recall.ranking.relevance import MatchMode
+from vault_recall.server.recall.ranking.match_mode import MatchMode
 from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, Scope
 
