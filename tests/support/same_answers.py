@@ -54,7 +54,7 @@ is declared here, each difference checked as narrowly as the change that explain
   heading or tag 2, body 1), ties newest first, then by path, and the names best first; as
   many matches in all (more only by the broken notes the earlier answer counted, as `passages`
   allows); a record both return is the same but for `heading` among the fields a word is
-  found in (never a field less) — or given as passages of the text it had; the rest of the
+  found in (never a field less), and its text as `passages` allows it; the rest of the
   answer as the earlier one's, or as another declared change allows;
 - `strict_hint`: an empty `match: "all"` recall says that no record holds every word as written
   instead of "no current record holds any meaningful word", nothing else changed;
@@ -511,11 +511,15 @@ def _strict_ranked(args: Mapping[str, Json], before: Json, after: Json) -> bool:
                 return False
             if "heading" in was["matched"][word] and "heading" not in fields:
                 return False
-        rest = {k: v for k, v in record.items() if k != "matched"}
-        if rest == {k: v for k, v in was.items() if k != "matched"}:
-            continue
+        if any(was.get(k) != record.get(k) for k in _MATCH_FIELDS if k != "matched"):
+            return False
+        # Its text as `passages` allows: whole before and now, the same; as passages now,
+        # slices of the text it had (one given without text before may be whole or passages).
         text = was.get("text")
-        if "passages" not in record or text is None or not all(p["text"] in text for p in record["passages"]):
+        if "passages" in record:
+            if text is not None and not all(p["text"] in text for p in record["passages"]):
+                return False
+        elif text is not None and record.get("text") != text:
             return False
     return True
 
