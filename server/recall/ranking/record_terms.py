@@ -2,9 +2,9 @@
 the few notes an answer returns, whether it holds them together.
 
 Fields (fields.py): the title (file name), aliases, headings (any level), tags (the property
-and inline `#tags`) and the body.  The body is searched once, folded; headings and inline tags are looked at only when
-the body holds a term at all (they are part of it), and parsed only when a cheap look says a
-term could be in one.
+and inline `#tags`) and the body.  The body is searched once, folded; headings and inline tags
+are looked at only when the body holds a term at all (they are part of it), and parsed only
+when a cheap look says a term could be in one.
 """
 
 from __future__ import annotations

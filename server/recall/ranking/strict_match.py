@@ -56,10 +56,11 @@ def fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[MatchField, 
     else:
         in_body = words_held(body).intersection(wanted)
         inline = _all_words(parse_inline_tags(body))
+    headed = bool(in_body) and "#" in body  # a heading's words are words of the body
     return {
         "title": words_held(note.title).intersection(wanted),
         "aliases": _all_words(note.aliases).intersection(wanted),
-        "heading": _all_words(h.text for h in note.headings).intersection(in_body) if in_body else set(),
+        "heading": _all_words(h.text for h in note.headings).intersection(in_body) if headed else set(),
         "tags": _all_words(note.tags).union(inline).intersection(wanted),
         "body": in_body,
     }
