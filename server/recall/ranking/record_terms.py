@@ -45,11 +45,22 @@ def evidence_of(note: Note, query: Query, memo: StemMemo) -> Evidence:
 def _in_headings(note: Note, body: str, query: Query, memo: StemMemo) -> list[int]:
     if "#" not in body:
         return [0] * len(query.terms)
-    # Each fence's character first: looking for one character is a memchr, for three a slower
-    # scan of the whole body (most notes have neither).
-    if ("`" in body and "```" in body) or ("~" in body and "~~~" in body):
+    if has_fence(body):
         return count_in([heading.text for heading in note.headings], query, memo)
-    return term_counts("\n".join(_HEADING.findall("\n" + body)), query, memo)
+    return term_counts("\n".join(heading_lines(body)), query, memo)
+
+
+def has_fence(body: str) -> bool:
+    """Whether the body may hold a fenced code block, whose '#' lines are no headings.  Each
+    fence's character first: looking for one character is a memchr, for three a slower scan of
+    the whole body (most notes have neither)."""
+    return ("`" in body and "```" in body) or ("~" in body and "~~~" in body)
+
+
+def heading_lines(body: str) -> list[str]:
+    """The ATX heading lines of a body without fences (has_fence), by one search: its headings,
+    each with its '#'s (no word of them)."""
+    return _HEADING.findall("\n" + body)
 
 
 def _inline_tags(note: Note, body: str, query: Query, in_body: list[int]) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from vault_recall.server.obsidian.syntax import parse_inline_tags
 from vault_recall.server.recall.ranking.fields import FIELD_WEIGHTS
+from vault_recall.server.recall.ranking.record_terms import has_fence, heading_lines
 from vault_recall.server.recall.ranking.words import words_held
 from vault_recall.server.recall.records import MemoryRecord
 from vault_recall.server.recall.results import MatchField
@@ -56,11 +57,14 @@ def fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[MatchField, 
     else:
         in_body = words_held(body).intersection(wanted)
         inline = _all_words(parse_inline_tags(body))
-    headed = bool(in_body) and "#" in body  # a heading's words are words of the body
+    headings: set[str] = set()
+    if in_body and "#" in body:  # a heading's words are words of the body
+        lines = [heading.text for heading in note.headings] if has_fence(body) else heading_lines(body)
+        headings = _all_words(lines).intersection(in_body)
     return {
         "title": words_held(note.title).intersection(wanted),
         "aliases": _all_words(note.aliases).intersection(wanted),
-        "heading": _all_words(h.text for h in note.headings).intersection(in_body) if headed else set(),
+        "heading": headings,
         "tags": _all_words(note.tags).union(inline).intersection(wanted),
         "body": in_body,
     }
