@@ -207,7 +207,11 @@ def test_stopping_an_endpoint_in_mid_sentence_ends_its_readers_quietly() -> None
     for _ in range(3):
         endpoint = EndpointProcess(command=[sys.executable, "-c", CHATTY])
         endpoint.start()
-        _wait(lambda e=endpoint: "a line of its log" in _read(e.log.path), "its log lines")
+
+        def logged(e: EndpointProcess = endpoint) -> bool:
+            return "a line of its log" in _read(e.log.path)
+
+        _wait(logged, "its log lines")
         endpoint.stop()
         assert endpoint.url is None and endpoint.crash is None
         _wait(lambda: not any(t.name in READERS and t.is_alive() for t in threading.enumerate()), "its readers")
