@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, assert_never
 
 from vault_recall.app.app_errors import JsonEditError
 from vault_recall.app.clients.json_edit import parse_object
@@ -29,18 +29,40 @@ CODEX_STARTUP_SECONDS = 20
 
 Entry = dict[str, Any]
 Env = dict[str, str]
+# Every client this catalogue knows (CLIENTS holds one spec each).
+ClientKind = Literal[
+    "claude-desktop",
+    "claude-code",
+    "cursor",
+    "vscode",
+    "windsurf",
+    "codex",
+    "zed",
+    "gemini",
+    "cline",
+    "continue",
+    "lm-studio",
+    "goose",
+    "opencode",
+    "amazon-q",
+    "jetbrains",
+]
+# The file formats clients keep their config in (entry_edit.py edits each, snippets.py writes each).
+ConfigFormat = Literal["json", "toml", "yaml"]
+# The deep links a client opens to install a server (snippets.link_snippet).
+InstallLink = Literal["cursor", "vscode", "lmstudio"]
 
 
 @dataclass(frozen=True)
 class ClientSpec:
-    id: str
+    id: ClientKind
     name: str
-    format: str  # json | toml | yaml
+    format: ConfigFormat
     container: str  # the key our entry lives under
     shape: Callable[[list[str], Env], Entry]  # argv (command first), env → our entry
     is_list: bool = False  # the container is a list of named entries (Continue)
     cli: Callable[[list[str], Env], list[str]] | None = None  # the client's own add command
-    link: str | None = None  # deep-link style: cursor | vscode | lmstudio
+    link: InstallLink | None = None  # the client's install link, if it has one
     paste_only: str | None = None  # where to paste, when the client has no config file
     # (url, token) → our entry for `vault-recall http`, for clients that connect by URL
     http: Callable[[str, str], Entry] | None = None
@@ -128,7 +150,7 @@ def _bearer(token: str) -> dict[str, str]:
 
 
 # Each client's own keys for a Streamable HTTP server with a header (docs/clients.md, "Connecting by URL").
-_HTTP: dict[str, Callable[[str, str], Entry]] = {
+_HTTP: dict[ClientKind, Callable[[str, str], Entry]] = {
     # `alwaysLoad`, as in its stdio entry: Claude Code connects a URL server in the background
     # too, and without it offers our tools only by name, behind its ToolSearch tool.
     "claude-code": lambda url, token: {"type": "http", "url": url, "headers": _bearer(token), "alwaysLoad": True},
@@ -147,7 +169,7 @@ _HTTP: dict[str, Callable[[str, str], Entry]] = {
 # "OAuth, for connectors and remote clients"): Claude Code's and Codex's `mcp login` and
 # opencode's `mcp auth` are what tests/clients/test_oauth_real_clients.py runs; Gemini CLI's
 # `/mcp auth` is its command for it (it also asks by itself when refused, as that test has it).
-_OAUTH_LOGIN: dict[str, str] = {
+_OAUTH_LOGIN: dict[ClientKind, str] = {
     "claude-code": "claude mcp login vault-recall (or /mcp in a session)",
     "codex": "codex mcp login vault-recall",
     "gemini": "/mcp auth vault-recall in a session",
@@ -293,53 +315,59 @@ def _holds_ours(path: Path) -> bool:
     return isinstance(holder, dict) and SERVER_NAME in holder
 
 
-def config_location(client_id: str, home: Path, platform: str) -> Path | None:
+def config_location(client_id: ClientKind, home: Path, platform: str) -> Path | None:
     """The client's user-level config file on `platform`, or None when it has none there."""
     windows = platform.startswith("win")
     mac = platform == "darwin"
     appdata = Path(os.environ.get("APPDATA") or home / "AppData/Roaming") if windows else None
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    if client_id == "claude-desktop":
-        if mac:
-            return home / "Library/Application Support/Claude/claude_desktop_config.json"
-        if appdata is not None:
-            # The Microsoft Store (MSIX) build reads a virtualized copy under LOCALAPPDATA.
-            local = Path(os.environ.get("LOCALAPPDATA") or home / "AppData/Local")
-            for package in sorted(local.glob("Packages/Claude_*")):
-                return package / "LocalCache/Roaming/Claude/claude_desktop_config.json"
-            return appdata / "Claude/claude_desktop_config.json"
-        return xdg / "Claude/claude_desktop_config.json"  # community Linux builds use this
-    if client_id == "codex":
-        codex_home = os.environ.get("CODEX_HOME")
-        return (Path(codex_home) if codex_home else home / ".codex") / "config.toml"
-    if client_id == "zed":
-        return (appdata / "Zed/settings.json") if appdata is not None else xdg / "zed/settings.json"
-    if client_id == "opencode":
-        return _opencode_file(xdg / "opencode")
-    if client_id == "claude-code":
-        # Claude Code keeps its user-scope servers beside its other state when told where.
-        folder = os.environ.get("CLAUDE_CONFIG_DIR")
-        return Path(folder) / ".claude.json" if folder else home / ".claude.json"
-    if client_id == "gemini":
-        return Path(os.environ.get("GEMINI_CLI_HOME") or home) / ".gemini/settings.json"
-    if client_id == "goose":
-        if appdata is not None:
-            return appdata / "Block/goose/config/config.yaml"
-        return xdg / "goose/config.yaml"
-    if client_id == "vscode":
-        return _vscode_user_dir(home, platform) / "mcp.json"
-    if client_id == "cline":
-        # Cline moved its settings out of VS Code's storage; older installs still use the old file.
-        storage = _vscode_user_dir(home, platform) / "globalStorage/saoudrizwan.claude-dev"
-        legacy = storage / "settings/cline_mcp_settings.json"
-        current = home / ".cline/data/settings/cline_mcp_settings.json"
-        return legacy if legacy.exists() and not current.exists() else current
-    if client_id == "lm-studio":
-        return _lm_studio_home(home) / "mcp.json"
-    fixed = {
-        "cursor": home / ".cursor/mcp.json",
-        "windsurf": home / ".codeium/windsurf/mcp_config.json",
-        "continue": home / ".continue/config.yaml",
-        "amazon-q": home / ".aws/amazonq/mcp.json",
-    }
-    return fixed.get(client_id)
+    match client_id:
+        case "claude-desktop":
+            if mac:
+                return home / "Library/Application Support/Claude/claude_desktop_config.json"
+            if appdata is not None:
+                # The Microsoft Store (MSIX) build reads a virtualized copy under LOCALAPPDATA.
+                local = Path(os.environ.get("LOCALAPPDATA") or home / "AppData/Local")
+                for package in sorted(local.glob("Packages/Claude_*")):
+                    return package / "LocalCache/Roaming/Claude/claude_desktop_config.json"
+                return appdata / "Claude/claude_desktop_config.json"
+            return xdg / "Claude/claude_desktop_config.json"  # community Linux builds use this
+        case "codex":
+            codex_home = os.environ.get("CODEX_HOME")
+            return (Path(codex_home) if codex_home else home / ".codex") / "config.toml"
+        case "zed":
+            return (appdata / "Zed/settings.json") if appdata is not None else xdg / "zed/settings.json"
+        case "opencode":
+            return _opencode_file(xdg / "opencode")
+        case "claude-code":
+            # Claude Code keeps its user-scope servers beside its other state when told where.
+            folder = os.environ.get("CLAUDE_CONFIG_DIR")
+            return Path(folder) / ".claude.json" if folder else home / ".claude.json"
+        case "gemini":
+            return Path(os.environ.get("GEMINI_CLI_HOME") or home) / ".gemini/settings.json"
+        case "goose":
+            if appdata is not None:
+                return appdata / "Block/goose/config/config.yaml"
+            return xdg / "goose/config.yaml"
+        case "vscode":
+            return _vscode_user_dir(home, platform) / "mcp.json"
+        case "cline":
+            # Cline moved its settings out of VS Code's storage; older installs still use the old file.
+            storage = _vscode_user_dir(home, platform) / "globalStorage/saoudrizwan.claude-dev"
+            legacy = storage / "settings/cline_mcp_settings.json"
+            current = home / ".cline/data/settings/cline_mcp_settings.json"
+            return legacy if legacy.exists() and not current.exists() else current
+        case "lm-studio":
+            return _lm_studio_home(home) / "mcp.json"
+        case "cursor":
+            return home / ".cursor/mcp.json"
+        case "windsurf":
+            return home / ".codeium/windsurf/mcp_config.json"
+        case "continue":
+            return home / ".continue/config.yaml"
+        case "amazon-q":
+            return home / ".aws/amazonq/mcp.json"
+        case "jetbrains":
+            return None  # its settings live in the IDE: pasted by hand (paste_only)
+        case _:
+            assert_never(client_id)

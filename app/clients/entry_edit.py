@@ -8,7 +8,7 @@ import contextlib
 import json
 import tomllib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, assert_never
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
@@ -37,11 +37,15 @@ def refusing(what: str) -> Iterator[None]:
 def parse(spec: ClientSpec, text: str, what: str) -> dict[str, Any]:
     """The file as plain data, with the strict parser a client would use."""
     try:
-        if spec.format == "json":
-            return json_edit.parse_object(text, what, spec.jsonc)
-        if spec.format == "toml":
-            return tomllib.loads(text)
-        loaded = YAML(typ="safe", pure=True).load(text) if text.strip() else None
+        match spec.format:
+            case "json":
+                return json_edit.parse_object(text, what, spec.jsonc)
+            case "toml":
+                return tomllib.loads(text)
+            case "yaml":
+                loaded = YAML(typ="safe", pure=True).load(text) if text.strip() else None
+            case _:
+                assert_never(spec.format)
     except JsonEditError as exc:
         raise EditError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
@@ -81,39 +85,56 @@ def _line_endings_kept(edit: Callable[[str], str], text: str) -> str:
 def set_ours(spec: ClientSpec, text: str, entry: dict[str, Any], what: str) -> str:
     """`text` with our entry set to `entry`."""
     with refusing(what):
-        if spec.format == "json":
-            return json_edit.set_member(text, spec.container, SERVER_NAME, entry, what, spec.jsonc)
-        if spec.format == "toml":
-            return toml_edit.set_table(text, spec.container, SERVER_NAME, entry, what)
-        if not text.strip() and spec.id == "continue":
-            text = text + "".join(f"{key}: {value}\n" for key, value in CONTINUE_HEADER.items())
-        return _line_endings_kept(
-            lambda lf: yaml_edit.set_entry(lf, spec.container, SERVER_NAME, entry, is_list=spec.is_list, what=what),
-            text,
-        )
+        match spec.format:
+            case "json":
+                return json_edit.set_member(text, spec.container, SERVER_NAME, entry, what, spec.jsonc)
+            case "toml":
+                return toml_edit.set_table(text, spec.container, SERVER_NAME, entry, what)
+            case "yaml":
+                if not text.strip() and spec.id == "continue":
+                    text = text + "".join(f"{key}: {value}\n" for key, value in CONTINUE_HEADER.items())
+                return _line_endings_kept(
+                    lambda lf: yaml_edit.set_entry(
+                        lf, spec.container, SERVER_NAME, entry, is_list=spec.is_list, what=what
+                    ),
+                    text,
+                )
+            case _:
+                assert_never(spec.format)
 
 
 def remove_ours(spec: ClientSpec, text: str, what: str) -> str:
     """`text` without our entry."""
     with refusing(what):
-        if spec.format == "json":
-            return json_edit.remove_member(text, spec.container, SERVER_NAME, what, spec.jsonc)
-        if spec.format == "toml":
-            return toml_edit.remove_table(text, spec.container, SERVER_NAME, what)
-        return _line_endings_kept(
-            lambda lf: yaml_edit.remove_entry(lf, spec.container, SERVER_NAME, is_list=spec.is_list, what=what), text
-        )
+        match spec.format:
+            case "json":
+                return json_edit.remove_member(text, spec.container, SERVER_NAME, what, spec.jsonc)
+            case "toml":
+                return toml_edit.remove_table(text, spec.container, SERVER_NAME, what)
+            case "yaml":
+                return _line_endings_kept(
+                    lambda lf: yaml_edit.remove_entry(lf, spec.container, SERVER_NAME, is_list=spec.is_list, what=what),
+                    text,
+                )
+            case _:
+                assert_never(spec.format)
 
 
 def remove_empty_container(spec: ClientSpec, text: str, what: str) -> str:
     """`text` without our container when it holds nothing (it was made for our entry)."""
     with refusing(what):
-        if spec.format == "json":
-            holder = json_edit.parse_object(text, what, spec.jsonc).get(spec.container)
-            return json_edit.remove_top_member(text, spec.container, what, spec.jsonc) if holder == {} else text
-        if spec.format == "toml":
-            return toml_edit.remove_container_if_empty(text, spec.container, what)
-        return _line_endings_kept(lambda lf: yaml_edit.remove_container_if_empty(lf, spec.container, what), text)
+        match spec.format:
+            case "json":
+                holder = json_edit.parse_object(text, what, spec.jsonc).get(spec.container)
+                return json_edit.remove_top_member(text, spec.container, what, spec.jsonc) if holder == {} else text
+            case "toml":
+                return toml_edit.remove_container_if_empty(text, spec.container, what)
+            case "yaml":
+                return _line_endings_kept(
+                    lambda lf: yaml_edit.remove_container_if_empty(lf, spec.container, what), text
+                )
+            case _:
+                assert_never(spec.format)
 
 
 def without_ours(spec: ClientSpec, data: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from vault_recall.app.clients.catalogue import ClientSpec
+from vault_recall.app.clients.catalogue import ClientKind, ClientSpec
 from vault_recall.server.activity.queries import forget_calls_of, has_call_of
 
 CODEX_PASSES: tuple[str, ...] = (
@@ -31,7 +31,7 @@ CODEX_PASSES: tuple[str, ...] = (
     *("LANG", "LC_ALL", "TERM", "TMPDIR", "TZ"),
 )
 DESKTOP_PASSES = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")  # the TypeScript SDK's default list
-INHERITING = frozenset({"claude-code", "gemini", "opencode", "goose", "amazon-q"})
+INHERITING: frozenset[ClientKind] = frozenset({"claude-code", "gemini", "opencode", "goose", "amazon-q"})
 DOCTOR_NAME = "vault-recall-doctor"  # the clientInfo name the probe's call is recorded with
 
 

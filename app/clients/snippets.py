@@ -9,7 +9,7 @@ import json
 import os
 import re
 import shlex
-from typing import Any
+from typing import Any, Literal, assert_never
 from urllib.parse import quote
 
 import tomlkit
@@ -18,7 +18,10 @@ import yaml
 from vault_recall.app.app_errors import SnippetError
 from vault_recall.app.clients.catalogue import SERVER_NAME, ClientSpec
 
-FORMS = ("file", "cli", "link", "http")
+# What `client snippet --form` prints: the file fragment, the client's own command, its install
+# link, or the URL entry for `vault-recall http` (client_commands.py prints that one).
+SnippetForm = Literal["file", "cli", "link", "http"]
+FORMS: tuple[SnippetForm, ...] = ("file", "cli", "link", "http")
 
 
 def document(spec: ClientSpec, argv: list[str]) -> dict[str, Any]:
@@ -29,11 +32,15 @@ def document(spec: ClientSpec, argv: list[str]) -> dict[str, Any]:
 
 def file_snippet(spec: ClientSpec, argv: list[str]) -> str:
     data = document(spec, argv)
-    if spec.format == "toml":
-        return tomlkit.dumps(data)
-    if spec.format == "yaml":
-        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    match spec.format:
+        case "json":
+            return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        case "toml":
+            return tomlkit.dumps(data)
+        case "yaml":
+            return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
+        case _:
+            assert_never(spec.format)
 
 
 def cli_snippet(spec: ClientSpec, argv: list[str], windows: bool | None = None) -> str:
@@ -58,32 +65,44 @@ def powershell_join(argv: list[str]) -> str:
 
 def link_snippet(spec: ClientSpec, argv: list[str]) -> str:
     entry = spec.entry(argv)
-    if spec.link == "cursor":
-        config = base64.b64encode(json.dumps(entry, ensure_ascii=False).encode("utf-8")).decode("ascii")
-        return f"cursor://anysphere.cursor-deeplink/mcp/install?name={SERVER_NAME}&config={quote(config, safe='')}"
-    if spec.link == "lmstudio":
-        config = base64.b64encode(json.dumps(entry, ensure_ascii=False).encode("utf-8")).decode("ascii")
-        return f"lmstudio://add_mcp?name={SERVER_NAME}&config={quote(config, safe='')}"
-    if spec.link == "vscode":
-        payload = json.dumps({"name": SERVER_NAME, **entry}, ensure_ascii=False)
-        return "vscode:mcp/install?" + quote(payload, safe="")
-    raise SnippetError(f"{spec.name} has no install link; use --form file" + (" or --form cli" if spec.cli else ""))
+    match spec.link:
+        case None:
+            raise SnippetError(
+                f"{spec.name} has no install link; use --form file" + (" or --form cli" if spec.cli else "")
+            )
+        case "cursor":
+            config = base64.b64encode(json.dumps(entry, ensure_ascii=False).encode("utf-8")).decode("ascii")
+            return f"cursor://anysphere.cursor-deeplink/mcp/install?name={SERVER_NAME}&config={quote(config, safe='')}"
+        case "lmstudio":
+            config = base64.b64encode(json.dumps(entry, ensure_ascii=False).encode("utf-8")).decode("ascii")
+            return f"lmstudio://add_mcp?name={SERVER_NAME}&config={quote(config, safe='')}"
+        case "vscode":
+            payload = json.dumps({"name": SERVER_NAME, **entry}, ensure_ascii=False)
+            return "vscode:mcp/install?" + quote(payload, safe="")
+        case _:
+            assert_never(spec.link)
 
 
 def _also_link(spec: ClientSpec) -> str:
     return " or --form link" if spec.link else ""
 
 
-def snippet(spec: ClientSpec, argv: list[str], form: str = "file") -> str:
-    if form == "cli":
-        return cli_snippet(spec, argv)
-    if form == "link":
-        return link_snippet(spec, argv)
-    return file_snippet(spec, argv)
+def snippet(spec: ClientSpec, argv: list[str], form: Literal["file", "cli", "link"] = "file") -> str:
+    """The snippet in `form` (the URL entry, "http", needs a URL and token: http_snippet)."""
+    match form:
+        case "file":
+            return file_snippet(spec, argv)
+        case "cli":
+            return cli_snippet(spec, argv)
+        case "link":
+            return link_snippet(spec, argv)
+        case _:
+            assert_never(form)
 
 
-def forms_of(spec: ClientSpec) -> list[str]:
-    return ["file"] + (["cli"] if spec.cli else []) + (["link"] if spec.link else []) + (["http"] if spec.http else [])
+def forms_of(spec: ClientSpec) -> list[SnippetForm]:
+    has = {"file": True, "cli": spec.cli is not None, "link": spec.link is not None, "http": spec.http is not None}
+    return [form for form in FORMS if has[form]]
 
 
 def http_spec(spec: ClientSpec, url: str, token: str) -> ClientSpec:

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from vault_recall.app.app_errors import InstallError
-from vault_recall.app.clients.catalogue import CLIENTS, ClientSpec
+from vault_recall.app.clients.catalogue import CLIENTS, ClientKind, ClientSpec
 from vault_recall.app.clients.entry_form import form_of, url_of
 from vault_recall.app.clients.install import current_entry, read_existing
 
 # How a header value names an environment variable, in each client's own syntax (see
 # docs/clients.md, "Connecting by URL").  A client not named here sends the value as written.
-_REFERENCES: dict[str, re.Pattern[str]] = {
+_REFERENCES: dict[ClientKind, re.Pattern[str]] = {
     "claude-code": re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}"),
     "gemini": re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)"),
     "cursor": re.compile(r"\$\{env:(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}"),

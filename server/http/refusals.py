@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Literal
 
 from starlette.types import Message, Send
 
@@ -19,15 +20,43 @@ from starlette.types import Message, Send
 _MAX_REFUSAL = 16 * 1024
 
 
+# The `error` of every refusal the endpoint answers with: words a client may act on (and
+# docs/troubleshooting.md explains), so the set is closed.
+RefusalCode = Literal[
+    "bad_request",
+    "bad_content_type",
+    "not_json",
+    "missing_session",
+    "unknown_session",
+    "session_ended",
+    "stream_open",
+    "method_not_allowed",
+    "not_acceptable",
+    "body_too_large",
+    "request_timeout",
+    "forbidden_host",
+    "forbidden_origin",
+    "not_found",
+    "oauth_not_offered",
+    "missing_token",
+    "invalid_token",
+    "config_broken",
+    "store_broken",
+    "too_many_connections",
+    "too_many_sessions",
+    "refused",
+]
+
+
 @dataclass(frozen=True)
 class Refusal:
     status: int
-    error: str
+    error: RefusalCode
     description: str
     resource_metadata: str | None = None  # a 401's pointer to how to authorize here (RFC 9728)
 
 
-def refusal_body(error: str, description: str) -> bytes:
+def refusal_body(error: RefusalCode, description: str) -> bytes:
     return json.dumps({"error": error, "error_description": description}).encode("utf-8") + b"\n"
 
 
@@ -47,7 +76,7 @@ _REASONS = {400: "Bad Request", 408: "Request Timeout", 429: "Too Many Requests"
 
 # What the SDK's words mean, as (status, words in its message, our code, our sentence); the first
 # match wins, and a status with no match gets the last entry of its status, or a general one.
-_SDK_REFUSALS: tuple[tuple[int, str, str, str], ...] = (
+_SDK_REFUSALS: tuple[tuple[int, str, RefusalCode, str], ...] = (
     (
         400,
         "missing session id",
@@ -90,7 +119,7 @@ _SDK_REFUSALS: tuple[tuple[int, str, str, str], ...] = (
         "(DELETE) or try again when an idle one has expired",
     ),
 )
-_GENERAL = ("refused", "the endpoint could not answer this request; its log says why")
+_GENERAL: tuple[RefusalCode, str] = ("refused", "the endpoint could not answer this request; its log says why")
 
 
 def sdk_refusal(status: int, body: bytes) -> Refusal | None:
@@ -110,7 +139,7 @@ def sdk_refusal(status: int, body: bytes) -> Refusal | None:
         error = message.get("error")
         text = str(error.get("message", "")) if isinstance(error, dict) else text
     words = text.lower()
-    chosen: tuple[str, str] | None = None
+    chosen: tuple[RefusalCode, str] | None = None
     for code, needle, error_code, sentence in _SDK_REFUSALS:
         if code == status and needle in words:
             chosen = (error_code, sentence)
@@ -162,7 +191,7 @@ class SdkRefusals:
         await _send_instead(self._send, start, refusal.error, refusal.description)
 
 
-async def _send_instead(send: Send, start: Message, error: str, description: str) -> None:
+async def _send_instead(send: Send, start: Message, error: RefusalCode, description: str) -> None:
     """The response `start` began (its status and other headers kept), with our one-sentence
     body in place of the one it had."""
     body = refusal_body(error, description)

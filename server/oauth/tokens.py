@@ -10,8 +10,9 @@ from __future__ import annotations
 import sqlite3
 import time
 from dataclasses import dataclass
+from typing import Any, Literal, assert_never
 
-from vault_recall.server.errors import GrantGone
+from vault_recall.server.errors import GrantGone, OAuthStoreError
 from vault_recall.server.oauth.resources import same_resource
 from vault_recall.server.oauth.store import (
     ACCESS_PREFIX,
@@ -27,12 +28,10 @@ from vault_recall.server.oauth.store import (
 )
 
 # Why a grant was revoked: a replay (someone presented a used code or refresh token again), the
-# person (`client revoke`, the tray), or the app itself (/revoke).
-CODE_REPLAYED = "code_replayed"
-REFRESH_REPLAYED = "refresh_replayed"
-BY_PERSON = "by_person"
-BY_APP = "by_app"
-REPLAYS = (CODE_REPLAYED, REFRESH_REPLAYED)
+# person (`client revoke`, the tray), or the app itself (/revoke).  Kept in grants.revoked_why.
+RevokedWhy = Literal["code_replayed", "refresh_replayed", "by_person", "by_app"]
+REPLAYS: tuple[RevokedWhy, ...] = ("code_replayed", "refresh_replayed")
+TokenKind = Literal["access", "refresh"]
 # A grant revoked for a replay is told (`client grants`, the tray, doctor) for this long after.
 REPLAY_TOLD_SECONDS = 7 * 24 * 60 * 60
 
@@ -46,7 +45,7 @@ class Grant:
     created: float
     last_used: float | None
     revoked: float | None
-    revoked_why: str | None = None
+    revoked_why: RevokedWhy | None = None  # None: live, or revoked before reasons were kept
 
     @property
     def replayed(self) -> bool:
@@ -54,12 +53,19 @@ class Grant:
 
     def why_revoked(self) -> str:
         """Why it was revoked, as a clause the person reads ('' while it is live)."""
-        return {
-            CODE_REPLAYED: "its authorization code was presented a second time (a replay: someone may have copied it)",
-            REFRESH_REPLAYED: "a refresh token it had used was presented again (a replay: someone may have copied it)",
-            BY_PERSON: "you revoked it",
-            BY_APP: "the app revoked it",
-        }.get(self.revoked_why or "", "it was revoked" if self.revoked is not None else "")
+        match self.revoked_why:
+            case "code_replayed":
+                return "its authorization code was presented a second time (a replay: someone may have copied it)"
+            case "refresh_replayed":
+                return "a refresh token it had used was presented again (a replay: someone may have copied it)"
+            case "by_person":
+                return "you revoked it"
+            case "by_app":
+                return "the app revoked it"
+            case None:
+                return "it was revoked" if self.revoked is not None else ""
+            case _:
+                assert_never(self.revoked_why)
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,7 @@ class Code:
 
 @dataclass(frozen=True)
 class Token:
-    kind: str  # access | refresh
+    kind: TokenKind
     grant_id: str
     client_id: str  # the app's OAuth client id
     client: str  # our client id, from its grant
@@ -128,7 +134,7 @@ def exchange_code(code: str, *, access_seconds: int = ACCESS_SECONDS, now: float
         else:
             grant_id, scopes, resource, expires, used, client_id = row
             if used is not None:
-                revoke_grant(db, grant_id, now, CODE_REPLAYED)
+                revoke_grant(db, grant_id, now, "code_replayed")
                 refused = "authorization code was already used; the grant it made is revoked"
             elif expires < now:
                 refused = "authorization code has expired"
@@ -161,7 +167,7 @@ def exchange_refresh(
         else:
             grant_id, client_id, resource, expires, used = row
             if used is not None and now - used > REFRESH_REUSE_SECONDS:
-                revoke_grant(db, grant_id, now, REFRESH_REPLAYED)
+                revoke_grant(db, grant_id, now, "refresh_replayed")
                 refused = "refresh token was already used (a replay); the grant is revoked: authorize again"
             elif expires < now:
                 refused = "refresh token has expired"
@@ -186,7 +192,11 @@ def _issue(
     access_seconds: int,
 ) -> Issued:
     access, refresh = new_secret(ACCESS_PREFIX), new_secret(REFRESH_PREFIX)
-    for secret, kind, lifetime in ((access, "access", access_seconds), (refresh, "refresh", REFRESH_SECONDS)):
+    pair: tuple[tuple[str, TokenKind, int], ...] = (
+        (access, "access", access_seconds),
+        (refresh, "refresh", REFRESH_SECONDS),
+    )
+    for secret, kind, lifetime in pair:
         db.execute(
             "INSERT INTO tokens (sha256, kind, grant_id, client_id, scopes, resource, expires, used) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
@@ -208,7 +218,17 @@ def load_token(token: str) -> Token | None:
     if row is None:
         return None
     kind, grant_id, client_id, client, scopes, resource, expires, used, revoked = row
-    return Token(kind, grant_id, client_id, client, tuple(scopes.split()), resource, expires, used, revoked is not None)
+    return Token(
+        token_kind(kind),
+        grant_id,
+        client_id,
+        client,
+        tuple(scopes.split()),
+        resource,
+        expires,
+        used,
+        revoked is not None,
+    )
 
 
 def client_of_access_token(token: str, resource: str, *, now: float | None = None) -> tuple[str | None, str]:
@@ -233,7 +253,10 @@ def client_of_access_token(token: str, resource: str, *, now: float | None = Non
                 "authorize at this address to use it"
             )
         if revoked is not None:
-            return None, f"this access token's grant was revoked: {_told_app(revoked_why)}; authorize again"
+            return (
+                None,
+                f"this access token's grant was revoked: {_told_app(revoke_reason(revoked_why))}; authorize again",
+            )
         if expires < now:
             return None, "this access token has expired; refresh it"
         stale = last_used is None or last_used < now - 60
@@ -249,13 +272,41 @@ def revoke_token(token: str, *, now: float | None = None) -> None:
     found = load_token(token)
     if found is not None:
         with connect() as db:
-            revoke_grant(db, found.grant_id, now, BY_APP)
+            revoke_grant(db, found.grant_id, now, "by_app")
 
 
 # Grants: what the person sees and revokes.
 
 
 _GRANT_COLUMNS = "id, client, app_client_id, app_name, created, last_used, revoked, revoked_why"
+
+
+def _grant(row: sqlite3.Row | tuple[Any, ...]) -> Grant:
+    """A grant as read with _GRANT_COLUMNS."""
+    id_, client, app_client_id, app_name, created, last_used, revoked, why = row
+    return Grant(id_, client, app_client_id, app_name, created, last_used, revoked, revoke_reason(why))
+
+
+def revoke_reason(stored: object) -> RevokedWhy | None:
+    """Why a row's grant was revoked, as the closed set it is (revoke_grant writes only these;
+    a newer store is refused).  None: none kept — a live grant, or one a store of version 1
+    revoked."""
+    match stored:
+        case None:
+            return None
+        case "code_replayed" | "refresh_replayed" | "by_person" | "by_app":
+            return stored
+        case _:
+            raise OAuthStoreError(f"the OAuth store holds a grant revoked for an unknown reason {stored!r}")
+
+
+def token_kind(stored: object) -> TokenKind:
+    """A row's token kind, as the closed set it is (_issue writes only these)."""
+    match stored:
+        case "access" | "refresh":
+            return stored
+        case _:
+            raise OAuthStoreError(f"the OAuth store holds a token of an unknown kind {stored!r}")
 
 
 def grants(*, include_revoked: bool = False) -> list[Grant]:
@@ -265,7 +316,7 @@ def grants(*, include_revoked: bool = False) -> list[Grant]:
             + ("" if include_revoked else "WHERE revoked IS NULL ")
             + "ORDER BY created"
         ).fetchall()
-    return [Grant(*row) for row in rows]
+    return [_grant(row) for row in rows]
 
 
 def grant_resources() -> dict[str, frozenset[str]]:
@@ -292,7 +343,7 @@ def replayed_grants(*, now: float | None = None) -> list[Grant]:
             f"SELECT {_GRANT_COLUMNS} FROM grants WHERE revoked_why IN (?, ?) AND revoked >= ? ORDER BY revoked",
             (*REPLAYS, now - REPLAY_TOLD_SECONDS),
         ).fetchall()
-    return [Grant(*row) for row in rows]
+    return [_grant(row) for row in rows]
 
 
 def revoke(target: str, *, now: float | None = None) -> list[Grant]:
@@ -304,8 +355,8 @@ def revoke(target: str, *, now: float | None = None) -> list[Grant]:
             (target, target),
         ).fetchall()
         for row in rows:
-            revoke_grant(db, row[0], now, BY_PERSON)
-    return [Grant(*row) for row in rows]
+            revoke_grant(db, row[0], now, "by_person")
+    return [_grant(row) for row in rows]
 
 
 def grant_live(db: sqlite3.Connection, grant_id: str) -> bool:
@@ -315,20 +366,27 @@ def grant_live(db: sqlite3.Connection, grant_id: str) -> bool:
 
 def _revoked_why(db: sqlite3.Connection, grant_id: str) -> str:
     row = db.execute("SELECT revoked_why FROM grants WHERE id = ?", (grant_id,)).fetchone()
-    return _told_app(row[0] if row is not None else None)
+    return _told_app(revoke_reason(row[0] if row is not None else None))
 
 
-def _told_app(why: str | None) -> str:
+def _told_app(why: RevokedWhy | None) -> str:
     """Why a grant went, as the app is told when it next uses it: the person's command only
     when the person revoked it, so that an app (and whoever reads its log) learns what to do."""
-    return {
-        CODE_REPLAYED: "its authorization code was presented a second time (a replay)",
-        REFRESH_REPLAYED: "a refresh token it had used was presented again (a replay)",
-        BY_PERSON: "the person revoked it (vault-recall client revoke)",
-        BY_APP: "the app revoked it (at /revoke)",
-    }.get(why or "", "it was revoked")
+    match why:
+        case "code_replayed":
+            return "its authorization code was presented a second time (a replay)"
+        case "refresh_replayed":
+            return "a refresh token it had used was presented again (a replay)"
+        case "by_person":
+            return "the person revoked it (vault-recall client revoke)"
+        case "by_app":
+            return "the app revoked it (at /revoke)"
+        case None:
+            return "it was revoked"
+        case _:
+            assert_never(why)
 
 
-def revoke_grant(db: sqlite3.Connection, grant_id: str, now: float, why: str) -> None:
+def revoke_grant(db: sqlite3.Connection, grant_id: str, now: float, why: RevokedWhy) -> None:
     # The tokens stay (until they expire) so a request carrying one is told it was revoked.
     db.execute("UPDATE grants SET revoked = ?, revoked_why = ? WHERE id = ? AND revoked IS NULL", (now, why, grant_id))

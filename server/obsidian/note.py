@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -22,8 +22,6 @@ from vault_recall.server.obsidian.properties import SplitNote, parse_properties,
 from vault_recall.server.obsidian.syntax import (
     Heading,
     Link,
-    atx_heading,
-    fenced,
     parse_headings,
     parse_inline_tags,
     parse_links,
@@ -43,7 +41,7 @@ class Note:
     """A parsed, valid note.  Built fresh on every call; never cached.
 
     Built for every note a call cannot rule out, so only what every such note needs is worked
-    out here; the rest (heading, revision, time, property lines) when first asked.
+    out here; the rest (headings, revision, time, property lines) when first asked.
     """
 
     path: str  # vault-relative with '/', including .md
@@ -58,11 +56,6 @@ class Note:
     body_first_line: int = 1  # the file line the body starts on (after the properties block)
     # In the vault's template folder (vault/templates.py): a note all the same, never a record.
     template: bool = False
-
-    @cached_property
-    def heading(self) -> str | None:
-        """The first '# ' heading of the body."""
-        return first_heading(self.body)
 
     @cached_property
     def revision(self) -> str:
@@ -276,29 +269,6 @@ def top_level_key_lines(yaml_text: str) -> dict[str, int]:
         if found:
             lines.setdefault(found.group(2), index + 1)
     return lines
-
-
-def first_heading(body: str) -> str | None:
-    """The first level-1 ATX heading outside code fences.  Stops at it: most notes open with
-    their heading, and every recalled note is asked."""
-    if "# " not in body:
-        return None
-    for line, in_code in fenced(_lines(body)):
-        if not in_code and line.lstrip(" ").startswith("# "):
-            found = atx_heading(line)
-            if found and found[0] == 1:
-                return found[1]
-    return None
-
-
-def _lines(text: str) -> Iterator[str]:
-    """The lines of `text`, one at a time: most notes open with their heading, so splitting
-    the whole body to look at its first line would be most of the work."""
-    start = 0
-    while (end := text.find("\n", start)) >= 0:
-        yield text[start:end]
-        start = end + 1
-    yield text[start:]
 
 
 def invalid_from_head(path: str, head: bytes, reason: str) -> InvalidNote:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import unquote
 
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})")
@@ -31,6 +32,10 @@ _LIST_ITEM = re.compile(r"^[ \t]{0,40}(?:[-*+]|\d{1,9}[.)])[ \t]")
 _BLOCK_ID_AT_END = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]{1,200})$")
 
 
+# How a link is written: `[[Note]]` or `[text](Note.md)`.
+LinkStyle = Literal["wiki", "markdown"]
+
+
 @dataclass(frozen=True)
 class Link:
     """One link as written: `target` is the note part ('' for a same-note `[[#Heading]]`)."""
@@ -39,7 +44,7 @@ class Link:
     subpath: str | None  # 'Heading', 'Heading#Sub' or '^block-id'
     display: str | None
     embed: bool
-    style: str  # 'wiki' | 'markdown'
+    style: LinkStyle
     line: int  # 1-based line of the body (0: a link in the properties)
     column: int = 0  # where the link starts in its line
     length: int = 0  # how long it is as written

@@ -19,6 +19,9 @@ from typing import Any, Literal, NotRequired, TypedDict
 from vault_recall.server.obsidian.values import PropertyValue
 
 Status = Literal["ok", "degraded", "unavailable"]
+# Where a record holds a query word, as `matched` names it (docs/tools.md; what each is, and
+# what a hit there weighs: ranking/fields.py).
+MatchField = Literal["title", "aliases", "heading", "tags", "body"]
 
 
 class Problem(TypedDict):
@@ -90,7 +93,7 @@ class Record(TypedDict):
     revision: str  # SHA-256 of the note's bytes
     modified: str  # the note's change time, ISO 8601 UTC
     uri: str  # obsidian:// link that opens the note
-    matched: dict[str, list[str]]  # query word → the fields holding it
+    matched: dict[str, list[MatchField]]  # query word → the fields holding it
     coverage: NotRequired[float]  # with a query: the share of its meaningful words held (1.0: all)
     date: NotRequired[str]  # recall_activity's records only: the event's YYYY-MM-DD
     bytes: NotRequired[int]  # without its whole text: the record's size with it, at most
@@ -103,7 +106,7 @@ class OmittedRecord(TypedDict):
     path: str
     title: str
     bytes: int  # its size as a record of the answer, with its text
-    matched: NotRequired[dict[str, list[str]]]  # with a query: query word → the fields holding it
+    matched: NotRequired[dict[str, list[MatchField]]]  # with a query: query word → the fields holding it
 
 
 class Hit(TypedDict):

@@ -118,6 +118,41 @@ def test_the_hints_told_anew_are_declared() -> None:
     assert allowed("recall_context", ASKED, EMPTY, strict, frozenset())[0] is None
 
 
+def strict_record(path: str, modified: str, **matched: list[str]) -> dict[str, Any]:
+    return {**record(path), "modified": modified, "matched": matched}
+
+
+def test_a_strict_match_finding_a_word_in_any_heading_is_declared() -> None:
+    strict = {"query": "launch plan", "match": "all"}
+    # Launch.md: a title hit (4 before, 3 now) and a body hit; Plan.md: both in a `##` heading,
+    # a body hit before (1 + 1), a heading hit now (2 + 2) — and newer: first now.
+    launch = strict_record("Launch.md", "2026-01-01T00:00:00Z", launch=["title", "body"], plan=["body"])
+    plan_was = strict_record("Plan.md", "2026-02-01T00:00:00Z", launch=["body"], plan=["body"])
+    plan = strict_record("Plan.md", "2026-02-01T00:00:00Z", launch=["heading", "body"], plan=["heading", "body"])
+    before: dict[str, Any] = {
+        "result": {"status": "ok", "records": [launch, plan_was], "omitted": 1, "weak_match": False}
+    }
+    now = copy.deepcopy(before)
+    now["result"]["records"] = [plan, launch]
+    assert allowed("recall_context", strict, before, now, frozenset())[0] == "strict_fields"
+    # Not for a ranked recall; not out of order, a field lost, a match fewer, a word not held,
+    # or a record's text changed.
+    assert allowed("recall_context", {"query": "launch plan"}, before, now, frozenset())[0] is None
+    unordered = copy.deepcopy(now)
+    unordered["result"]["records"].reverse()
+    unordered["result"]["records"][1]["matched"]["plan"] = ["heading", "body"]
+    lost = copy.deepcopy(now)
+    lost["result"]["records"][1]["matched"]["plan"] = ["title"]
+    fewer = copy.deepcopy(now)
+    fewer["result"]["omitted"] = 0
+    unheld = copy.deepcopy(now)
+    del unheld["result"]["records"][0]["matched"]["launch"]
+    changed = copy.deepcopy(now)
+    changed["result"]["records"][1]["text"] = "other text"
+    for regression in (unordered, lost, fewer, unheld, changed):
+        assert allowed("recall_context", strict, before, regression, frozenset())[0] is None, regression
+
+
 def test_a_correction_counting_as_the_word_asked_is_declared() -> None:
     def answer(coverage: float, weak: bool, matched: str) -> dict[str, Any]:
         found = {**record("A.md"), "coverage": coverage, "matched": {matched: ["body"]}}

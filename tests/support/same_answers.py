@@ -46,6 +46,16 @@ is declared here, each difference checked as narrowly as the change that explain
   are no current records here", what the person can do (`vault-recall subject suggest`,
   `vault-recall subject add SUBJECT --folder FOLDER` naming the subject asked), nothing else
   changed;
+- `strict_fields`: a `match: "all"` recall finds a word in any heading of a note (before: only
+  in its first `#` heading) and weighs its hits with ranking's table (a title or alias hit 3,
+  not 4), so it may return and name other records of the same matches, in another order:
+  every record returned and named holds every word asked; the records come best field hits
+  first (each word the weight of the best field `matched` lists it in: title or alias 3,
+  heading or tag 2, body 1), ties newest first, then by path, and the names best first; as
+  many matches in all (more only by the broken notes the earlier answer counted, as `passages`
+  allows); a record both return is the same but for `heading` among the fields a word is
+  found in (never a field less), and its text as `passages` allows it; the rest of the
+  answer as the earlier one's, or as another declared change allows;
 - `strict_hint`: an empty `match: "all"` recall says that no record holds every word as written
   instead of "no current record holds any meaningful word", nothing else changed;
 - `closest`: a ranked recall that was empty with the hint that no record holds any meaningful
@@ -77,6 +87,7 @@ Anything else is a difference the test reports, with the call and both values.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -457,6 +468,78 @@ def _strict_hint(tool: str, args: Mapping[str, Json], diffs: Sequence[tuple[str,
     return str(old).startswith(_NO_MATCH) and str(new).startswith(_STRICT)
 
 
+# The weight of a hit in each field, as docs/tools.md gives them for `match: "all"`.
+_STRICT_WEIGHTS = {"title": 3, "aliases": 3, "heading": 2, "tags": 2, "body": 1}
+_STRICT_PARTS = (".result.records", ".result.omitted", ".result.omitted_best")
+
+
+def _strict_score(entry: Json) -> int:
+    return sum(max(_STRICT_WEIGHTS[f] for f in fields) for fields in entry["matched"].values())
+
+
+def _strict_ranked(args: Mapping[str, Json], before: Json, after: Json) -> bool:
+    """The records and names of a `match: "all"` answer as `strict_fields` allows them."""
+    old, new = before["result"], after["result"]
+    wanted = set(query_words(str(args.get("query") or "")))
+    records, named = new.get("records", []), new.get("omitted_best", [])
+    # Each holds every word asked, somewhere.
+    if not all(set(e["matched"]) == wanted and all(e["matched"].values()) for e in (*records, *named)):
+        return False
+    # Best field hits first; ties newest first, then by path.
+    keys = [(-_strict_score(r), "" if r.get("modified") is None else r["modified"], r["path"]) for r in records]
+    newest = all(
+        a[0] < b[0] or (a[0] == b[0] and (a[1] > b[1] or (a[1] == b[1] and a[2] <= b[2])))
+        for a, b in itertools.pairwise(keys)
+    )
+    if not newest or [_strict_score(e) for e in named] != sorted((_strict_score(e) for e in named), reverse=True):
+        return False
+    # As many matches, or more by at most the broken notes the earlier answer counted (`passages`).
+    grown = len(records) + new.get("omitted", 0) - len(old.get("records", [])) - old.get("omitted", 0)
+    if not 0 <= grown <= len(old.get("problems", [])) + old.get("problems_omitted", 0):
+        return False
+    # A record both return: the same but for `heading` where a word is found — or, given as
+    # passages now, passages of the text it had.
+    held = {r["path"]: r for r in old.get("records", [])}
+    for record in records:
+        was = held.get(record["path"])
+        if was is None:
+            continue
+        if was["matched"].keys() != record["matched"].keys():
+            return False
+        for word, fields in record["matched"].items():
+            if [f for f in fields if f != "heading"] != [f for f in was["matched"][word] if f != "heading"]:
+                return False
+            if "heading" in was["matched"][word] and "heading" not in fields:
+                return False
+        if any(was.get(k) != record.get(k) for k in _MATCH_FIELDS if k != "matched"):
+            return False
+        # Its text as `passages` allows: whole before and now, the same; as passages now,
+        # slices of the text it had (one given without text before may be whole or passages).
+        text = was.get("text")
+        if "passages" in record:
+            if text is not None and not all(p["text"] in text for p in record["passages"]):
+                return False
+        elif text is not None and record.get("text") != text:
+            return False
+    return True
+
+
+def _strict_fields(
+    tool: str, args: Mapping[str, Json], diffs: Sequence[tuple[str, Json, Json]], before: Json, after: Json
+) -> bool:
+    """Whether a `match: "all"` recall's records and names are as `strict_fields` allows."""
+    if tool != "recall_context" or args.get("match") != "all" or "result" not in before or "result" not in after:
+        return False
+    return any(where.startswith(_STRICT_PARTS) for where, _, _ in diffs) and _strict_ranked(args, before, after)
+
+
+def _as_ranked_now(before: Json, after: Json) -> Json:
+    """`before` with the records, names and count of matches `after` has."""
+    result = {k: v for k, v in before["result"].items() if k not in ("records", "omitted", "omitted_best")}
+    result.update({k: after["result"][k] for k in ("records", "omitted", "omitted_best") if k in after["result"]})
+    return {**before, "result": result}
+
+
 _CLOSEST_PARTS = (".result.records", ".result.omitted", ".result.hint", ".result.current_records")
 
 
@@ -600,6 +683,13 @@ def allowed(
         return "passages", diffs
     if _passages_and_problem_share(tool, args, diffs, before, after):
         return "passages and problem_share", diffs
+    if _strict_fields(tool, args, diffs, before, after):
+        # Last: the strict match's records and names judged on their own, the rest of the
+        # answer against the earlier one's, as another declared change may allow.
+        kind, rest = allowed(tool, args, _as_ranked_now(before, after), after, sensitive)
+        if not rest:
+            return "strict_fields", diffs
+        return (None if kind is None else f"strict_fields and {kind}"), diffs
     return None, diffs
 
 

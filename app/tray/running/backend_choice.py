@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from vault_recall.app.desktop import session_bus, tray_hosts
-from vault_recall.app.tray.views.panels import GTK_PACKAGES, SNI, has_gtk, preferred
+from vault_recall.app.tray.views.panels import GTK_PACKAGES, SNI, Backend, has_gtk, preferred
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -30,13 +30,13 @@ if TYPE_CHECKING:
     from vault_recall.app.tray.views.protocol import TrayView
 
 TRAY_ENV = "VAULT_RECALL_TRAY"
-PYSTRAY_BACKENDS = ("gtk", "appindicator", "xorg")
+PYSTRAY_BACKENDS: tuple[Backend, ...] = ("gtk", "appindicator", "xorg")
 WATCHER = tray_hosts.WATCHER
 
 
 @dataclass(frozen=True)
 class Choice:
-    backend: str | None  # sni | gtk | appindicator | xorg | native; None when no tray can run
+    backend: Backend | None  # None when no tray can run
     problem: str | None = None  # why not, and what to install
     follow: bool = False  # chosen for the panels there now: follow them as they come and go
 
@@ -78,15 +78,19 @@ def choose_backend() -> Choice:
 
 
 def _override(wanted: str, bus: bool) -> Choice:
-    if wanted == SNI:
-        if bus:
-            return Choice(SNI)
-        return Choice(None, f"{TRAY_ENV}=sni needs a D-Bus session bus, and DBUS_SESSION_BUS_ADDRESS is not set")
-    if wanted not in PYSTRAY_BACKENDS:
-        return Choice(None, f"{TRAY_ENV} must be one of sni, {', '.join(PYSTRAY_BACKENDS)}; got {wanted!r}")
-    if wanted != "xorg" and not has_gtk():
-        return Choice(None, f"the {wanted} tray needs PyGObject with GTK 3: install {GTK_PACKAGES}")
-    return Choice(wanted)
+    match wanted:
+        case "sni":
+            if bus:
+                return Choice(SNI)
+            return Choice(None, f"{TRAY_ENV}=sni needs a D-Bus session bus, and DBUS_SESSION_BUS_ADDRESS is not set")
+        case "gtk" | "appindicator":
+            if not has_gtk():
+                return Choice(None, f"the {wanted} tray needs PyGObject with GTK 3: install {GTK_PACKAGES}")
+            return Choice(wanted)
+        case "xorg":
+            return Choice(wanted)
+        case _:
+            return Choice(None, f"{TRAY_ENV} must be one of sni, {', '.join(PYSTRAY_BACKENDS)}; got {wanted!r}")
 
 
 def tray_problem() -> str | None:
@@ -94,16 +98,21 @@ def tray_problem() -> str | None:
     return choose_backend().problem
 
 
-def open_view(backend: str, dispatch: Callable[[Action], None]) -> TrayView:
+def open_view(backend: Backend, dispatch: Callable[[Action], None]) -> TrayView:
     """The view for `backend`; pystray's backend is fixed before pystray is first imported."""
-    if backend == SNI:
-        from vault_recall.app.tray.views.status_notifier.bus_view import SniView
+    match backend:
+        case "sni":
+            from vault_recall.app.tray.views.status_notifier.bus_view import SniView
 
-        return SniView(dispatch)
-    if backend in PYSTRAY_BACKENDS:
-        if backend != "xorg" and not has_gtk():  # loads the system's PyGObject into a bare venv
-            raise RuntimeError(f"the {backend} tray needs PyGObject with GTK 3: install {GTK_PACKAGES}")
-        os.environ["PYSTRAY_BACKEND"] = backend
+            return SniView(dispatch)
+        case "gtk" | "appindicator" | "xorg":
+            if backend != "xorg" and not has_gtk():  # loads the system's PyGObject into a bare venv
+                raise RuntimeError(f"the {backend} tray needs PyGObject with GTK 3: install {GTK_PACKAGES}")
+            os.environ["PYSTRAY_BACKEND"] = backend
+        case "native":
+            pass  # pystray's own backend on macOS and Windows
+        case _:
+            assert_never(backend)
     from vault_recall.app.tray.views.pystray_icon import PystrayView
 
     return PystrayView(dispatch)

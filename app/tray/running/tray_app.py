@@ -43,7 +43,7 @@ from vault_recall.app.tray.notices import as_sentence, failure_summary
 from vault_recall.app.tray.running import instance
 from vault_recall.app.tray.running.health_schedule import HealthSchedule, saw_otherwise
 from vault_recall.app.tray.running.wakeups import VaultWatch, Wakeups, seconds_until
-from vault_recall.app.tray.views.panels import HostFollower, gtk_available
+from vault_recall.app.tray.views.panels import Backend, HostFollower, gtk_available
 from vault_recall.app.tray.views.protocol import Shown, ViewFactory, dump_menu
 from vault_recall.server.activity.event_rows import EventRow
 from vault_recall.server.activity.queries import newest_event_id, news_after
@@ -72,7 +72,7 @@ class TrayApp:
     gathered last; gathering reads files outside `_lock`, which only guards the view and the
     state handed to it."""
 
-    def __init__(self, make_view: ViewFactory, backend: str, *, follow: bool = False) -> None:
+    def __init__(self, make_view: ViewFactory, backend: Backend, *, follow: bool = False) -> None:
         self._lock = threading.Lock()
         self._refreshing = threading.Lock()  # held over a whole refresh, gathering included
         self._make_view = make_view
@@ -81,7 +81,7 @@ class TrayApp:
         self._follower = HostFollower(backend, gtk_available) if follow else None
         self._hosts = HostWatch(self._on_hosts) if follow else None
         self._backend = backend
-        self._next_backend: str | None = None
+        self._next_backend: Backend | None = None
         self._view_up = False  # the view running now has shown the icon
         self._threads_started = False
         self._health = HealthSchedule()
@@ -112,7 +112,7 @@ class TrayApp:
         and the next one takes over, in this process (the endpoint, the health and the
         notices carry on).  A backend that cannot run here after all sends the tray back to
         the one it left, for good."""
-        untried_from: str | None = None  # the backend left, while the one moved to is untried
+        untried_from: Backend | None = None  # the backend left, while the one moved to is untried
         error = self._run_view()
         while True:
             if error is not None:
@@ -134,7 +134,7 @@ class TrayApp:
         if self._hosts is not None:
             self._hosts.stop()
 
-    def _open(self, backend: str) -> Exception | None:
+    def _open(self, backend: Backend) -> Exception | None:
         try:
             view = self._make_view(backend, self.dispatch)
         except Exception as exc:  # pystray's GTK backend without PyGObject, say

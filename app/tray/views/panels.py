@@ -22,10 +22,14 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final, Literal
 
 from vault_recall.app.desktop.tray_hosts import Hosts
 
-SNI = "sni"
+# What draws the tray: our StatusNotifierItem, pystray's GTK, AppIndicator or Xlib icon on
+# Linux, or pystray's own on macOS and Windows (backend.open_view opens each).
+Backend = Literal["sni", "gtk", "appindicator", "xorg", "native"]
+SNI: Final = "sni"
 GTK_PACKAGES = "python3-gi gir1.2-gtk-3.0 (Debian, Ubuntu), python3-gobject gtk3 (Fedora) or python-gobject gtk3 (Arch)"
 # Where distributions put PyGObject for their own Python, tried when this environment has none.
 SYSTEM_SITE_DIRS = (
@@ -62,7 +66,7 @@ LEAVE_SNI_SECONDS = 5.0
 MISSING_SECONDS = 5.0
 
 
-def preferred(hosts: Hosts, gtk: Callable[[], bool]) -> str | None:
+def preferred(hosts: Hosts, gtk: Callable[[], bool]) -> Backend | None:
     """The backend these panels show, or None when no panel is there for any backend we have.
     `gtk` is asked only when an XEmbed tray alone is there (importing GTK costs memory)."""
     if hosts.sni:
@@ -92,7 +96,7 @@ def missing_host(hosts: Hosts, gtk: Callable[[], bool]) -> str | None:
 
 @dataclass
 class HostFollower:
-    backend: str  # the view's backend now
+    backend: Backend  # the view's backend now
     gtk: Callable[[], bool]  # can GTK's XEmbed icon be used here (asked only when it matters)
     hosts: Hosts | None = None
     since: float = 0.0  # when `hosts` became what it is
@@ -104,7 +108,7 @@ class HostFollower:
             if preferred(hosts, self.gtk) is not None:
                 self.told = False  # shown again: a later absence is news again
 
-    def switch_to(self, now: float) -> str | None:
+    def switch_to(self, now: float) -> Backend | None:
         """The backend to move to now, or None to stay."""
         if self.hosts is None:
             return None
@@ -127,7 +131,7 @@ class HostFollower:
             times.append(self.since + MISSING_SECONDS)
         return min(times, default=None)
 
-    def moved(self, backend: str) -> None:
+    def moved(self, backend: Backend) -> None:
         self.backend = backend
 
     def missing(self, now: float) -> str | None:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from vault_recall.app.desktop.icon import IconStatus
 from vault_recall.app.tray.menu.tree import Action, Item
+from vault_recall.app.tray.views.panels import Backend
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class TrayView(Protocol):
 
 
 # backend, dispatch → the view drawing the tray with that backend (backend.open_view)
-ViewFactory = Callable[[str, Callable[[Action], None]], TrayView]
+ViewFactory = Callable[[Backend, Callable[[Action], None]], TrayView]
 
 
 def menu_as_data(items: tuple[Item, ...]) -> list[dict[str, Any]]:

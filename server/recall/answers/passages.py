@@ -23,6 +23,7 @@ import heapq
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal, assert_never
 
 from vault_recall.server.errors import InvalidArgument
 from vault_recall.server.obsidian.note import Note
@@ -45,6 +46,11 @@ _SENTENCE_END = re.compile(
 )
 
 
+# What a unit of the body is: a heading's whole section; a part of one (its own text before
+# its subsections, or the text above the first heading); a paragraph; a sentence of one.
+UnitKind = Literal["section", "part", "paragraph", "sentence"]
+
+
 @dataclass(frozen=True)
 class _Unit:
     """A span of the body: lines `first`..`last` (1-based), its text a slice of them."""
@@ -53,7 +59,7 @@ class _Unit:
     last: int
     text: str
     heading: int | None  # the heading whose section it is in (index in note.headings)
-    kind: str  # "section", "part", "paragraph" or "sentence"
+    kind: UnitKind
 
 
 class _Tree:
@@ -91,7 +97,7 @@ class _Tree:
         first, last = section_span(len(self.lines), self.headings, index)
         return self._span(first, last, index, "section")
 
-    def _span(self, first: int, last: int, heading: int | None, kind: str) -> _Unit:
+    def _span(self, first: int, last: int, heading: int | None, kind: UnitKind) -> _Unit:
         # Blank lines opening or closing a span are no part of it.
         while first < last and not self.lines[first - 1].strip():
             first += 1
@@ -101,21 +107,25 @@ class _Tree:
 
     def pieces(self, unit: _Unit) -> list[_Unit]:
         """What replaces a unit too large for the room."""
-        if unit.kind == "section":
-            assert unit.heading is not None
-            children = [j for j, parent in enumerate(self.parent) if parent == unit.heading]
-            if not children:
-                return self._paragraphs(unit.first + 1, unit.last, unit.heading)
-            own_last = self.headings[children[0]].line - 1
-            has_own = self.text(unit.first + 1, own_last).strip()  # more than its heading line
-            own = [self._span(unit.first, own_last, unit.heading, "part")] if has_own else []
-            return [*own, *(self._section(j) for j in children)]
-        if unit.kind == "part":
-            skip = 1 if unit.heading is not None and unit.first == self.headings[unit.heading].line else 0
-            return self._paragraphs(unit.first + skip, unit.last, unit.heading)
-        if unit.kind == "paragraph" and not self.in_code[unit.first - 1]:
-            return self._sentences(unit)
-        return []
+        match unit.kind:
+            case "section":
+                assert unit.heading is not None
+                children = [j for j, parent in enumerate(self.parent) if parent == unit.heading]
+                if not children:
+                    return self._paragraphs(unit.first + 1, unit.last, unit.heading)
+                own_last = self.headings[children[0]].line - 1
+                has_own = self.text(unit.first + 1, own_last).strip()  # more than its heading line
+                own = [self._span(unit.first, own_last, unit.heading, "part")] if has_own else []
+                return [*own, *(self._section(j) for j in children)]
+            case "part":
+                skip = 1 if unit.heading is not None and unit.first == self.headings[unit.heading].line else 0
+                return self._paragraphs(unit.first + skip, unit.last, unit.heading)
+            case "paragraph":
+                return [] if self.in_code[unit.first - 1] else self._sentences(unit)  # code is not prose
+            case "sentence":
+                return []  # the smallest unit
+            case _:
+                assert_never(unit.kind)
 
     def _paragraphs(self, first: int, last: int, heading: int | None) -> list[_Unit]:
         """Runs of lines between blank lines — a fenced code block's blank lines inside it."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
+from typing import assert_never, get_args
 
 from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers.arguments import check_arguments, query_text
@@ -36,6 +37,7 @@ from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed,
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
 from vault_recall.server.recall.ranking.known_words import knows
+from vault_recall.server.recall.tool_declarations import MatchMode
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import (
@@ -67,7 +69,7 @@ def recall_context(
     query: str | None = None,
     budget: int = 4096,
     limit: int = 3,
-    match: str = "any",
+    match: MatchMode = "any",
 ) -> RecallResult:
     """Current evidence for one subject — or, without one, across everything this client may
     see: active decision records (every current note, for a client that sees the whole vault),
@@ -113,14 +115,18 @@ def recall_activity(
     return _answer(scope, subject, in_history, ordering, budget=budget, limit=limit, dated=True)
 
 
-def _ordering(text: str | None, match: str, scope: Scope, subject: str | None, dated: bool) -> Ordering:
+def _ordering(text: str | None, match: MatchMode, scope: Scope, subject: str | None, dated: bool) -> Ordering:
     if text is None:
         return Newest(dated=dated)
-    if match == "all":
-        wanted = query_words(text)
-        return Strict(wanted) if wanted else Newest(dated=dated)
-    query = parse_query(text, scope.languages, subject or "")
-    return Ranked(query, dated=dated) if query.terms else Newest(dated=dated)
+    match match:
+        case "all":
+            wanted = query_words(text)
+            return Strict(wanted) if wanted else Newest(dated=dated)
+        case "any":
+            query = parse_query(text, scope.languages, subject or "")
+            return Ranked(query, dated=dated) if query.terms else Newest(dated=dated)
+        case _:
+            assert_never(match)
 
 
 def _answer(

@@ -3,7 +3,7 @@
 Each record comes as how often each query term occurs in each of its fields, and its length.
 The statistics are those of the records one call read (no index): a term few records hold
 weighs more than one most hold; a hit in a title, alias, heading or tag weighs more than one
-in the body; and term frequency saturates and is divided by the record's length relative to
+in the body (fields.py); and term frequency saturates and is divided by the record's length relative to
 the others', so a long note does not win by length alone.  Plain functions over plain data:
 tests/server/recall/ranking/test_bm25.py states the properties.
 """
@@ -14,10 +14,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-# Where a term can be found, and how much one occurrence there counts: a note named, aliased,
-# headed or tagged after a word is about it; a body mention may be in passing.
-FIELD_WEIGHTS: Mapping[str, float] = {"title": 3.0, "aliases": 3.0, "heading": 2.0, "tags": 2.0, "body": 1.0}
-FIELDS = tuple(FIELD_WEIGHTS)
+from vault_recall.server.recall.ranking.fields import FIELD_WEIGHTS, FIELDS
+from vault_recall.server.recall.results import MatchField
+
 K1 = 1.2  # how fast repeating a term stops adding to the score
 B = 0.75  # how much a record's length divides its term counts
 FRAMING_WEIGHT = 0.5  # a framing word ("decide", "use") says less about a record than a topic word
@@ -27,12 +26,12 @@ FRAMING_WEIGHT = 0.5  # a framing word ("decide", "use") says less about a recor
 class Evidence:
     """One record's term counts: `counts[field][i]` occurrences of term i in that field."""
 
-    counts: Mapping[str, Sequence[int]]
+    counts: Mapping[MatchField, Sequence[int]]
     length: int  # the record's size in characters (body and title)
     weights: tuple[float, ...] = ()  # per term, the counts weighed by field (worked out once)
 
     @classmethod
-    def of(cls, counts: Mapping[str, Sequence[int]], length: int) -> Evidence:
+    def of(cls, counts: Mapping[MatchField, Sequence[int]], length: int) -> Evidence:
         terms = len(next(iter(counts.values()), ()))
         weighed = tuple(sum(FIELD_WEIGHTS[name] * found[t] for name, found in counts.items()) for t in range(terms))
         return cls(counts=counts, length=length, weights=weighed)
@@ -40,7 +39,7 @@ class Evidence:
     def weighted(self, term: int) -> float:
         return self.weights[term]
 
-    def fields_holding(self, term: int) -> list[str]:
+    def fields_holding(self, term: int) -> list[MatchField]:
         return [name for name in FIELDS if name in self.counts and self.counts[name][term] > 0]
 
 

@@ -1,10 +1,10 @@
 """Which query terms a note holds, field by field: the numbers ranking.py ranks by — and, for
 the few notes an answer returns, whether it holds them together.
 
-Fields: the title (file name), aliases, headings, tags (the property and inline `#tags`) and
-the body.  The body is searched once, folded; headings and inline tags are looked at only when
-the body holds a term at all (they are part of it), and parsed only when a cheap look says a
-term could be in one.
+Fields (fields.py): the title (file name), aliases, headings (any level), tags (the property
+and inline `#tags`) and the body.  The body is searched once, folded; headings and inline tags
+are looked at only when the body holds a term at all (they are part of it), and parsed only
+when a cheap look says a term could be in one.
 
 When a record answers a query well enough for the answer not to be marked `weak_match`
 (`answers`, at the end of this module): when it holds together (`together`: one paragraph,
@@ -43,6 +43,7 @@ from vault_recall.server.obsidian.syntax import parse_inline_tags
 from vault_recall.server.recall.ranking.bm25 import Evidence
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, count_in, term_counts
 from vault_recall.server.recall.ranking.words import fold_for_ranking
+from vault_recall.server.recall.results import MatchField
 
 # An ATX heading line ('## Reasons', up to three spaces before it; led by a newline, so that
 # the search runs at C speed from one newline to the next), and '#' with what follows it up to
@@ -56,7 +57,7 @@ def evidence_of(note: Note, query: Query, memo: StemMemo) -> Evidence:
     body = fold_for_ranking(note.body)
     in_body = term_counts(body, query, memo)
     nothing = [0] * len(query.terms)
-    counts = {
+    counts: dict[MatchField, list[int]] = {
         "title": term_counts(fold_for_ranking(note.title), query, memo),
         "aliases": count_in(note.aliases, query, memo) if note.aliases else nothing,
         "heading": _in_headings(note, body, query, memo) if any(in_body) else nothing,
@@ -69,11 +70,22 @@ def evidence_of(note: Note, query: Query, memo: StemMemo) -> Evidence:
 def _in_headings(note: Note, body: str, query: Query, memo: StemMemo) -> list[int]:
     if "#" not in body:
         return [0] * len(query.terms)
-    # Each fence's character first: looking for one character is a memchr, for three a slower
-    # scan of the whole body (most notes have neither).
-    if ("`" in body and "```" in body) or ("~" in body and "~~~" in body):
+    if has_fence(body):
         return count_in([heading.text for heading in note.headings], query, memo)
-    return term_counts("\n".join(_HEADING.findall("\n" + body)), query, memo)
+    return term_counts("\n".join(heading_lines(body)), query, memo)
+
+
+def has_fence(body: str) -> bool:
+    """Whether the body may hold a fenced code block, whose '#' lines are no headings.  Each
+    fence's character first: looking for one character is a memchr, for three a slower scan of
+    the whole body (most notes have neither)."""
+    return ("`" in body and "```" in body) or ("~" in body and "~~~" in body)
+
+
+def heading_lines(body: str) -> list[str]:
+    """The ATX heading lines of a body without fences (has_fence), by one search: its headings,
+    each with its '#'s (no word of them)."""
+    return _HEADING.findall("\n" + body)
 
 
 def _inline_tags(note: Note, body: str, query: Query, in_body: list[int]) -> tuple[str, ...]:

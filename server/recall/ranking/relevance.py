@@ -20,11 +20,13 @@ from typing import Any
 
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
-from vault_recall.server.recall.ranking.bm25 import FIELDS, FRAMING_WEIGHT, Evidence, coverage, holding, scores
+from vault_recall.server.recall.ranking.bm25 import FRAMING_WEIGHT, Evidence, coverage, holding, scores
+from vault_recall.server.recall.ranking.fields import FIELDS
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, respelt
 from vault_recall.server.recall.ranking.record_terms import Together, evidence_of, together
 from vault_recall.server.recall.ranking.strict_match import strict_match
 from vault_recall.server.recall.records import MemoryRecord
+from vault_recall.server.recall.results import MatchField
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +44,7 @@ class Match:
     score: float = 0.0
     evidence: Evidence | None = None  # ranked: the record's term counts
     query: Query | None = None  # ranked: what was asked
-    strict: dict[str, list[str]] | None = None  # match="all": query word → fields it is in
+    strict: dict[str, list[MatchField]] | None = None  # match="all": query word → fields it is in
 
     @property
     def modified(self) -> str:
@@ -53,7 +55,7 @@ class Match:
         """The change time as `modified` shows it (whole seconds): what "newest" compares."""
         return self.mtime_ns // 1_000_000_000
 
-    def matched(self) -> dict[str, list[str]]:
+    def matched(self) -> dict[str, list[MatchField]]:
         """Query word → the fields that hold it."""
         if self.strict is not None:
             return self.strict

@@ -12,30 +12,32 @@ import re
 from collections.abc import Iterable
 
 from vault_recall.server.obsidian.syntax import parse_inline_tags
+from vault_recall.server.recall.ranking.fields import FIELD_WEIGHTS
+from vault_recall.server.recall.ranking.record_terms import has_fence, heading_lines
 from vault_recall.server.recall.ranking.words import words_held
 from vault_recall.server.recall.records import MemoryRecord
-
-# Where a query word can be found, and how much a hit there says about relevance: a note
-# named or aliased after the word is about it; a body mention may be in passing.
-STRICT_WEIGHTS = {"title": 4, "aliases": 4, "heading": 2, "tags": 2, "body": 1}
+from vault_recall.server.recall.results import MatchField
 
 
-def strict_match(record: MemoryRecord, wanted: list[str]) -> tuple[dict[str, list[str]], int] | None:
-    """(query word → fields it is in, score) when the record holds every wanted word, else None."""
+def strict_match(record: MemoryRecord, wanted: list[str]) -> tuple[dict[str, list[MatchField]], float] | None:
+    """(query word → fields it is in, score) when the record holds every wanted word, else None.
+    The score adds up, word by word, the weight of the best field holding it (fields.py)."""
     fields = fields_holding(record, wanted)
-    matched: dict[str, list[str]] = {}
-    score = 0
+    matched: dict[str, list[MatchField]] = {}
+    score = 0.0
     for word in wanted:
         where = [name for name, found in fields.items() if word in found]
         if not where:
             return None
         matched[word] = where
-        score += max(STRICT_WEIGHTS[name] for name in where)
+        score += max(FIELD_WEIGHTS[name] for name in where)
     return matched, score
 
 
-def fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[str, set[str]]:
-    """For each field, which of the wanted words it holds (as `words` splits the field).
+def fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[MatchField, set[str]]:
+    """For each field (fields.py), which of the wanted words it holds (as `words` splits the
+    field).  A heading is a line of the body: only a word the body holds can be in one, and
+    only then are the headings parsed.
 
     Every field but the body is a few words.  The body is the cost: in the common case of an
     ASCII body, NFKC is the identity and casefolding is lowercasing, so a wanted word is among
@@ -55,10 +57,14 @@ def fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[str, set[str
     else:
         in_body = words_held(body).intersection(wanted)
         inline = _all_words(parse_inline_tags(body))
+    headings: set[str] = set()
+    if in_body and "#" in body:  # a heading's words are words of the body
+        lines = [heading.text for heading in note.headings] if has_fence(body) else heading_lines(body)
+        headings = _all_words(lines).intersection(in_body)
     return {
         "title": words_held(note.title).intersection(wanted),
         "aliases": _all_words(note.aliases).intersection(wanted),
-        "heading": words_held(note.heading or "").intersection(wanted),
+        "heading": headings,
         "tags": _all_words(note.tags).union(inline).intersection(wanted),
         "body": in_body,
     }

@@ -12,7 +12,7 @@ from tests.support.parts import need
 from vault_recall.app.desktop import session_bus, tray_hosts
 from vault_recall.app.tray.running import backend_choice
 from vault_recall.app.tray.running.backend_choice import tray_problem
-from vault_recall.app.tray.views.panels import SYSTEM_SITE_DIRS
+from vault_recall.app.tray.views.panels import SYSTEM_SITE_DIRS, Backend
 
 
 def test_without_a_graphical_session_the_tray_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,7 +48,7 @@ def linux_desktop(
     ],
 )
 def test_the_backend_is_the_statusnotifieritem_where_a_panel_hosts_one_else_gtk(
-    monkeypatch: pytest.MonkeyPatch, bus: bool, watcher: bool, gtk: bool, xembed: bool, chosen: str
+    monkeypatch: pytest.MonkeyPatch, bus: bool, watcher: bool, gtk: bool, xembed: bool, chosen: Backend
 ) -> None:
     linux_desktop(monkeypatch, bus=bus, watcher=watcher, gtk=gtk, xembed=xembed)
     assert backend_choice.choose_backend() == backend_choice.Choice(chosen, follow=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from contextlib import closing
+from typing import get_args
 
 import pytest
 
@@ -359,6 +360,25 @@ def test_a_request_status_is_one_of_the_closed_set_or_the_store_is_refused() -> 
         assert oauth_approvals.request_status(status) == status
     with pytest.raises(OAuthStoreError, match="unknown status 'lost'"):
         oauth_approvals.request_status("lost")
+
+
+def test_why_a_grant_went_and_a_token_kind_are_closed_sets_or_the_store_is_refused() -> None:
+    for why in get_args(oauth_tokens.RevokedWhy):
+        assert oauth_tokens.revoke_reason(why) == why
+    assert oauth_tokens.revoke_reason(None) is None  # live, or revoked by a store of version 1
+    for kind in get_args(oauth_tokens.TokenKind):
+        assert oauth_tokens.token_kind(kind) == kind
+    issued = _granted()
+    with closing(sqlite3.connect(oauth_store.store_path())) as raw, raw:  # a damaged store
+        raw.execute("UPDATE grants SET revoked = 1.0, revoked_why = 'lost'")
+    with pytest.raises(OAuthStoreError, match="unknown reason 'lost'"):
+        oauth_tokens.grants(include_revoked=True)
+    with pytest.raises(OAuthStoreError, match="unknown reason 'lost'"):
+        oauth_tokens.client_of_access_token(issued.access_token, RESOURCE, now=NOW + 30)
+    with closing(sqlite3.connect(oauth_store.store_path())) as raw, raw:
+        raw.execute("UPDATE tokens SET kind = 'bearer'")
+    with pytest.raises(OAuthStoreError, match="unknown kind 'bearer'"):
+        oauth_tokens.load_token(issued.refresh_token)
 
 
 def test_an_app_is_told_why_its_grant_went_not_only_that_the_person_revoked_it() -> None:

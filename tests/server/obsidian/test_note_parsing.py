@@ -1,4 +1,4 @@
-"""The one way in for a note: strict properties, normalized values, title, heading, revision."""
+"""The one way in for a note: strict properties, normalized values, title, headings, revision."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_lf_crlf_and_bom_give_the_same_note(data: bytes) -> None:
     assert note.properties == {"subject": "build", "tags": "one"}
     assert note.tags == ("one",)
     assert note.body == "# Heading\n\nBody text.\n"
-    assert note.heading == "Heading"
+    assert [heading.text for heading in note.headings] == ["Heading"]
     assert note.revision == hashlib.sha256(data).hexdigest()
 
 
@@ -76,9 +76,9 @@ def test_number_tags_are_text() -> None:
     assert valid("---\ntags: [2024, '#x/y']\n---\n").tags == ("2024", "x/y")
 
 
-def test_heading_inside_a_code_fence_is_not_the_first_heading() -> None:
-    note = valid("```\n# not this\n```\n## nor this\n# This one #\n")
-    assert note.heading == "This one"
+def test_a_heading_inside_a_code_fence_is_no_heading() -> None:
+    note = valid("```\n# not this\n```\n## but this\n# This one #\n")
+    assert [(heading.level, heading.text) for heading in note.headings] == [(2, "but this"), (1, "This one")]
 
 
 def test_empty_properties_block_is_valid() -> None:

@@ -28,6 +28,7 @@ from vault_recall.server.recall.answers.recall_answer import (
 )
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.ranking.languages import language
+from vault_recall.server.recall.tool_declarations import MatchMode
 from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, Scope
 
@@ -83,7 +84,7 @@ notes_strategy = st.dictionaries(
     budget=st.sampled_from((512, 1024, 4096)),
 )
 def test_each_hint_sentence_is_true_of_the_answer_it_comes_with(
-    notes: dict[str, tuple[str, str, str]], query: str, subject: str | None, match: str, large: bool, budget: int
+    notes: dict[str, tuple[str, str, str]], query: str, subject: str | None, match: MatchMode, large: bool, budget: int
 ) -> None:
     written = {path: record(of, body, status=status) for path, (of, status, body) in notes.items()}
     if large:  # a record larger than any budget here: given without its text when it ranks first

@@ -112,6 +112,24 @@ def test_match_all_needs_every_word_and_the_default_ranks_the_rest_below(vault: 
     )
 
 
+def test_a_field_means_the_same_for_match_any_and_all_any_heading_is_a_heading(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path / "v", {"Notes.md": record("s", "# Notes\n\nintro\n\n### Caching\n\nwhy")})
+    for match in ("any", "all"):
+        (found,) = recalled(vault, "s", "caching", match=match)["records"]
+        assert found["matched"] == {"caching": ["heading", "body"]}, match
+
+
+def test_match_all_weighs_a_field_as_ranking_does(tmp_path: Path) -> None:
+    # 'remote' in the title (3) and 'bazel' in the body (1) against both in a heading (2 + 2):
+    # a tie, so the newer note comes first.
+    vault = write_vault(
+        tmp_path / "v", {"Remote.md": record("s", "bazel here"), "Plan.md": record("s", "# Bazel remote\n\nplan")}
+    )
+    set_mtime(vault / "Remote.md", 1_700_000_000)
+    set_mtime(vault / "Plan.md", 1_800_000_000)
+    assert paths(recalled(vault, "s", "bazel remote", match="all")) == ["Plan.md", "Remote.md"]
+
+
 def test_match_all_compares_words_as_written_not_their_stems(vault: Path) -> None:
     assert paths(recalled(vault, "release", "ship", match="all")) == ["Release.md"]
     shipping = recalled(vault, "release", "shipping", limit=20)

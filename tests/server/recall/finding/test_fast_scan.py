@@ -14,6 +14,7 @@ from tests.support.whole_vault import scan_subject, scan_vault
 from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
+from vault_recall.server.recall.tool_declarations import MatchMode
 from vault_recall.server.recall.records import MemoryRecord
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 from vault_recall.server.vault import note_files
@@ -49,7 +50,7 @@ def _about(note: InvalidNote, subject: str | None) -> bool:
 @pytest.mark.parametrize("mode", ["records", "subjects", "vault"])
 @pytest.mark.parametrize(("query", "match"), [("cache", "all"), ("cache deploy", "all"), ("cache zzz", "any")])
 def test_recall_answers_as_it_did_with_the_full_scan(
-    vault: Path, mode: ExposureMode, query: str, match: str, monkeypatch: pytest.MonkeyPatch
+    vault: Path, mode: ExposureMode, query: str, match: MatchMode, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fast = recall_records.recall_context(scope(vault, mode), "build-system", query, budget=65536, limit=20, match=match)
     monkeypatch.setattr(recall_records, "each_record", _every_record_of_the_full_scan)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vault_recall.server.recall.ranking.bm25 import FIELDS, Evidence, coverage, idf, scores
+from vault_recall.server.recall.ranking.bm25 import Evidence, coverage, idf, scores
+from vault_recall.server.recall.ranking.fields import FIELDS
 
 TERMS = 3
 

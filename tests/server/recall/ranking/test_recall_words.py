@@ -65,7 +65,7 @@ def naive_fields(note: Note, wanted: list[str]) -> dict[str, set[str]]:
     fields = {
         "title": split(note.title),
         "aliases": [w for text in note.aliases for w in split(text)],
-        "heading": split(note.heading or ""),
+        "heading": [w for heading in note.headings for w in split(heading.text)],
         "tags": [w for text in note.all_tags for w in split(text)],
         "body": split(note.body),
     }
