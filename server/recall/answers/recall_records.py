@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from typing import assert_never, get_args
+from typing import assert_never
 
 from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers.arguments import check_arguments, query_text
@@ -37,7 +37,6 @@ from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed,
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
 from vault_recall.server.recall.ranking.known_words import knows
-from vault_recall.server.recall.tool_declarations import MatchMode
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import (
@@ -59,7 +58,7 @@ from vault_recall.server.recall.records import (
 )
 from vault_recall.server.recall.results import Problem, RecallHead, RecallResult, Record
 from vault_recall.server.recall.scope import Scope
-from vault_recall.server.recall.tool_declarations import RECALL_ACTIVITY, RECALL_CONTEXT
+from vault_recall.server.recall.tool_declarations import RECALL_ACTIVITY, RECALL_CONTEXT, MatchMode
 from vault_recall.server.vault.listing import VaultListing, vault_name
 
 

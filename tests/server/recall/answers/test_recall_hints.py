@@ -28,9 +28,9 @@ from vault_recall.server.recall.answers.recall_answer import (
 )
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.ranking.languages import language
-from vault_recall.server.recall.tool_declarations import MatchMode
 from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, Scope
+from vault_recall.server.recall.tool_declarations import MatchMode
 
 SUBJECTS = ("sync", "build-cache")
 RECORD_WORDS = ("sync", "syncing", "cache", "caching", "build", "turnaround", "decision", "keep", "vault", "notes")

@@ -14,9 +14,9 @@ from tests.support.whole_vault import scan_subject, scan_vault
 from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
-from vault_recall.server.recall.tool_declarations import MatchMode
 from vault_recall.server.recall.records import MemoryRecord
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
+from vault_recall.server.recall.tool_declarations import MatchMode
 from vault_recall.server.vault import note_files
 from vault_recall.server.vault.listing import VaultListing
 
