@@ -80,11 +80,28 @@ def _run(client: str, vault: Path | None, first: bytes, answered: FirstAnswer | 
     # What start-up made (modules, the SDK's models: ~90k objects) lives as long as the process:
     # kept out of the collector's full passes, which a recall over a large vault sets off.
     gc.freeze()
+    open_worker_pool()
     try:
         anyio.run(_serve_stdio, server, first, answered)
     finally:
         server.activity.close()  # the last calls' events, before the process ends
+        close_worker_pool()
     return 0
+
+
+def open_worker_pool() -> None:
+    """Let passes over a large vault use this process's pool of workers (started on the first
+    such pass, not now: finding/pool.py).  `serve` and `http` alike."""
+    from vault_recall.server.recall.answers.recall_records import warm
+    from vault_recall.server.recall.finding.pool import open_pool
+
+    open_pool(warm=warm)
+
+
+def close_worker_pool() -> None:
+    from vault_recall.server.recall.finding.pool import close_pool
+
+    close_pool()
 
 
 async def _serve_stdio(server: RecallServer, first: bytes, answered: FirstAnswer | None) -> None:

@@ -10,6 +10,7 @@ recall_answer.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 
 from vault_recall.server.errors import InvalidArgument, show_value
@@ -27,6 +28,7 @@ from vault_recall.server.recall.answers.recall_answer import (
 )
 from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
 from vault_recall.server.recall.finding.looking import Looked
+from vault_recall.server.recall.finding.pool import listing_shares, run_shares
 from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
@@ -81,16 +83,13 @@ def recall_context(
     if subject is not None:
         scope.exposure.require_subject(subject, scope.client)
 
-    def current(record: MemoryRecord) -> bool:
-        return is_current(record.status, record.kind)
-
     ordering = _ordering(text, match, scope, subject, dated=False)
     # No current record to look at: a subject rule would make some, unless the client sees the
     # whole vault and asks about no subject (then the vault has no note to recall).
     whole_vault = subject is None and scope.exposure.mode == "vault"
     nothing_here = NO_RECORDS_HINT if whole_vault else nothing_to_recall_hint(subject)
     return _answer(
-        scope, subject, current, ordering, budget=budget, limit=limit, unheld=True, nothing_here=nothing_here
+        scope, subject, _current, ordering, budget=budget, limit=limit, unheld=True, nothing_here=nothing_here
     )
 
 
@@ -112,13 +111,24 @@ def recall_activity(
     check_range("limit", limit, *ACTIVITY_LIMIT_RANGE)
     scope.exposure.require_subject(subject, scope.client)
 
-    def in_history(record: MemoryRecord) -> bool:
+    ordering = _ordering(text, "any", scope, subject, dated=True)
+    return _answer(scope, subject, _InHistory(on_or_after), ordering, budget=budget, limit=limit, dated=True)
+
+
+# What a recall keeps of the records it is shown: module-level, so a worker process is
+# handed it by name (finding/pool.py).
+def _current(record: MemoryRecord) -> bool:
+    return is_current(record.status, record.kind)
+
+
+@dataclass(frozen=True)
+class _InHistory:
+    on_or_after: str | None
+
+    def __call__(self, record: MemoryRecord) -> bool:
         if not recalled(record.status) or record.kind != "event":
             return False
-        return on_or_after is None or (record.date or "") >= on_or_after
-
-    ordering = _ordering(text, "any", scope, subject, dated=True)
-    return _answer(scope, subject, in_history, ordering, budget=budget, limit=limit, dated=True)
+        return self.on_or_after is None or (record.date or "") >= self.on_or_after
 
 
 def _ordering(text: str | None, match: str, scope: Scope, subject: str | None, dated: bool) -> Ordering:
@@ -186,14 +196,55 @@ def _measure(
     unheld: bool,
 ) -> None:
     """One pass: `fresh` measures every candidate `keep` keeps; broken notes go to `problems`,
-    or to `shown` when they are ranked and matter only if returned (_every_note)."""
-    gates = _unheld_gates(fresh) if unheld else None
-    for item in _candidates(scope, listing, subject, problems, gates, asked_words(fresh), shown):
+    or to `shown` when they are ranked and matter only if returned (_every_note).  Over a
+    large vault the pass is split in shares of its notes, taken by worker processes
+    (finding/pool.py) and merged in their order: the same pass."""
+
+    def shares(count: int) -> list[_Share]:
+        parts = listing_shares(listing, count)
+        # The first share is measured here, into `fresh` and the lists themselves.
+        first = _Share(fresh, problems, shown, scope, parts[0], subject, keep, unheld)
+        return [first, *(_Share(fresh.fresh(), [], {}, scope, part, subject, keep, unheld) for part in parts[1:])]
+
+    done = run_shares(_measure_share, len(listing.paths), shares)
+    for measured, found, shown_later in done[1:]:
+        fresh.absorb(measured)  # type: ignore[arg-type]  # the same kind: made by fresh.fresh()
+        problems.extend(found)
+        shown.update(shown_later)
+
+
+@dataclass(frozen=True)
+class _Share:
+    """One share of a pass (`_measure`): what a worker process is handed."""
+
+    fresh: Ordering
+    problems: list[Problem]
+    shown: dict[str, Problem]
+    scope: Scope
+    listing: VaultListing
+    subject: str | None
+    keep: Callable[[MemoryRecord], bool]
+    unheld: bool
+
+
+def _measure_share(share: _Share) -> tuple[Ordering, list[Problem], dict[str, Problem]]:
+    """A share's pass: its ordering's numbers and the broken notes met — no note's text."""
+    fresh, scope, keep = share.fresh, share.scope, share.keep
+    gates = _unheld_gates(fresh) if share.unheld else None
+    asked = asked_words(fresh)
+    for item in _candidates(scope, share.listing, share.subject, share.problems, gates, asked, share.shown):
         if isinstance(item, Unheld):
             assert isinstance(fresh, Ranked)  # gates are given for a ranked recall only
             fresh.measure_unheld(item.length)
         elif keep(item):
             fresh.measure(item)
+    return fresh, share.problems, share.shown
+
+
+def warm() -> bool:
+    """A new worker's first task: handed by name, it has the worker import this module — all
+    a share needs — before the pool is used."""
+    return True
 
 
 def _unheld_gates(fresh: Ordering) -> tuple[str, ...] | None:
