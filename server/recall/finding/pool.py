@@ -83,6 +83,25 @@ def listing_shares(listing: VaultListing, shares: int) -> list[VaultListing]:
     return [first, *rest]
 
 
+def _leave_with_parent() -> None:
+    """A worker's first act: a thread that ends the worker when the process that started it
+    is gone, however it ended (killed, it never closes its pool) — the worker would otherwise
+    wait for shares forever, holding the other end of its own queue.  It blocks on the
+    parent's sentinel (a pipe on POSIX, a process handle on Windows): no waking up to look."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="leave-with-parent", daemon=True).start()
+
+
 def _ready() -> bool:
     """What a new worker is first asked: it answers once it has imported what a share needs."""
     return True
@@ -210,7 +229,9 @@ class WorkerPool:
         from multiprocessing import get_context
 
         try:
-            executor = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"))
+            executor = ProcessPoolExecutor(
+                self.workers, mp_context=get_context("spawn"), initializer=_leave_with_parent
+            )
             self._started = executor.submit(self._warm)
         except (OSError, RuntimeError):
             return  # no process could be started: every call runs here, as on one core
