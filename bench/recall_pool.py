@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     results: list[WayResult] = []
     vaults: list[tuple[Path, int, list[str]]] = []
-    for size in (int(s) for s in args.sizes.split(",") if s.strip()):
+    for size in (int(s) for s in args.sizes.split(",") if s.strip() and int(s) > 0):
         vault, _ = prepared(args.workdir, f"vault-{size}", f"v{GENERATOR_VERSION}", partial(generate_bytes, size))
         words = HUB_WORDS[: args.rounds] if args.words == "hub" else asked(args.words, size, args.rounds)
         vaults.append((vault, size, words))
