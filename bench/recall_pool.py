@@ -62,14 +62,17 @@ def share_weight(vault: Path, word: str, shares: int) -> tuple[int, float]:
     """What the last share's result of a whole-vault ranked pass weighs pickled (bytes), and
     the ms of pickling and unpickling it."""
     from vault_recall.server.recall.answers import recall_records
+    from vault_recall.server.recall.answers.recall_shares import Share, measure_share
     from vault_recall.server.recall.finding import pool
 
     scope = Scope(client="bench-pool", vault=vault, exposure=Exposure(mode="vault"))
     listing = list_notes(vault)
     ordering = recall_records._ordering(word, "any", scope, None, dated=False)
     part = pool.listing_shares(listing, shares)[-1]
-    share = recall_records._Share(ordering.fresh(), [], {}, scope, part, None, recall_records._current, True)
-    result = recall_records._measure_share(share)
+    gates = recall_records._unheld_gates(ordering)
+    keep = recall_records._current
+    share = Share(recall_records._candidates, ordering.fresh(), [], {}, scope, part, None, keep, gates)
+    result = measure_share(share)
     started = time.perf_counter()
     data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
     pickle.loads(data)
@@ -77,12 +80,12 @@ def share_weight(vault: Path, word: str, shares: int) -> tuple[int, float]:
 
 
 def measure(vault: Path, notes: int, words: list[str], shares: int | None) -> list[WayResult]:
-    from vault_recall.server.recall.answers import recall_records
     from vault_recall.server.recall.answers.recall_records import recall_context
+    from vault_recall.server.recall.answers.recall_shares import warm
     from vault_recall.server.recall.finding import pool
 
     scope = Scope(client="bench-pool", vault=vault, exposure=Exposure(mode="vault"))
-    workers = pool.WorkerPool(max(1, (shares or pool.cores()) - 1), idle=600, warm=recall_records.warm)
+    workers = pool.WorkerPool(max(1, (shares or pool.cores()) - 1), idle=600, warm=warm)
     if not workers.warm_up():
         raise RuntimeError("the pool's workers did not start")
     per_share = pool.NOTES_PER_SHARE

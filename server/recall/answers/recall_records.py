@@ -16,7 +16,7 @@ from functools import partial
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import InvalidNote
 from vault_recall.server.recall.answers.arguments import check_choice, check_query, check_range, check_subject
-from vault_recall.server.recall.answers.broken_notes import asked_words, block_holds, could_hold_any, shown_anyway
+from vault_recall.server.recall.answers.broken_notes import block_holds, could_hold_any, shown_anyway
 from vault_recall.server.recall.answers.recall_answer import (
     NO_RECORDS_HINT,
     Cutting,
@@ -26,6 +26,7 @@ from vault_recall.server.recall.answers.recall_answer import (
     nothing_to_recall_hint,
     pack_recall,
 )
+from vault_recall.server.recall.answers.recall_shares import Share, measure_share
 from vault_recall.server.recall.answers.unheld import Unheld, unheld_look
 from vault_recall.server.recall.finding.looking import Looked
 from vault_recall.server.recall.finding.pool import listing_shares, run_shares
@@ -200,51 +201,20 @@ def _measure(
     large vault the pass is split in shares of its notes, taken by worker processes
     (finding/pool.py) and merged in their order: the same pass."""
 
-    def shares(count: int) -> list[_Share]:
+    gates = _unheld_gates(fresh) if unheld else None
+
+    def shares(count: int) -> list[Share]:
         parts = listing_shares(listing, count)
         # The first share is measured here, into `fresh` and the lists themselves.
-        first = _Share(fresh, problems, shown, scope, parts[0], subject, keep, unheld)
-        return [first, *(_Share(fresh.fresh(), [], {}, scope, part, subject, keep, unheld) for part in parts[1:])]
+        first = Share(_candidates, fresh, problems, shown, scope, parts[0], subject, keep, gates)
+        later = (Share(_candidates, fresh.fresh(), [], {}, scope, part, subject, keep, gates) for part in parts[1:])
+        return [first, *later]
 
-    done = run_shares(_measure_share, len(listing.paths), shares)
+    done = run_shares(measure_share, len(listing.paths), shares)
     for measured, found, shown_later in done[1:]:
         fresh.absorb(measured)  # type: ignore[arg-type]  # the same kind: made by fresh.fresh()
         problems.extend(found)
         shown.update(shown_later)
-
-
-@dataclass(frozen=True)
-class _Share:
-    """One share of a pass (`_measure`): what a worker process is handed."""
-
-    fresh: Ordering
-    problems: list[Problem]
-    shown: dict[str, Problem]
-    scope: Scope
-    listing: VaultListing
-    subject: str | None
-    keep: Callable[[MemoryRecord], bool]
-    unheld: bool
-
-
-def _measure_share(share: _Share) -> tuple[Ordering, list[Problem], dict[str, Problem]]:
-    """A share's pass: its ordering's numbers and the broken notes met — no note's text."""
-    fresh, scope, keep = share.fresh, share.scope, share.keep
-    gates = _unheld_gates(fresh) if share.unheld else None
-    asked = asked_words(fresh)
-    for item in _candidates(scope, share.listing, share.subject, share.problems, gates, asked, share.shown):
-        if isinstance(item, Unheld):
-            assert isinstance(fresh, Ranked)  # gates are given for a ranked recall only
-            fresh.measure_unheld(item.length)
-        elif keep(item):
-            fresh.measure(item)
-    return fresh, share.problems, share.shown
-
-
-def warm() -> bool:
-    """A new worker's first task: handed by name, it has the worker import this module — all
-    a share needs — before the pool is used."""
-    return True
 
 
 def _unheld_gates(fresh: Ordering) -> tuple[str, ...] | None:

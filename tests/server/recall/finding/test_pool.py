@@ -1,5 +1,5 @@
 """The pool of worker processes a pass over a large vault is split over (finding/pool.py): the
-same answers in the same order, nothing kept in a worker between calls, no pool on one core,
+same answers in the same order (recall and list_subjects), nothing kept in a worker between calls, no pool on one core,
 and a pool that outlives failed, stopped and concurrent calls and leaves when idle."""
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from tests.support import pool_probe
 from tests.support.synthetic_vault import generate
 from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
-from vault_recall.server.recall.answers import recall_records
+from vault_recall.server.recall.answers import recall_shares
 from vault_recall.server.recall.answers.recall_records import recall_activity, recall_context
+from vault_recall.server.recall.answers.subjects import list_subjects
 from vault_recall.server.recall.finding import pool
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 from vault_recall.server.vault.listing import list_notes
@@ -65,6 +66,8 @@ def answers(vault: Path) -> list[object]:
     found.append(recall_context(scope(vault, "records"), "build-system", "cache", limit=10))
     found.append(recall_context(scope(vault, "records"), "security", None, limit=10))
     found.append(recall_activity(scope(vault, "records"), "billing", None, "release", limit=20))
+    found.append(list_subjects(scope(vault, "records")))
+    found.append(list_subjects(scope(vault, "vault")))
     return found
 
 
@@ -108,7 +111,7 @@ def test_a_pass_in_shares_answers_as_one_pass(
 @pytest.fixture(scope="module")
 def workers() -> Iterator[pool.WorkerPool]:
     """A real pool of one spawned worker, started before the tests use it."""
-    started = pool.WorkerPool(1, idle=600, warm=recall_records.warm)
+    started = pool.WorkerPool(1, idle=600, warm=recall_shares.warm)
     assert started.warm_up()
     yield started
     started.close()
