@@ -80,8 +80,7 @@ def share_weight(vault: Path, word: str, shares: int) -> tuple[int, float]:
 
 
 def measure(vault: Path, notes: int, words: list[str], shares: int | None) -> list[WayResult]:
-    from vault_recall.server.recall.answers.recall_records import recall_context
-    from vault_recall.server.recall.answers.recall_shares import warm
+    from vault_recall.server.recall.answers.recall_records import recall_context, warm
     from vault_recall.server.recall.finding import pool
 
     scope = Scope(client="bench-pool", vault=vault, exposure=Exposure(mode="vault"))

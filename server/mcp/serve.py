@@ -92,7 +92,7 @@ def _run(client: str, vault: Path | None, first: bytes, answered: FirstAnswer | 
 def open_worker_pool() -> None:
     """Let passes over a large vault use this process's pool of workers (started on the first
     such pass, not now: finding/pool.py).  `serve` and `http` alike."""
-    from vault_recall.server.recall.answers.recall_shares import warm
+    from vault_recall.server.recall.answers.recall_records import warm
     from vault_recall.server.recall.finding.pool import open_pool
 
     open_pool(warm=warm)

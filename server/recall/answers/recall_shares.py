@@ -59,11 +59,3 @@ def measure_share(share: Share) -> tuple[Ordering, list[Problem], dict[str, Prob
         elif keep(item):
             fresh.measure(item)
     return fresh, share.problems, share.shown
-
-
-def warm() -> bool:
-    """A new worker's first task: handed by name, it has the worker import the recall's
-    modules — all a share needs — before the pool is used."""
-    import vault_recall.server.recall.answers.recall_records  # noqa: F401 - what `candidates` names
-
-    return True

@@ -344,10 +344,6 @@ def close_pool() -> None:
         pool.close()
 
 
-def the_pool() -> WorkerPool | None:
-    return _pool
-
-
 def use_pool(pool: WorkerPool | None) -> WorkerPool | None:
     """Make `pool` this process's pool (None: none), returning the one it was (benchmarks
     comparing a pass with and without one)."""

@@ -19,7 +19,7 @@ from tests.support import pool_probe
 from tests.support.synthetic_vault import generate
 from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
-from vault_recall.server.recall.answers import recall_shares
+from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.answers.recall_records import recall_activity, recall_context
 from vault_recall.server.recall.answers.subjects import list_subjects
 from vault_recall.server.recall.finding import pool
@@ -74,7 +74,7 @@ def answers(vault: Path) -> list[object]:
 @pytest.fixture(scope="module")
 def alone(vault: Path) -> list[object]:
     """The answers without a pool."""
-    assert pool.the_pool() is None
+    assert pool._pool is None
     return answers(vault)
 
 
@@ -111,7 +111,7 @@ def test_a_pass_in_shares_answers_as_one_pass(
 @pytest.fixture(scope="module")
 def workers() -> Iterator[pool.WorkerPool]:
     """A real pool of one spawned worker, started before the tests use it."""
-    started = pool.WorkerPool(1, idle=600, warm=recall_shares.warm)
+    started = pool.WorkerPool(1, idle=600, warm=recall_records.warm)
     assert started.warm_up()
     yield started
     started.close()
@@ -224,7 +224,7 @@ def test_one_core_has_no_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pool, "cores", lambda: 1)
     monkeypatch.setattr(pool, "_pool", None)
     pool.open_pool()
-    assert pool.the_pool() is None
+    assert pool._pool is None
     assert pool.shares_for(1_000_000, pool.cores()) == 1
 
 
@@ -251,8 +251,8 @@ def test_the_process_pool_is_one_per_process(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(pool, "cores", lambda: 4)
     monkeypatch.setattr(pool, "_pool", None)
     pool.open_pool()
-    first = pool.the_pool()
+    first = pool._pool
     pool.open_pool()
-    assert first is not None and pool.the_pool() is first and first.workers == 3
+    assert first is not None and pool._pool is first and first.workers == 3
     pool.close_pool()
-    assert pool.the_pool() is None and not first.running
+    assert pool._pool is None and not first.running
