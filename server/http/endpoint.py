@@ -48,6 +48,7 @@ from vault_recall.server.http.guard import LOOPBACK_NAMES, EndpointGuard, client
 from vault_recall.server.http.share_keeper import ShareKeeper
 from vault_recall.server.http.shares import MAX_SESSIONS, SESSION_IDLE_SECONDS, ConnectionShares
 from vault_recall.server.http.stop import Stopper
+from vault_recall.server.mcp.serve import close_worker_pool, open_worker_pool
 from vault_recall.server.mcp.tools import RecallServer, build_server
 
 MAX_BODY_BYTES = 64 * 1024  # a tools/call is a few hundred bytes; initialize a few KiB
@@ -242,6 +243,7 @@ def run_endpoint(
     )
     running = uvicorn.Server(config)
     gc.freeze()  # start-up's objects live as long as the process: as serve.py does
+    open_worker_pool()
     # A stop of our own, quick and quiet, instead of uvicorn's graceful one (server/http/stop.py).
     stopper = Stopper(lambda: running.servers, lambda: server.running, server.activity)
     try:
@@ -249,4 +251,5 @@ def run_endpoint(
     finally:
         server.activity.close()  # the last calls' events, before the process ends
         sock.close()
+        close_worker_pool()
     return 0

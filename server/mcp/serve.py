@@ -102,11 +102,28 @@ def _build(client: str, vault: Path | None) -> RecallServer:
 def _run(server: RecallServer, first: bytes, answered: FirstAnswer | None) -> int:
     import anyio
 
+    open_worker_pool()
     try:
         anyio.run(_serve_stdio, server, first, answered)
     finally:
         server.activity.close()  # the last calls' events, before the process ends
+        close_worker_pool()
     return 0
+
+
+def open_worker_pool() -> None:
+    """Let passes over a large vault use this process's pool of workers (started on the first
+    such pass, not now: finding/pool.py).  `serve` and `http` alike."""
+    from vault_recall.server.recall.answers.recall_records import warm
+    from vault_recall.server.recall.finding.pool import open_pool
+
+    open_pool(warm=warm)
+
+
+def close_worker_pool() -> None:
+    from vault_recall.server.recall.finding.pool import close_pool
+
+    close_pool()
 
 
 async def _serve_stdio(server: RecallServer, first: bytes, answered: FirstAnswer | None) -> None:

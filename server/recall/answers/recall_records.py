@@ -10,6 +10,7 @@ recall_answer.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import assert_never
 
@@ -24,15 +25,16 @@ from vault_recall.server.recall.answers.recall_answer import (
     nothing_to_recall_hint,
     pack_recall,
 )
+from vault_recall.server.recall.answers.recall_shares import Share, measure_share
 from vault_recall.server.recall.answers.unheld import (
     Unheld,
-    asked_words,
     block_holds,
     could_hold_any,
     shown_anyway,
     unheld_look,
 )
 from vault_recall.server.recall.finding.looking import Looked
+from vault_recall.server.recall.finding.pool import listing_shares, run_shares
 from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
@@ -78,16 +80,13 @@ def recall_context(
     if subject is not None:
         scope.exposure.require_subject(subject, scope.client)
 
-    def current(record: MemoryRecord) -> bool:
-        return is_current(record.status, record.kind)
-
     ordering = _ordering(text, match, scope, subject, dated=False)
     # No current record to look at: a subject rule would make some, unless the client sees the
     # whole vault and asks about no subject (then the vault has no note to recall).
     whole_vault = subject is None and scope.exposure.mode == "vault"
     nothing_here = NO_RECORDS_HINT if whole_vault else nothing_to_recall_hint(subject)
     return _answer(
-        scope, subject, current, ordering, budget=budget, limit=limit, unheld=True, nothing_here=nothing_here
+        scope, subject, _current, ordering, budget=budget, limit=limit, unheld=True, nothing_here=nothing_here
     )
 
 
@@ -105,13 +104,24 @@ def recall_activity(
     text = query_text(query)
     scope.exposure.require_subject(subject, scope.client)
 
-    def in_history(record: MemoryRecord) -> bool:
+    ordering = _ordering(text, "any", scope, subject, dated=True)
+    return _answer(scope, subject, _InHistory(on_or_after), ordering, budget=budget, limit=limit, dated=True)
+
+
+# What a recall keeps of the records it is shown: module-level, so a worker process is
+# handed it by name (finding/pool.py).
+def _current(record: MemoryRecord) -> bool:
+    return is_current(record.status, record.kind)
+
+
+@dataclass(frozen=True)
+class _InHistory:
+    on_or_after: str | None
+
+    def __call__(self, record: MemoryRecord) -> bool:
         if not recalled(record.status) or record.kind != "event":
             return False
-        return on_or_after is None or (record.date or "") >= on_or_after
-
-    ordering = _ordering(text, "any", scope, subject, dated=True)
-    return _answer(scope, subject, in_history, ordering, budget=budget, limit=limit, dated=True)
+        return self.on_or_after is None or (record.date or "") >= self.on_or_after
 
 
 def _ordering(text: str | None, match: MatchMode, scope: Scope, subject: str | None, dated: bool) -> Ordering:
@@ -183,14 +193,30 @@ def _measure(
     unheld: bool,
 ) -> None:
     """One pass: `fresh` measures every candidate `keep` keeps; broken notes go to `problems`,
-    or to `shown` when they are ranked and matter only if returned (_every_note)."""
+    or to `shown` when they are ranked and matter only if returned (_every_note).  Over a
+    large vault the pass is split in shares of its notes, taken by worker processes
+    (finding/pool.py) and merged in their order: the same pass."""
+
     gates = _unheld_gates(fresh) if unheld else None
-    for item in _candidates(scope, listing, subject, problems, gates, asked_words(fresh), shown):
-        if isinstance(item, Unheld):
-            assert isinstance(fresh, Ranked)  # gates are given for a ranked recall only
-            fresh.measure_unheld(item.length)
-        elif keep(item):
-            fresh.measure(item)
+
+    def shares(count: int) -> list[Share]:
+        parts = listing_shares(listing, count)
+        # The first share is measured here, into `fresh` and the lists themselves.
+        first = Share(_candidates, fresh, problems, shown, scope, parts[0], subject, keep, gates)
+        later = (Share(_candidates, fresh.fresh(), [], {}, scope, part, subject, keep, gates) for part in parts[1:])
+        return [first, *later]
+
+    done = run_shares(measure_share, len(listing.paths), shares)
+    for measured, found, shown_later in done[1:]:
+        fresh.absorb(measured)  # type: ignore[arg-type]  # the same kind: made by fresh.fresh()
+        problems.extend(found)
+        shown.update(shown_later)
+
+
+def warm() -> bool:
+    """A new worker's first task (finding/pool.py): handed by name, it has the worker import
+    this module — all a share needs — before the pool is used."""
+    return True
 
 
 def _unheld_gates(fresh: Ordering) -> tuple[str, ...] | None:

@@ -115,6 +115,10 @@ class Newest:
     def measure(self, record: MemoryRecord) -> None:
         self.kept.append(slim(record))
 
+    def absorb(self, later: Newest) -> None:
+        """What `later` measured of the records after this one's (a pass split in shares)."""
+        self.kept.extend(later.kept)
+
     def rank(self) -> list[Match]:
         newest_first(self.kept, self.dated)
         return self.kept
@@ -141,6 +145,11 @@ class Strict:
         if found is not None:
             matched, score = found
             self.kept.append(slim(record, strict=matched, score=float(score)))
+
+    def absorb(self, later: Strict) -> None:
+        """What `later` measured of the records after this one's (a pass split in shares)."""
+        self.kept.extend(later.kept)
+        self.count += later.count
 
     def rank(self) -> list[Match]:
         newest_first(self.kept, dated=False)
@@ -175,6 +184,33 @@ class Ranked:
     def __post_init__(self) -> None:
         self.memo = StemMemo(self.query.languages)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent back by a worker process (finding/pool.py): numbers only.  What it stemmed stays
+        # there, and a record holding no term (most of a vault) goes as its length alone.
+        state = {name: value for name, value in self.__dict__.items() if name not in ("memo", "every")}
+        nothing = self.nothing.counts if self.nothing is not None else None
+        state["every"] = [e.length if e.counts is nothing else e for e in self.every]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        every: list[int | Evidence] = state.pop("every")
+        self.__dict__.update(state)
+        self.memo = StemMemo(self.query.languages)
+        nothing = self.nothing
+        if nothing is not None:
+            # One Evidence per length, shared (never changed): making one costs more than the
+            # rest of unpickling it.
+            made: dict[int, Evidence] = {}
+
+            def zero(length: int) -> Evidence:
+                found = made.get(length)
+                if found is None:
+                    found = made[length] = Evidence(nothing.counts, length, nothing.weights)
+                return found
+
+            every = [zero(e) if isinstance(e, int) else e for e in every]
+        self.every = every  # type: ignore[assignment]  # every int was made an Evidence above
+
     def fresh(self) -> Ranked:
         return replace(
             self,
@@ -207,6 +243,18 @@ class Ranked:
         if self.nothing is None:  # one set of zero counts, shared: it is never changed
             self.nothing = Evidence.of(dict.fromkeys(FIELDS, [0] * len(self.query.terms)), 0)
         self.every.append(Evidence(self.nothing.counts, length, self.nothing.weights))
+
+    def absorb(self, later: Ranked) -> None:
+        """What `later` measured of the records after this one's (a pass split in shares), as
+        if this one had measured them: `later`'s indexes follow this one's records, and the
+        closest are kept only while no record answers, over both."""
+        offset = len(self.every)
+        if later.answering:
+            self.answering.extend((index + offset, found, evidence) for index, found, evidence in later.answering)
+            self.closest.clear()
+        elif not self.answering:
+            self.closest.extend((index + offset, found, evidence) for index, found, evidence in later.closest)
+        self.every.extend(later.every)
 
     def answers(self, evidence: Evidence) -> bool:
         required = self.query.required
