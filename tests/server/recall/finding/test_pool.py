@@ -24,6 +24,7 @@ from vault_recall.server.recall.answers.recall_records import recall_activity, r
 from vault_recall.server.recall.answers.subjects import list_subjects
 from vault_recall.server.recall.finding import pool
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
+from vault_recall.server.recall.tool_declarations import MatchMode
 from vault_recall.server.vault.listing import list_notes
 
 S = TypeVar("S")
@@ -33,7 +34,7 @@ SECRET_WORD = "zyxqwordinnote"  # in a note's text, never asked
 SECRET_NAME = "Qzvx private name"  # a note's name
 # (query, match): a word most notes hold, a word few hold, a misspelling (respelt: a second
 # pass), several words, match="all", and no query (newest first).
-ASKED: list[tuple[str | None, str]] = [
+ASKED: list[tuple[str | None, MatchMode]] = [
     ("cache", "any"),
     ("000123", "any"),
     ("kubernets rollbak", "any"),
