@@ -80,11 +80,13 @@ def share_weight(vault: Path, word: str, shares: int) -> tuple[int, float]:
 
 
 def measure(vault: Path, notes: int, words: list[str], shares: int | None) -> list[WayResult]:
-    from vault_recall.server.recall.answers.recall_records import recall_context, warm
+    from vault_recall.server.recall.answers.recall_records import recall_context
     from vault_recall.server.recall.finding import pool
 
     scope = Scope(client="bench-pool", vault=vault, exposure=Exposure(mode="vault"))
-    workers = pool.WorkerPool(max(1, (shares or pool.cores()) - 1), idle=600, warm=warm)
+    workers = pool.WorkerPool(
+        max(1, (shares or pool.cores()) - 1), idle=600, warm=partial(pool.imported, pool.RECALL_SHARES)
+    )
     if not workers.warm_up():
         raise RuntimeError("the pool's workers did not start")
     per_share = pool.NOTES_PER_SHARE

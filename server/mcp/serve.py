@@ -114,10 +114,11 @@ def _run(server: RecallServer, first: bytes, answered: FirstAnswer | None) -> in
 def open_worker_pool() -> None:
     """Let passes over a large vault use this process's pool of workers (started on the first
     such pass, not now: finding/pool.py).  `serve` and `http` alike."""
-    from vault_recall.server.recall.answers.recall_records import warm
-    from vault_recall.server.recall.finding.pool import open_pool
+    from functools import partial
 
-    open_pool(warm=warm)
+    from vault_recall.server.recall.finding.pool import RECALL_SHARES, imported, open_pool
+
+    open_pool(warm=partial(imported, RECALL_SHARES))
 
 
 def close_worker_pool() -> None:

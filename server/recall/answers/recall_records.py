@@ -213,12 +213,6 @@ def _measure(
         shown.update(shown_later)
 
 
-def warm() -> bool:
-    """A new worker's first task (finding/pool.py): handed by name, it has the worker import
-    this module — all a share needs — before the pool is used."""
-    return True
-
-
 def _unheld_gates(fresh: Ordering) -> tuple[str, ...] | None:
     """The query's gates, when a record holding none can be counted from its bytes: a ranked
     recall with meaningful words asked (a record holding none of them cannot answer: only its

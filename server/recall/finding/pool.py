@@ -17,6 +17,7 @@ this process as they always did: the call that starts a pool never waits for it.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import threading
 import time
@@ -104,6 +105,18 @@ def _leave_with_parent() -> None:
 
 def _ready() -> bool:
     """What a new worker is first asked: it answers once it has imported what a share needs."""
+    return True
+
+
+# What a worker runs: one share of a pass, with everything it imports.
+RECALL_SHARES = "vault_recall.server.recall.answers.recall_shares"
+
+
+def imported(module: str) -> bool:
+    """A new worker's first task, as `warm`: import `module` — all a share needs — before the
+    pool is used.  Named, not imported, by the process that opens the pool, which so imports
+    none of the recall until its first call."""
+    importlib.import_module(module)
     return True
 
 

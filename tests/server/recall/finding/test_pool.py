@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -19,7 +20,6 @@ from tests.support import pool_probe
 from tests.support.synthetic_vault import generate
 from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
-from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.answers.recall_records import recall_activity, recall_context
 from vault_recall.server.recall.answers.subjects import list_subjects
 from vault_recall.server.recall.finding import pool
@@ -112,7 +112,7 @@ def test_a_pass_in_shares_answers_as_one_pass(
 @pytest.fixture(scope="module")
 def workers() -> Iterator[pool.WorkerPool]:
     """A real pool of one spawned worker, started before the tests use it."""
-    started = pool.WorkerPool(1, idle=600, warm=recall_records.warm)
+    started = pool.WorkerPool(1, idle=600, warm=partial(pool.imported, pool.RECALL_SHARES))
     assert started.warm_up()
     yield started
     started.close()
