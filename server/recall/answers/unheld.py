@@ -16,9 +16,12 @@ first shown as bytes, and counted from them when they tell all of that for certa
 - valid, and current: no properties block (and no BOM), or one of the plainest shape
   (record_tally.py), as a record that is an active decision or an ordinary note with no
   `status` or `kind` (what `ruled_record` makes of one: an active decision) — across the
-  whole vault one no subject rule may take, among records one that folder rules alone take
-  by its path.  A record of that shape the recall does not take (archived, an event, of
-  another subject) is skipped: it is neither counted nor a problem;
+  whole vault whatever rules take it (ranking reads no subject; a subject rule makes an
+  ordinary note the same active decision), unless a daily-notes rule dates it; among records
+  one its path's folder rules take, when no tag or property rule's text is in its bytes and
+  no daily-notes rule dates it — so the rules are decided on the bytes already read.  A
+  record of that shape the recall does not take (archived, an event, of another subject, an
+  ordinary note no rule takes) is skipped: it is neither counted nor a problem;
 - its length as evidence_of measures it: the body after the block with LF line endings, and
   the title.
 
@@ -59,15 +62,18 @@ def unheld_look(
     `records`, for scan.each_record (a recall of a subject's records, or of every record the
     client sees): which records' subjects the recall takes.  Then only a record of the
     plainest shape holding no gate is told — skipped when it is not one the recall takes (it
-    names its own subject: no subject rule changes it) — or, when the rules are folder rules
-    alone, an ordinary note the recall takes by its path; any other note is parsed."""
+    names its own subject: no subject rule changes it) — or an ordinary note whose subjects
+    its path's folder rules give (no tag or property rule's text in its bytes, no daily-notes
+    rule dating it), skipped when the recall does not take them; any other note is parsed."""
     # Bytes are searched only when ASCII (the note's, or its block's): only ASCII gates can be
     # there.  A CJK question's bigrams are not looked for in every English note's bytes.
     wanted = tuple(gate.encode("ascii") for gate in gates if gate.isascii())
-    # With folder rules alone, the subjects the rules give an ordinary note are its path's
-    # (SubjectRules.subjects_of), and the record they make of it an active decision unless
-    # its own status or kind say otherwise (records.ruled_record).
-    by_folders_only = bool(rules) and not rules.text_rules and not any(rule.daily_notes for rule in rules.rules)
+    # The subjects the rules give an ordinary note are its path's (SubjectRules.subjects_of)
+    # when no tag or property rule's text is in its bytes, and the record they make of it an
+    # active decision unless its own status or kind say otherwise (records.ruled_record) —
+    # or a daily rule's date makes it an event: those few notes are parsed.
+    text_rules = rules.text_rules
+    dailies = rules.daily is not None
     numbers_matter = any(_NUMBER_TEXT.fullmatch(gate) for gate in gates)
 
     def look(path: str, data: bytes) -> Answer[Unheld]:
@@ -92,15 +98,25 @@ def unheld_look(
                 subjects, status, kind = plain.record
                 if not is_current(status, kind) or not records(subjects):
                     return "skip"  # a valid record the recall does not take: nothing to count or report
-            elif opens_block and plain is None:
-                return "parse"
-            elif not by_folders_only or not records(rules.by_path(path)):
-                return "parse"  # an ordinary note: a record only as the rules make it (its own
-                # status or kind are looked at below)
+            elif (
+                (opens_block and plain is None)
+                or (text_rules and rules.text_may_match(data))
+                or (dailies and rules.daily_date(path) is not None)
+            ):
+                return "parse"  # unsure of its block, or a tag, property or daily rule may take it
+            else:
+                # An ordinary note: a record only of the subjects its path gives (its own
+                # status or kind are looked at below).
+                taken = rules.by_path(path)
+                if not taken or not records(taken):
+                    # No record, or one the recall does not take: skipped when surely valid.
+                    return "skip" if plain is not None else "parse"
         else:
             if plain is not None and plain.record is not None and not is_current(*plain.record[1:]):
                 return "skip"  # a valid record that is not current: never counted, never a problem
-            if rules and rules.may_take(path, data):
+            # Across the whole vault an ordinary note is ranked whatever subjects the rules give
+            # it (ranking reads none), as the same active decision — unless a daily rule dates it.
+            if dailies and rules.daily_date(path) is not None:
                 return "parse"
         if opens_block and plain is None:
             return "parse"
