@@ -10,9 +10,11 @@ first shown as bytes, and counted from them when they tell all of that for certa
 - nothing of the query: no term's gate (query_terms.Scan: what a text must hold for a term to
   be found in it) in its title (its file name, folded), nor in its body as evidence_of folds
   it (the bytes lowered, when ASCII) — evidence_of looks at headings and inline tags only
-  when the body holds a term — nor in its properties block, which must be ASCII: then its
-  aliases and tags, plain or quoted text without escapes, are in the block lowered (but a
-  number among them is read as the number's text, '0x1F' as '31': see _NUMBER_TEXT);
+  when the body holds a term — nor in its properties block: its aliases and tags, plain or
+  quoted text without escapes, are in the block lowered when it is ASCII, and in the block
+  folded whole (fold_for_ranking) when it is not, each value set off by marks that compose
+  with nothing (but a number among them is read as the number's text, '0x1F' as '31': see
+  _NUMBER_TEXT);
 - valid, and current: no properties block (and no BOM), or one of the plainest shape
   (record_tally.py), as a record that is an active decision or an ordinary note with no
   `status` or `kind` (what `ruled_record` makes of one: an active decision) — across the
@@ -136,14 +138,21 @@ def unheld_look(
             return Told(Unheld(len(data) - body_start - crlf + len(title)))
         if body_start:
             # Its aliases and tags: plain or quoted text without escapes, each in the block as
-            # written — folded as the block lowered, when it is ASCII.
+            # written — folded as the block is folded.
             block = data[:body_start]
-            if not block.isascii():
-                return "parse"
-            lowered_block = block.lower()
-            for gate_bytes in wanted:
-                if gate_bytes in lowered_block:
-                    return "parse"
+            if block.isascii():
+                lowered_block = block.lower()
+                for gate_bytes in wanted:
+                    if gate_bytes in lowered_block:
+                        return "parse"
+            else:
+                # Folded whole, each value is folded in it as alone: the block's values are set
+                # off by blanks, quotes, ',', '[', ']' and line breaks, which compose with
+                # nothing (and plain_note has proven the block UTF-8).
+                folded_block = fold_for_ranking(block.decode("utf-8"))
+                for gate in gates:
+                    if gate in folded_block:
+                        return "parse"
         try:
             body = lf_text(data[body_start:].decode("utf-8"))
         except UnicodeDecodeError:

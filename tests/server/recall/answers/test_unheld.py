@@ -44,6 +44,8 @@ LAYOUTS: dict[str, str | bytes] = {
     "Named only.md": "---\naliases: [Zzzqx plan]\ntags: [policy]\n---\nbody\n",
     "Ligature.md": "---\na: 1\n---\nthe \ufb01le — naïve\r\n",
     "Accented block.md": "---\naliases: [Café]\n---\nbody\n",
+    "Ligature alias.md": "---\naliases: [the \ufb01le, Straße]\ntags:\n  - naïve\n---\nbody\r\n",
+    "Combining start.md": "---\naliases: [\u0301cache]\ntags: ['\u0301policy']\n---\nbody\n",
     "BOM no block.md": b"\xef\xbb\xbfplain text\n",
     "Not UTF-8.md": b"caf\xe9\n",
     # Chinese, Japanese and Korean: a bigram in the body, the title, an alias, a tag, half-width.
@@ -169,3 +171,20 @@ def test_among_records_a_folder_rule_decides_on_the_bytes_read(query: str, tmp_p
     if query == "zzzqx":  # held by none of them
         assert seen["Other/Plain.md"] == "skip"
         assert isinstance(seen["Projects/Plain.md"], Told) and isinstance(seen["Projects/Bare.md"], Told)
+
+
+def test_a_block_not_ascii_is_folded_on_the_fast_path(tmp_path: Path) -> None:
+    """Real vaults are not ASCII: a plain block holding letters outside ASCII is folded whole
+    and its note counted from its bytes when no gate is in it — parsed when its values hold one."""
+    notes = {
+        "Accented.md": "---\naliases: [Café]\ntags: [naïve]\n---\nbody\r\n".encode(),
+        "CJK.md": "---\naliases: [预算表]\n---\nbody\n".encode(),
+    }
+    for query, told in (("zzzqx", True), ("cafe", False), ("naive", False), ("预算", False)):
+        asked = parse_query(query, ["english"])
+        look = unheld_look(asked.gates, NO_RULES)
+        seen = [look(path, data) for path, data in notes.items()]
+        if told:
+            assert all(isinstance(answer, Told) for answer in seen), query
+        else:
+            assert "parse" in seen, query
