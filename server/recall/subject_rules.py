@@ -198,14 +198,24 @@ class SubjectRules:
         if not self.rules:
             return ()
         found = list(self.by_path(note.path))
-        tags: tuple[str, ...] | None = None
+        tags: tuple[str, ...] | None = None  # its tag properties, folded
+        inline: tuple[str, ...] | None = None  # its inline tags, folded: read only when needed
         for rule in self.rules:
             if rule.subject in found:
                 continue
             if rule.tag_folded is not None:
                 if tags is None:
-                    tags = tuple(_fold(tag) for tag in note.all_tags)
-                if any(tag == rule.tag_folded or tag.startswith(rule.tag_folded + "/") for tag in tags):
+                    tags = tuple(_fold(tag) for tag in note.tags)
+                if _tagged(tags, rule.tag_folded):
+                    found.append(rule.subject)
+                    continue
+                # Finding a body's inline tags (code blanked out) costs more than all the rest
+                # of a note's reading: only a body that may hold the tag's text is read for them.
+                if not _may_hold(note.body, rule.tag_folded):
+                    continue
+                if inline is None:
+                    inline = tuple(_fold(tag) for tag in note.all_tags)
+                if _tagged(inline, rule.tag_folded):
                     found.append(rule.subject)
             elif (
                 rule.property_name is not None
@@ -222,6 +232,17 @@ class SubjectRules:
 
 
 NO_RULES = SubjectRules()
+
+
+def _tagged(tags: tuple[str, ...], wanted: str) -> bool:
+    """Is one of these folded tags `wanted` (folded), or nested in it?"""
+    return any(tag == wanted or tag.startswith(wanted + "/") for tag in tags)
+
+
+def _may_hold(body: str, wanted: str) -> bool:
+    """False when no tag of `body` can fold to `wanted` or nest in it; True whenever unsure.
+    An ASCII body's tags are ASCII, their fold lowered: each is in the body lowered."""
+    return wanted in body.lower() if body.isascii() else True
 
 
 def _holds(properties: Mapping[str, PropertyValue], name: str, wanted: str) -> bool:

@@ -10,15 +10,20 @@ first shown as bytes, and counted from them when they tell all of that for certa
 - nothing of the query: no term's gate (query_terms.Scan: what a text must hold for a term to
   be found in it) in its title (its file name, folded), nor in its body as evidence_of folds
   it (the bytes lowered, when ASCII) — evidence_of looks at headings and inline tags only
-  when the body holds a term — nor in its properties block, which must be ASCII: then its
-  aliases and tags, plain or quoted text without escapes, are in the block lowered (but a
-  number among them is read as the number's text, '0x1F' as '31': see _NUMBER_TEXT);
+  when the body holds a term — nor in its properties block: its aliases and tags, plain or
+  quoted text without escapes, are in the block lowered when it is ASCII, and in the block
+  folded whole (fold_for_ranking) when it is not, each value set off by marks that compose
+  with nothing (but a number among them is read as the number's text, '0x1F' as '31': see
+  _NUMBER_TEXT);
 - valid, and current: no properties block (and no BOM), or one of the plainest shape
   (record_tally.py), as a record that is an active decision or an ordinary note with no
   `status` or `kind` (what `ruled_record` makes of one: an active decision) — across the
-  whole vault one no subject rule may take, among records one that folder rules alone take
-  by its path.  A record of that shape the recall does not take (archived, an event, of
-  another subject) is skipped: it is neither counted nor a problem;
+  whole vault whatever rules take it (ranking reads no subject; a subject rule makes an
+  ordinary note the same active decision), unless a daily-notes rule dates it; among records
+  one its path's folder rules take, when no tag or property rule's text is in its bytes and
+  no daily-notes rule dates it — so the rules are decided on the bytes already read.  A
+  record of that shape the recall does not take (archived, an event, of another subject, an
+  ordinary note no rule takes) is skipped: it is neither counted nor a problem;
 - its length as evidence_of measures it: the body after the block with LF line endings, and
   the title.
 
@@ -67,15 +72,18 @@ def unheld_look(
     `records`, for scan.each_record (a recall of a subject's records, or of every record the
     client sees): which records' subjects the recall takes.  Then only a record of the
     plainest shape holding no gate is told — skipped when it is not one the recall takes (it
-    names its own subject: no subject rule changes it) — or, when the rules are folder rules
-    alone, an ordinary note the recall takes by its path; any other note is parsed."""
+    names its own subject: no subject rule changes it) — or an ordinary note whose subjects
+    its path's folder rules give (no tag or property rule's text in its bytes, no daily-notes
+    rule dating it), skipped when the recall does not take them; any other note is parsed."""
     # Bytes are searched only when ASCII (the note's, or its block's): only ASCII gates can be
     # there.  A CJK question's bigrams are not looked for in every English note's bytes.
     wanted = tuple(gate.encode("ascii") for gate in gates if gate.isascii())
-    # With folder rules alone, the subjects the rules give an ordinary note are its path's
-    # (SubjectRules.subjects_of), and the record they make of it an active decision unless
-    # its own status or kind say otherwise (records.ruled_record).
-    by_folders_only = bool(rules) and not rules.text_rules and not any(rule.daily_notes for rule in rules.rules)
+    # The subjects the rules give an ordinary note are its path's (SubjectRules.subjects_of)
+    # when no tag or property rule's text is in its bytes, and the record they make of it an
+    # active decision unless its own status or kind say otherwise (records.ruled_record) —
+    # or a daily rule's date makes it an event: those few notes are parsed.
+    text_rules = rules.text_rules
+    dailies = rules.daily is not None
     numbers_matter = any(_NUMBER_TEXT.fullmatch(gate) for gate in gates)
 
     def look(path: str, data: bytes) -> Answer[Unheld]:
@@ -100,15 +108,25 @@ def unheld_look(
                 subjects, status, kind = plain.record
                 if not is_current(status, kind) or not records(subjects):
                     return "skip"  # a valid record the recall does not take: nothing to count or report
-            elif opens_block and plain is None:
-                return "parse"
-            elif not by_folders_only or not records(rules.by_path(path)):
-                return "parse"  # an ordinary note: a record only as the rules make it (its own
-                # status or kind are looked at below)
+            elif (
+                (opens_block and plain is None)
+                or (text_rules and rules.text_may_match(data))
+                or (dailies and rules.daily_date(path) is not None)
+            ):
+                return "parse"  # unsure of its block, or a tag, property or daily rule may take it
+            else:
+                # An ordinary note: a record only of the subjects its path gives (its own
+                # status or kind are looked at below).
+                taken = rules.by_path(path)
+                if not taken or not records(taken):
+                    # No record, or one the recall does not take: skipped when surely valid.
+                    return "skip" if plain is not None else "parse"
         else:
             if plain is not None and plain.record is not None and not is_current(*plain.record[1:]):
                 return "skip"  # a valid record that is not current: never counted, never a problem
-            if rules and rules.may_take(path, data):
+            # Across the whole vault an ordinary note is ranked whatever subjects the rules give
+            # it (ranking reads none), as the same active decision — unless a daily rule dates it.
+            if dailies and rules.daily_date(path) is not None:
                 return "parse"
         if opens_block and plain is None:
             return "parse"
@@ -128,14 +146,21 @@ def unheld_look(
             return Told(Unheld(len(data) - body_start - crlf + len(title)))
         if body_start:
             # Its aliases and tags: plain or quoted text without escapes, each in the block as
-            # written — folded as the block lowered, when it is ASCII.
+            # written — folded as the block is folded.
             block = data[:body_start]
-            if not block.isascii():
-                return "parse"
-            lowered_block = block.lower()
-            for gate_bytes in wanted:
-                if gate_bytes in lowered_block:
-                    return "parse"
+            if block.isascii():
+                lowered_block = block.lower()
+                for gate_bytes in wanted:
+                    if gate_bytes in lowered_block:
+                        return "parse"
+            else:
+                # Folded whole, each value is folded in it as alone: the block's values are set
+                # off by blanks, quotes, ',', '[', ']' and line breaks, which compose with
+                # nothing (and plain_note has proven the block UTF-8).
+                folded_block = fold_for_ranking(block.decode("utf-8"))
+                for gate in gates:
+                    if gate in folded_block:
+                        return "parse"
         try:
             body = lf_text(data[body_start:].decode("utf-8"))
         except UnicodeDecodeError:

@@ -32,11 +32,16 @@ from vault_recall.server.obsidian.note_bytes import (
 from vault_recall.server.recall.records import KINDS, STATUSES, RecordKind, RecordStatus
 
 _NAME = PROPERTY_NAME.encode()
-# A letter outside ASCII, as UTF-8: two bytes, or three (CJK and most scripts) — leaving out
-# the leads of what YAML reads as a line break or refuses (NEL and the C1 controls, the line
-# and paragraph separators, the BOM, U+FFFE and U+FFFF, surrogates).  The whole note is
-# decoded strictly besides.
-_LETTER = rb"(?:[\xc3-\xdf][\x80-\xbf]|[\xe3-\xec][\x80-\xbf]{2})"
+# A letter outside ASCII, as UTF-8: two bytes, three (CJK and most scripts, punctuation such
+# as '’', symbols such as '✨', an emoji's variation selector) or four (emoji) — leaving out
+# what YAML reads as a line break or refuses (NEL and the C1 controls, the line and paragraph
+# separators, the BOM, U+FFFE and U+FFFF, surrogates: the rare leads \xed and \xee stay out
+# whole).  The whole note is decoded strictly besides.
+_LETTER = (
+    rb"(?:\xc2[\xa0-\xbf]|[\xc3-\xdf][\x80-\xbf]|\xe2(?:\x80[\x80-\xa7\xaa-\xbf]|[\x81-\xbf][\x80-\xbf])"
+    rb"|[\xe3-\xec][\x80-\xbf]{2}|\xef(?:[\x80-\xba\xbc-\xbe][\x80-\xbf]|\xbb[\x80-\xbe]|\xbf[\x80-\xbd])"
+    rb"|[\xf0-\xf4][\x80-\xbf]{3})"
+)
 # Plain text YAML cannot read as anything but a scalar, in a flow list too: it starts with a
 # letter or digit, holds no ':', '#', ',', quote, bracket or brace, and ends on no blank (YAML
 # would strip it).  Whether it is text, a number or a keyword matters only for the four
@@ -45,9 +50,12 @@ _WORD_START = rb"(?:[A-Za-z0-9]|" + _LETTER + rb")"
 _WORD_END = rb"(?:[A-Za-z0-9./_-]|" + _LETTER + rb")"
 _WORD = _WORD_START + rb"(?:(?:[A-Za-z0-9 ./_-]|" + _LETTER + rb")*" + _WORD_END + rb")?"
 # Plain text on a line of its own (not in a flow list): it may also hold the marks a URL has,
-# and ':' when no blank follows it (`https://…`); still no '#', quote, bracket or brace.
-_LINE_END = rb"(?:[A-Za-z0-9./_()+?=&%@~!*-]|" + _LETTER + rb")"
-_LINE_TEXT = _WORD_START + rb"(?:(?:[A-Za-z0-9 ./_()+?=&%@~!*-]|:(?![ \r\n])|" + _LETTER + rb")*" + _LINE_END + rb")?"
+# and ':' when no blank follows it (`https://…`), and what only a flow list or a value's first
+# character would read otherwise: commas, quotes, '<', '>', ';' (real vaults write `Erika
+# Gozar, Juanjo Arranz`, `Albert O'Shea`); still no '#', bracket or brace.
+_LINE_MARK = rb"[A-Za-z0-9./_()+?=&%@~!*,'\"<>;-]"
+_LINE_END = rb"(?:" + _LINE_MARK + rb"|" + _LETTER + rb")"
+_LINE_TEXT = _WORD_START + rb"(?:(?: |" + _LINE_MARK + rb"|:(?![ \r\n])|" + _LETTER + rb")*" + _LINE_END + rb")?"
 # Printable text in double quotes (no escape) or single quotes (no quote inside): text,
 # whatever it spells.
 _QUOTED = rb"""(?:"(?:[ !#-\[\]-~]|LETTER)*"|'(?:[ -&(-~]|LETTER)*')""".replace(b"LETTER", _LETTER)
@@ -70,7 +78,7 @@ _PLAIN_BLOCK = re.compile(OPENING_LINE + rb"((?:" + _PROPERTY + rb")+)" + CLOSIN
 # block's and the indent's.  Every block it matches, _PLAIN_BLOCK matches too (each part's
 # text is text of the matching part there), so trying it first changes no answer; it fails
 # on anything else, which then goes to _PLAIN_BLOCK.
-_A_LINE_TEXT = rb"[A-Za-z0-9](?:[A-Za-z0-9 ./_()+?=&%@~!*-]++|:(?![ \r\n]))*+(?<! )"
+_A_LINE_TEXT = rb"[A-Za-z0-9](?:[A-Za-z0-9 ./_()+?=&%@~!*,'\"<>;-]++|:(?![ \r\n]))*+(?<! )"
 _A_WORD = rb"[A-Za-z0-9][A-Za-z0-9 ./_-]*+(?<! )"
 _A_QUOTED = rb"""(?:"[ !#-\[\]-~]*+"|'[ -&(-~]*+')"""
 _A_VALUE = rb"(?:" + _A_LINE_TEXT + rb"|\[\]|\[" + _A_WORD + rb"(?:, " + _A_WORD + rb")*+\]|" + _A_QUOTED + rb")"

@@ -11,6 +11,7 @@ import pytest
 from tests.support.vaults import record, snapshot, write_vault
 from vault_recall.server.config.config_file import parse_config
 from vault_recall.server.errors import ConfigError, NotExposed
+from vault_recall.server.obsidian.note import Note, parse_note
 from vault_recall.server.recall.answers import reading, recall_records, search, subjects
 from vault_recall.server.recall.answers.rule_suggestions import suggest_rules
 from vault_recall.server.recall.results import RecallResult
@@ -178,3 +179,30 @@ def test_a_broken_note_a_rule_takes_is_the_same_problem_to_every_tool(
     (vault / "Elsewhere").mkdir()
     (vault / "Elsewhere/Kepano.md").write_text("---\naliases:\n- @kepano\n---\nKitchen notes.\n")
     assert search.search_notes(seen, "kitchen notes").get("problems", []) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "taken"),
+    [
+        ("text #Project/Alpha here\n", True),  # nested, case ignored
+        ("text #projects here\n", False),  # another tag
+        ("`#project` is code, no tag\n", False),
+        ("no tag at all\n", False),
+        ("déjà vu #PROJECT\n", True),  # not ASCII: read for its tags
+        ("déjà vu, no tag\n", False),
+    ],
+)
+def test_a_tag_rule_reads_inline_tags_only_of_a_body_that_may_hold_them(body: str, taken: bool) -> None:
+    """Finding inline tags is most of a parsed note's cost across a vault: an ASCII body
+    without the tag's text is never read for them, and the answer is the same."""
+    rules = SubjectRules((SubjectRule("tagged", tag="project"),))
+    note = parse_note("Note.md", f"---\ntags: [other]\n---\n{body}".encode(), 0)
+    assert isinstance(note, Note)
+    assert rules.subjects_of(note) == (("tagged",) if taken else ())
+    full = any(tag.casefold() in ("project",) or tag.casefold().startswith("project/") for tag in note.all_tags)
+    assert full == taken
+    fresh = parse_note("Note.md", f"---\ntags: [other]\n---\n{body}".encode(), 0)
+    assert isinstance(fresh, Note)
+    rules.subjects_of(fresh)
+    read_inline = "all_tags" in vars(fresh)
+    assert read_inline == (not body.isascii() or "project" in body.lower())

@@ -69,7 +69,15 @@ def vault(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
 
 def scope(vault: Path, mode: ExposureMode) -> Scope:
-    rules = SubjectRules((SubjectRule("projects", folder="Projects"),), vault)
+    rules = SubjectRules(
+        (
+            SubjectRule("projects", folder="Projects"),
+            # Decided on the bytes read beside the folder's (answers/unheld.py).
+            SubjectRule("tagged", tag="plan"),
+            SubjectRule("named", property_name="aliases", value="Other name"),
+        ),
+        vault,
+    )
     return Scope(client="t", vault=vault, exposure=Exposure(mode=mode, rules=rules))
 
 

@@ -44,6 +44,8 @@ LAYOUTS: dict[str, str | bytes] = {
     "Named only.md": "---\naliases: [Zzzqx plan]\ntags: [policy]\n---\nbody\n",
     "Ligature.md": "---\na: 1\n---\nthe \ufb01le — naïve\r\n",
     "Accented block.md": "---\naliases: [Café]\n---\nbody\n",
+    "Ligature alias.md": "---\naliases: [the \ufb01le, Straße]\ntags:\n  - naïve\n---\nbody\r\n",
+    "Combining start.md": "---\naliases: [\u0301cache]\ntags: ['\u0301policy']\n---\nbody\n",
     "BOM no block.md": b"\xef\xbb\xbfplain text\n",
     "Not UTF-8.md": b"caf\xe9\n",
     # Chinese, Japanese and Korean: a bigram in the body, the title, an alias, a tag, half-width.
@@ -109,3 +111,80 @@ def test_a_note_counted_from_its_bytes_is_what_parsing_makes_of_it(
     if query == "zzzqx":  # held by no note: the ASCII ones are told from their bytes
         ascii_notes = sum(1 for _, data in notes if data.isascii())
         assert told > ascii_notes / 2, (told, ascii_notes, holding_none)
+
+
+def test_rules_taking_every_note_leave_the_whole_vault_counted_from_bytes(
+    notes: list[tuple[str, bytes]], tmp_path: Path
+) -> None:
+    """Ranking reads no subject, and a rule makes an ordinary note the same active decision:
+    rules taking every folder, a tag and a property count across the whole vault exactly the
+    notes counted without them, from their bytes (a real vault with the rules `subject
+    suggest` proposes would be parsed whole otherwise)."""
+    folders = sorted({path.split("/")[0] for path, _ in notes if "/" in path})
+    rules = SubjectRules(
+        (
+            *(SubjectRule(f"folder-{i}", folder=folder) for i, folder in enumerate(folders)),
+            SubjectRule("tagged", tag="tag"),
+            SubjectRule("named", property_name="aliases", value="Other name"),
+        ),
+        tmp_path,
+    )
+    asked = parse_query("zzzqx", ["english"])
+    plain, ruled = unheld_look(asked.gates, NO_RULES), unheld_look(asked.gates, rules)
+
+    def shown(answer: object) -> object:
+        return answer.seen if isinstance(answer, Told) else answer
+
+    assert [shown(plain(path, data)) for path, data in notes] == [shown(ruled(path, data)) for path, data in notes]
+
+
+@pytest.mark.parametrize("query", ["zzzqx", "plan", "urgent"])
+def test_among_records_a_folder_rule_decides_on_the_bytes_read(query: str, tmp_path: Path) -> None:
+    """Among records, an ordinary note a folder rule takes is counted from its bytes beside a
+    tag or property rule whose text it does not hold; one holding that text is parsed, and one
+    whose folder gives a subject the recall does not take is skipped — each as its parse says."""
+    rules = SubjectRules(
+        (
+            SubjectRule("projects", folder="Projects"),
+            SubjectRule("other", folder="Other"),
+            SubjectRule("tagged", tag="urgent"),
+            SubjectRule("named", property_name="aliases", value="Other name"),
+        ),
+        tmp_path,
+    )
+    asked = parse_query(query, ["english"])
+    look = unheld_look(asked.gates, rules, records=lambda subjects: "projects" in subjects)
+    notes = {
+        "Projects/Plain.md": b"---\ntags: [a]\n---\nnothing asked here\n",
+        "Projects/Bare.md": b"nothing asked here\r\n",
+        "Projects/Tagged.md": b"nothing asked here #urgent\n",
+        "Other/Plain.md": b"---\ntags: [a]\n---\nnothing asked here\n",
+    }
+    seen = {path: look(path, data) for path, data in notes.items()}
+    for path, data in notes.items():
+        record = as_record(parse_note(path, data, 0), rules)  # type: ignore[arg-type]
+        if seen[path] == "skip":
+            assert not isinstance(record, MemoryRecord) or "projects" not in record.subjects, path
+        elif isinstance(seen[path], Told):
+            assert isinstance(record, MemoryRecord) and record.subjects == ("projects",), path
+    assert seen["Projects/Tagged.md"] == "parse"
+    if query == "zzzqx":  # held by none of them
+        assert seen["Other/Plain.md"] == "skip"
+        assert isinstance(seen["Projects/Plain.md"], Told) and isinstance(seen["Projects/Bare.md"], Told)
+
+
+def test_a_block_not_ascii_is_folded_on_the_fast_path(tmp_path: Path) -> None:
+    """Real vaults are not ASCII: a plain block holding letters outside ASCII is folded whole
+    and its note counted from its bytes when no gate is in it — parsed when its values hold one."""
+    notes = {
+        "Accented.md": "---\naliases: [Café]\ntags: [naïve]\n---\nbody\r\n".encode(),
+        "CJK.md": "---\naliases: [预算表]\n---\nbody\n".encode(),
+    }
+    for query, told in (("zzzqx", True), ("cafe", False), ("naive", False), ("预算", False)):
+        asked = parse_query(query, ["english"])
+        look = unheld_look(asked.gates, NO_RULES)
+        seen = [look(path, data) for path, data in notes.items()]
+        if told:
+            assert all(isinstance(answer, Told) for answer in seen), query
+        else:
+            assert "parse" in seen, query

@@ -17,7 +17,7 @@ from tests.support.whole_vault import scan_vault
 from tests.support.yaml_blocks import SCALARS
 from vault_recall.server.obsidian.note import InvalidNote, parse_note
 from vault_recall.server.recall.answers import subjects
-from vault_recall.server.recall.finding.record_tally import Tally, plain_record
+from vault_recall.server.recall.finding.record_tally import Tally, plain_note, plain_record
 from vault_recall.server.recall.finding.scan import each_tally
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
@@ -86,8 +86,33 @@ PLAIN = [
     "https://m.media-amazon.com/images/M/MV5B@._V1_SX300.jpg",
     "Ridley Scott (1982)",
     "[]",
+    # What real vaults write on a line of their own: commas, quotes inside, marks and emoji.
+    "Erika Gozar, Juanjo Arranz",
+    "Albert O'Shea",
+    'Federico "Edo" Granata',
+    "Johnny \u2728",
+    "the app\u2019s look; a <b> c",
+    "\U0001f5c2\ufe0f People",
+    "no\u00a0break",
 ]
-ODD_PLAIN = ["x:", "a: b", "a:b", "a :b", "a:: b", "a:[b]", "x:\ty", "10:30", "a # b", "a#b", "@x", "!x", "*x"]
+ODD_PLAIN = [
+    *("x:", "a: b", "a:b", "a :b", "a:: b", "a:[b]", "x:\ty", "10:30", "a # b", "a#b", "@x", "!x", "*x"),
+    *(
+        "a,",
+        "'a' b",
+        '"a" b',
+        "a, b: c",
+        "x\u2028y",
+        "x\u0085y",
+        "x\ufeffy",
+        "x\ufffey",
+        "x\uffffy",
+        "x\u0080y",
+        "> x",
+        "| x",
+        "%x",
+    ),
+]
 
 
 def rarely(draw: st.DrawFn, usual: list[str], odd: list[str]) -> str:
@@ -135,6 +160,8 @@ def notes(draw: st.DrawFn) -> bytes:
 @given(notes())
 def test_a_counted_note_is_the_record_the_full_reading_makes(data: bytes) -> None:
     assert agrees(data), (data, plain_record(data, len(data)), full_reading(data))
+    if plain_note(data, len(data)) is not None:  # a plain block is always one YAML reads
+        assert not isinstance(parse_note("Note.md", data, 0), InvalidNote), data
 
 
 @pytest.mark.parametrize(
@@ -238,3 +265,21 @@ def test_without_readv_the_tally_is_the_same(vaults: tuple[Path, Path], monkeypa
     with_readv = list(each_tally(vault, list_notes(vault)))
     monkeypatch.setattr(note_files, "_HAS_READV", False)
     assert list(each_tally(vault, list_notes(vault))) == with_readv
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "aliases:\n- Erika Gozar, Juanjo Arranz\ntags:\n- \npublish: true\n",  # obsidian-hub's people
+        'aliases:\n- Albert O\'Shea\n- Federico "Edo" Granata\n- Johnny \u2728\n',
+        "description: Learn how to change parts of the Obsidian app\u2019s appearance, without a theme.\n",
+        "permalink: bases\naliases:\n  - Bases\ndescription: Edit, sort, and filter files; views <b>.\r\n",
+        "title: \U0001f5c2\ufe0f People\n",
+    ],
+)
+def test_what_real_vaults_write_on_a_line_is_of_the_plainest_shape(block: str) -> None:
+    """Commas, quotes inside, '’', emoji: plain text to YAML on a line of its own, so such a
+    note is told from its bytes — as the valid ordinary note the full reading makes."""
+    data = f"---\n{block}---\nbody\n".encode()
+    assert plain_note(data, len(data)) is not None
+    assert not isinstance(parse_note("Note.md", data, 0), InvalidNote)
