@@ -13,12 +13,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, assert_never
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from vault_recall.server import __version__
 from vault_recall.server.activity.writer import ActivityWriter, Call
@@ -28,8 +28,7 @@ from vault_recall.server.mcp.argument_errors import describe_validation_error, u
 from vault_recall.server.mcp.delivery import AtOnce, Delivery
 from vault_recall.server.mcp.first_answer import SERVER_NAME
 from vault_recall.server.mcp.instructions import CHANGED_SINCE_NOTE, INSTRUCTIONS
-from vault_recall.server.mcp.tool_schema import tool_function
-from vault_recall.server.recall.tool_contract import ToolContract
+from vault_recall.server.recall.tool_contract import Argument, ToolContract
 from vault_recall.server.recall.tool_declarations import CONTRACTS, TOOLS
 
 if TYPE_CHECKING:  # the recall layer is imported on the first call, not to answer `initialize`
@@ -262,3 +261,53 @@ def answer_function(tool: str) -> Callable[..., Envelope]:
 
             return get_backlinks
     raise LookupError(f"no recall function answers {tool!r}")
+
+
+# Each declared tool as the SDK takes a tool: a function whose signature carries every
+# argument's type, default, bounds and description, from which the SDK makes the input schema
+# the model sees and validates each call's arguments.  The schema promises what the recall
+# layer checks again (answers/arguments.py) for callers other than MCP; the sentence a value
+# the schema refuses gets is argument_errors.py's, from the same declaration.
+
+
+def annotation(argument: Argument) -> Any:
+    """The argument's type as pydantic reads it, with its bounds and description."""
+    match argument.kind:
+        case "whole":
+            return Annotated[int, Field(ge=argument.low, le=argument.high, description=argument.about)]
+        case "choice":
+            return Annotated[Literal.__getitem__(argument.choices), Field(description=argument.about)]
+        case "text":
+            text: Any = str | None if argument.nullable else str
+            return Annotated[text, Field(description=argument.about)]
+        case _:
+            assert_never(argument.kind)
+
+
+def signature(contract: ToolContract) -> inspect.Signature:
+    parameters = [
+        inspect.Parameter(
+            a.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=inspect.Parameter.empty if a.required else a.default,
+            annotation=annotation(a),
+        )
+        for a in contract.arguments
+    ]
+    return inspect.Signature(parameters, return_annotation=CallToolResult)
+
+
+def tool_function(
+    contract: ToolContract, answer: Callable[[ToolContract, dict[str, Any]], CallToolResult]
+) -> Callable[..., CallToolResult]:
+    """A function the SDK registers as the tool: its signature is the declared arguments', and
+    it hands them, validated, to `answer`."""
+
+    def run(**arguments: Any) -> CallToolResult:
+        return answer(contract, arguments)
+
+    run.__name__ = run.__qualname__ = contract.name
+    run.__signature__ = signature(contract)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in run.__signature__.parameters.values()}  # type: ignore[attr-defined]
+    run.__annotations__["return"] = CallToolResult
+    return run

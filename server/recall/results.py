@@ -14,13 +14,14 @@ without it.  It is written without `from __future__ import annotations` so that 
 `__required_keys__` and `__optional_keys__` are right at run time too (tests/server/recall/test_result_types.py).
 """
 
-from typing import Any, Literal, NotRequired, TypedDict
+from collections.abc import Mapping
+from typing import Any, Literal, NotRequired, TypedDict, assert_never, get_args
 
 from vault_recall.server.obsidian.values import PropertyValue
 
 Status = Literal["ok", "degraded", "unavailable"]
 # Where a record holds a query word, as `matched` names it (docs/tools.md; what each is, and
-# what a hit there weighs: ranking/fields.py).
+# what a hit there weighs: the table at the end of this module).
 MatchField = Literal["title", "aliases", "heading", "tags", "body"]
 
 
@@ -221,3 +222,33 @@ class ListSubjectsResult(Envelope):
     subjects: list[SubjectCount]
     problems: list[Problem]  # always there, empty when nothing is broken
     problems_omitted: NotRequired[int]
+
+
+# The fields of a note a query word is found in (MatchField, the names a record's
+# `matched` shows: docs/tools.md), and what a hit in each weighs: one table for both ways recall
+# matches (ranked, bm25.py and record_terms.py; strict, strict_match.py).
+#
+# - `title`: the file name without `.md`;
+# - `aliases`: the `aliases` property;
+# - `heading`: any ATX heading of the body (`#` to `######`), outside code blocks;
+# - `tags`: the `tags` property and the body's inline `#tags`;
+# - `body`: the body, without the properties block (headings and inline tags are part of it).
+FIELDS: tuple[MatchField, ...] = get_args(MatchField)  # in the order `matched` lists them
+
+
+def field_weight(field: MatchField) -> float:
+    """How much one hit in `field` counts: a note named, aliased, headed or tagged after a word
+    is about it; a body mention may be in passing."""
+    match field:
+        case "title" | "aliases":
+            return 3.0
+        case "heading" | "tags":
+            return 2.0
+        case "body":
+            return 1.0
+        case _:
+            assert_never(field)
+
+
+# Looked up once per field and term of every record ranked: a dict, made from the one table.
+FIELD_WEIGHTS: Mapping[MatchField, float] = {field: field_weight(field) for field in FIELDS}

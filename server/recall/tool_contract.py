@@ -2,7 +2,7 @@
 model is told of each) and the one sentence each bad value gets.
 
 Plain data, read three ways: the MCP layer makes each tool's input schema of it and words a
-refused argument with its sentences (mcp/tool_schema.py, mcp/argument_errors.py), the recall
+refused argument with its sentences (mcp/tools.py, mcp/argument_errors.py), the recall
 layer checks its arguments by it (answers/arguments.py), and docs/tools.md's argument tables
 are written from it (tests/support/tool_docs.py, checked by tests/project/test_docs_tables.py).
 The six tools are declared in tool_declarations.py.  Imports nothing: the MCP layer reads it

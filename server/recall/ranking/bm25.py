@@ -3,7 +3,7 @@
 Each record comes as how often each query term occurs in each of its fields, and its length.
 The statistics are those of the records one call read (no index): a term few records hold
 weighs more than one most hold; a hit in a title, alias, heading or tag weighs more than one
-in the body (fields.py); and term frequency saturates and is divided by the record's length relative to
+in the body (results.py); and term frequency saturates and is divided by the record's length relative to
 the others', so a long note does not win by length alone.  Plain functions over plain data:
 tests/server/recall/ranking/test_bm25.py states the properties.
 """
@@ -14,8 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from vault_recall.server.recall.ranking.fields import FIELD_WEIGHTS, FIELDS
-from vault_recall.server.recall.results import MatchField
+from vault_recall.server.recall.results import FIELD_WEIGHTS, FIELDS, MatchField
 
 K1 = 1.2  # how fast repeating a term stops adding to the score
 B = 0.75  # how much a record's length divides its term counts

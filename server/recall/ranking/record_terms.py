@@ -1,7 +1,7 @@
 """Which query terms a note holds, field by field: the numbers ranking.py ranks by — and, for
 the few notes an answer returns, whether it holds them together.
 
-Fields (fields.py): the title (file name), aliases, headings (any level), tags (the property
+Fields (results.py): the title (file name), aliases, headings (any level), tags (the property
 and inline `#tags`) and the body.  The body is searched once, folded; headings and inline tags
 are looked at only when the body holds a term at all (they are part of it), and parsed only
 when a cheap look says a term could be in one.

@@ -21,12 +21,11 @@ from typing import Any
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
 from vault_recall.server.recall.ranking.bm25 import FRAMING_WEIGHT, Evidence, coverage, holding, scores
-from vault_recall.server.recall.ranking.fields import FIELDS
 from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, respelt
 from vault_recall.server.recall.ranking.record_terms import Together, evidence_of, together
 from vault_recall.server.recall.ranking.strict_match import strict_match
 from vault_recall.server.recall.records import MemoryRecord
-from vault_recall.server.recall.results import MatchField
+from vault_recall.server.recall.results import FIELDS, MatchField
 
 
 @dataclass(frozen=True, slots=True)

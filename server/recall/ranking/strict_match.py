@@ -12,16 +12,15 @@ import re
 from collections.abc import Iterable
 
 from vault_recall.server.obsidian.syntax import parse_inline_tags
-from vault_recall.server.recall.ranking.fields import FIELD_WEIGHTS
 from vault_recall.server.recall.ranking.record_terms import has_fence, heading_lines
 from vault_recall.server.recall.ranking.words import words_held
 from vault_recall.server.recall.records import MemoryRecord
-from vault_recall.server.recall.results import MatchField
+from vault_recall.server.recall.results import FIELD_WEIGHTS, MatchField
 
 
 def strict_match(record: MemoryRecord, wanted: list[str]) -> tuple[dict[str, list[MatchField]], float] | None:
     """(query word → fields it is in, score) when the record holds every wanted word, else None.
-    The score adds up, word by word, the weight of the best field holding it (fields.py)."""
+    The score adds up, word by word, the weight of the best field holding it (results.py)."""
     fields = fields_holding(record, wanted)
     matched: dict[str, list[MatchField]] = {}
     score = 0.0
@@ -35,7 +34,7 @@ def strict_match(record: MemoryRecord, wanted: list[str]) -> tuple[dict[str, lis
 
 
 def fields_holding(record: MemoryRecord, wanted: list[str]) -> dict[MatchField, set[str]]:
-    """For each field (fields.py), which of the wanted words it holds (as `words` splits the
+    """For each field (results.py), which of the wanted words it holds (as `words` splits the
     field).  A heading is a line of the body: only a word the body holds can be in one, and
     only then are the headings parsed.
 

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vault_recall.server.recall.ranking.bm25 import Evidence, coverage, idf, scores
-from vault_recall.server.recall.ranking.fields import FIELDS
+from vault_recall.server.recall.results import FIELDS
 
 TERMS = 3
 
