@@ -30,6 +30,7 @@ import os
 import secrets
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -164,6 +165,23 @@ def connect(path: Path | None = None, *, write: bool = True) -> Iterator[sqlite3
 _local = threading.local()
 
 
+class _Held:
+    """A thread's connection and the file it is open on.  When the thread ends, its locals go
+    and with them this: the connection is closed then, not left for the collector to find
+    open (which Python 3.13 warns of)."""
+
+    __slots__ = ("__weakref__", "connection", "key")
+
+    def __init__(self, key: tuple[str, int, int], connection: sqlite3.Connection) -> None:
+        self.key, self.connection = key, connection
+        weakref.finalize(self, _close_quietly, connection)
+
+
+def _close_quietly(connection: sqlite3.Connection) -> None:
+    with contextlib.suppress(sqlite3.Error):
+        connection.close()
+
+
 def _empty() -> sqlite3.Connection:
     connection = sqlite3.connect(":memory:", isolation_level=None)
     connection.executescript(SCHEMA)
@@ -178,27 +196,27 @@ def _connection(path: Path) -> sqlite3.Connection:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
     info = path.stat()
     key = (str(path), info.st_dev, info.st_ino)
-    cached: tuple[tuple[str, int, int], sqlite3.Connection] | None = getattr(_local, "connection", None)
-    if cached is not None and cached[0] == key:
-        return cached[1]
+    held: _Held | None = getattr(_local, "connection", None)
+    if held is not None and held.key == key:
+        return held.connection
     _forget_connection()
-    connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    # Used by this thread alone; closed by whichever thread frees its locals when it ends.
+    connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
     try:
         if connection.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             _ensure_schema(connection, path)
     except BaseException:
         connection.close()
         raise
-    _local.connection = (key, connection)
+    _local.connection = _Held(key, connection)
     return connection
 
 
 def _forget_connection() -> None:
-    cached = getattr(_local, "connection", None)
+    held: _Held | None = getattr(_local, "connection", None)
     _local.connection = None
-    if cached is not None:
-        with contextlib.suppress(sqlite3.Error):
-            cached[1].close()
+    if held is not None:
+        _close_quietly(held.connection)
 
 
 def _ensure_schema(connection: sqlite3.Connection, path: Path) -> None:

@@ -36,7 +36,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 @pytest.fixture
 def bus(tmp_path: Path) -> Iterator[tuple[SessionBus, dict[str, str]]]:
-    with x_and_session_bus(tmp_path, "dbus-daemon", "xvfb", displays=range(250, 350)) as running:
+    with x_and_session_bus(tmp_path, "dbus-daemon", "xvfb") as running:
         yield running
 
 

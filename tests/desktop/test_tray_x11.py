@@ -26,7 +26,7 @@ import anyio
 import pytest
 
 from tests.support.e2e import call, copy_sample_vault, serving, vault_recall_command
-from tests.support.headless import TRAYER, opener_recorder
+from tests.support.headless import TRAYER, opener_recorder, start_xvfb
 from tests.support.parts import need, need_linux
 from tests.support.tray_clicks import MENU_AREA, find_icon, icon_shown, keys_to, menu_drawn, watcher_running
 from tests.support.vaults import record, write_vault
@@ -99,20 +99,12 @@ def desktop(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desktop]
     panel = request.param
     need(*PARTS, *PANEL_PARTS[panel])
     session = Desktop(tmp_path / "desktop", panel)
-    number = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
-    session.env["DISPLAY"] = f":{number}"
     session.env.pop("WAYLAND_DISPLAY", None)
     try:
-        session.start(["Xvfb", f":{number}", "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
-        wait_until(
-            lambda: (
-                subprocess.run(
-                    ["xdotool", "getdisplaygeometry"], env=session.env, capture_output=True, check=False
-                ).returncode
-                == 0
-            ),
-            "the X server",
-        )
+        with open(session.root / "Xvfb.log", "wb") as log:
+            xvfb, number = start_xvfb("1024x768x24", stdout=log, stderr=subprocess.STDOUT)
+        session.processes.append(xvfb)
+        session.env["DISPLAY"] = f":{number}"
         bus = subprocess.run(
             ["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1"],
             capture_output=True,

@@ -14,6 +14,7 @@ import tomllib
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tests.support import sources
 from tests.support.paths import REPO_ROOT
 
 # Imported only where installed by hand or by the system, so absent from this environment's
@@ -26,8 +27,7 @@ def imported_top_level_names() -> dict[str, str]:
     found: dict[str, str] = {}
     for folder in ("server", "app"):
         for path in sorted((REPO_ROOT / folder).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-            for node in ast.walk(tree):
+            for node in sources.nodes(path):
                 if isinstance(node, ast.Import):
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

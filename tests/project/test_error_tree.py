@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+from pathlib import Path
 
+from tests.support import sources
 from tests.support.paths import REPO_ROOT
 
 ERROR_MODULES = {"server/errors.py", "app/app_errors.py"}
@@ -17,10 +19,12 @@ KEPT_IN_PLACE = {("app/clients/url_probe.py", "_Unreachable"), ("app/clients/gua
 Classes = dict[tuple[str, str], list[str]]  # (module, class name) → the names of its bases
 
 
-def classes_in(module: str, source: str) -> Classes:
+def classes_in(module: str, source: str | Path) -> Classes:
+    """The classes of `source`: a module's text, or its file (parsed once, tests/support/sources.py)."""
+    walked = ast.walk(ast.parse(source)) if isinstance(source, str) else sources.nodes(source)
     return {
         (module, node.name): [b.id if isinstance(b, ast.Name) else ast.unparse(b) for b in node.bases]
-        for node in ast.walk(ast.parse(source))
+        for node in walked
         if isinstance(node, ast.ClassDef)
     }
 
@@ -29,7 +33,7 @@ def our_classes() -> Classes:
     found: Classes = {}
     for folder in ("server", "app"):
         for path in sorted((REPO_ROOT / folder).rglob("*.py")):
-            found |= classes_in(str(path.relative_to(REPO_ROOT)), path.read_text(encoding="utf-8"))
+            found |= classes_in(str(path.relative_to(REPO_ROOT)), path)
     return found
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import sources
 from tests.support.paths import REPO_ROOT
 
 CODE = ("server", "app")
@@ -44,7 +45,7 @@ def shown(path: Path, root: Path = REPO_ROOT) -> str:
 def test_every_module_says_what_it_holds_in_a_docstring() -> None:
     """(An empty `__init__.py`, which only makes a folder of tests a package, holds nothing.)"""
     texts = {shown(p): p.read_text(encoding="utf-8") for p in modules(*EVERY)}
-    missing = [where for where, text in texts.items() if text.strip() and not ast.get_docstring(ast.parse(text))]
+    missing = [shown(p) for p in modules(*EVERY) if texts[shown(p)].strip() and not ast.get_docstring(sources.tree(p))]
     assert missing == []
 
 
@@ -89,14 +90,12 @@ def writes(tree: ast.AST) -> list[int]:
 
 
 def test_the_server_never_prints_stdout_is_the_wire() -> None:
-    found = {shown(p): lines for p in modules("server") if (lines := prints(ast.parse(p.read_text(encoding="utf-8"))))}
+    found = {shown(p): lines for p in modules("server") if (lines := prints(sources.tree(p)))}
     assert found == {}, "serve writes only protocol messages to stdout: log, or write to stderr"
 
 
 def test_the_layers_that_read_the_vault_write_nothing() -> None:
-    found = {
-        shown(p): lines for p in modules(*VAULT_READERS) if (lines := writes(ast.parse(p.read_text(encoding="utf-8"))))
-    }
+    found = {shown(p): lines for p in modules(*VAULT_READERS) if (lines := writes(sources.tree(p)))}
     assert found == {}, "nothing writes into the vault: the layers that read it write nowhere"
 
 
@@ -138,7 +137,7 @@ def test_every_test_s_name_is_a_sentence_of_three_words_or_more() -> None:
     short = [
         f"{shown(p)}::{name}"
         for p in modules("tests")
-        for name in names_of_tests(ast.parse(p.read_text(encoding="utf-8")))
+        for name in names_of_tests(sources.tree(p))
         if len(name.split("_")) - 1 < 3
     ]
     assert short == []

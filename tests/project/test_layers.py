@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import sources
 from tests.support.layers import APP_ORDER, RECALL_ORDER, SERVER_ORDER, TRAY_ORDER, below, inner_below
 from tests.support.paths import REPO_ROOT
 
@@ -49,8 +50,7 @@ def our_modules() -> dict[str, Path]:
 
 def imports_of(path: Path) -> Iterator[str]:
     """Every module name an import statement anywhere in the file names (lazy ones too)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    for node in ast.walk(tree):
+    for node in sources.nodes(path):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -104,8 +104,7 @@ def relative_imports(tree: ast.AST, package: tuple[str, ...]) -> Iterator[str]:
 
 def absolute_imports_of(path: Path) -> Iterator[str]:
     yield from imports_of(path)
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    yield from relative_imports(tree, path.relative_to(REPO_ROOT).parent.parts)
+    yield from relative_imports(sources.tree(path), path.relative_to(REPO_ROOT).parent.parts)
 
 
 def names_a_test_module(name: str) -> bool:
@@ -221,7 +220,7 @@ def test_every_package_says_what_it_holds_and_what_it_may_import() -> None:
     missing = []
     for folder in FOLDERS:
         for init in sorted((REPO_ROOT / folder).rglob("__init__.py")):
-            doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+            doc = ast.get_docstring(sources.tree(init)) or ""
             if "import" not in doc:
                 missing.append(str(init.relative_to(REPO_ROOT)))
     assert missing == []

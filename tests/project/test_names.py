@@ -17,6 +17,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.support import sources
 from tests.support.paths import REPO_ROOT
 
 DEFINING = ("server", "app")
@@ -120,7 +121,7 @@ def unused_names(root: Path, defining: tuple[str, ...] = DEFINING, using: tuple[
     """`path:line name` for each module-level name under `defining` that neither its own module
     nor a file under `using` importing it reads, dunder and allowed names aside."""
     trees = {
-        path.relative_to(root).as_posix(): ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        path.relative_to(root).as_posix(): sources.tree(path)
         for path in python_files(root, tuple(dict.fromkeys((*defining, *using))))
     }
     reads = {where: set(used(tree)) for where, tree in trees.items()}
@@ -150,8 +151,7 @@ def types_named_twice(root: Path, defining: tuple[str, ...] = DEFINING) -> dict[
     """Each capitalised module-level name (not a CONSTANT) defined in more than one module."""
     where: dict[str, list[str]] = {}
     for path in python_files(root, defining):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for name, _ in defined(tree):
+        for name, _ in defined(sources.tree(path)):
             if name.lstrip("_")[:1].isupper() and not name.isupper():
                 where.setdefault(name, []).append(path.relative_to(root).as_posix())
     return {name: paths for name, paths in where.items() if len(paths) > 1}

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import ast
 import sys
+from pathlib import Path
 
+from tests.support import sources
 from tests.support.paths import REPO_ROOT
 from tests.support.platform_names import PLATFORMS, missing_module, missing_name
 
@@ -93,10 +95,10 @@ def _module_skipped(tree: ast.Module) -> bool:
 MODE_BITS = "stat.S_IMODE"
 
 
-def unguarded(source: str, name: str = "<source>", *, modes: bool = False) -> list[str]:
-    """Each use in `source` of a name some platform lacks, outside a guard: 'file:line: what';
-    with `modes`, each reading of exact permission bits too."""
-    tree = ast.parse(source)
+def unguarded(source: str | Path, name: str = "<source>", *, modes: bool = False) -> list[str]:
+    """Each use in `source` (a module's text, or its file) of a name some platform lacks, outside
+    a guard: 'file:line: what'; with `modes`, each reading of exact permission bits too."""
+    tree = ast.parse(source) if isinstance(source, str) else sources.tree(source)
     if _module_skipped(tree):
         return []
     parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
@@ -167,9 +169,7 @@ def test_every_platform_only_name_is_guarded() -> None:
         problem
         for folder in SCANNED
         for path in sorted((REPO_ROOT / folder).rglob("*.py"))
-        for problem in unguarded(
-            path.read_text(encoding="utf-8"), str(path.relative_to(REPO_ROOT)), modes=folder == "tests"
-        )
+        for problem in unguarded(path, str(path.relative_to(REPO_ROOT)), modes=folder == "tests")
     ]
     assert found == [], f"guard these with a sys.platform, os.name or hasattr check (or a skipif): {found}"
 

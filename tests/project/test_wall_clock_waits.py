@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support import sources
 from tests.support.paths import REPO_ROOT
 
 SHORT = 5.0  # seconds: a bound under it can run out on a busy 2-core machine
@@ -130,7 +131,7 @@ def short_waits(root: Path, source: str | None = None) -> list[Wait]:
     found: list[Wait] = []
     for path in sorted((root / "tests").rglob("*.py")):
         finder = Finder(path.relative_to(root).as_posix())
-        finder.visit(ast.parse(path.read_text(encoding="utf-8")))
+        finder.visit(sources.tree(path))
         found += finder.found
     return found
 

@@ -1,7 +1,8 @@
 """How far the tests that are not Hypothesis's own go, set by the same profile
 (HYPOTHESIS_PROFILE, tests/conftest.py): under `ci` all the way; under `dev`, the fast loop,
 races against another process run a tenth as long (a second at least) and the long
-comparisons against a reference check every third case."""
+comparisons against a reference check every third case, or a third of the pairs of two lists
+with every item of each still in one."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import settings
 
 CI_EXAMPLES = 500  # the `ci` profile's cases per property test: full depth
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 def depth() -> float:
@@ -33,3 +35,11 @@ def costly_cases() -> int:
 def cases(items: Sequence[T]) -> list[T]:
     """The cases a long comparison checks: all of them under `ci`, every third else."""
     return list(items) if depth() >= 1.0 else list(items[::3])
+
+
+def crossed(first: Sequence[T], second: Sequence[U]) -> list[tuple[T, U]]:
+    """Every pair of the two lists under `ci`; else a third of them, on diagonals, so that each
+    item of either list is still checked, beside items of the other in turn (not always the
+    first one, as every third pair in order would give)."""
+    every = depth() >= 1.0
+    return [(a, b) for i, a in enumerate(first) for j, b in enumerate(second) if every or (i + j) % 3 == 0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,39 @@ from tests.support.parts import need, need_linux
 from tests.support.sni_host import PROPERTIES, WATCHER, CallError, SessionBus, call, start_session_bus
 
 WAIT = 30.0
+
+
+def start_xvfb(screen: str, **kw: Any) -> tuple[subprocess.Popen[bytes], int]:
+    """Xvfb on a display it picks itself (`-displayfd`: the number is written once the server
+    answers), and that number.  Picking the first number without a socket in /tmp/.X11-unix
+    raced: two tests started side by side (pytest -n, or another checkout's suite) chose the
+    same one, and the second Xvfb failed while its test talked to the first one's display."""
+    read, write = os.pipe()
+    try:
+        kw.setdefault("stdout", subprocess.DEVNULL)
+        kw.setdefault("stderr", subprocess.DEVNULL)
+        xvfb = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write), "-screen", "0", screen, "-nolisten", "tcp"], pass_fds=(write,), **kw
+        )
+        os.close(write)
+        write = -1
+        said = b""
+        while not said.endswith(b"\n"):
+            if not select.select([read], [], [], WAIT)[0]:
+                break
+            chunk = os.read(read, 16)
+            if not chunk:
+                break  # it exited: its stderr says why
+            said += chunk
+    finally:
+        os.close(read)
+        if write != -1:
+            os.close(write)
+    if not said.strip().isdigit():
+        xvfb.kill()
+        xvfb.wait(timeout=WAIT)
+        raise RuntimeError(f"Xvfb gave no display number within {WAIT:.0f} s (exit status {xvfb.poll()})")
+    return xvfb, int(said)
 
 
 def opener_recorder(folder: Path) -> tuple[dict[str, str], Path]:
@@ -102,12 +136,7 @@ def headless_desktop(tmp_path: Path, vault_recall_home: Path) -> Iterator[Deskto
     """Xvfb and a private session bus (never the machine's), nothing else running yet."""
     need_linux("the tray on a Linux desktop")
     need("xvfb", "dbus-daemon", "xdotool", "imagemagick")
-    number = next(n for n in range(300, 400) if not Path(f"/tmp/.X11-unix/X{n}").exists())
-    xvfb = subprocess.Popen(
-        ["Xvfb", f":{number}", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    xvfb, number = start_xvfb("1024x768x24")
     home = tmp_path / "person"
     runtime = tmp_path / "run"
     for folder in (home / ".config", runtime):
@@ -124,10 +153,6 @@ def headless_desktop(tmp_path: Path, vault_recall_home: Path) -> Iterator[Deskto
     session: Desktop | None = None
     bus = None
     try:
-        wait_until(
-            lambda: subprocess.run(["xdotool", "getdisplaygeometry"], env=env, capture_output=True).returncode == 0,
-            "the X server",
-        )
         # The bus gets the desktop's environment: services it starts (xfconfd) read this HOME.
         saved = dict(os.environ)
         os.environ.update(env)
@@ -214,26 +239,16 @@ type=statusnotifier
 
 
 @contextmanager
-def x_and_session_bus(
-    tmp_path: Path, *parts: str, displays: range = range(150, 250)
-) -> Iterator[tuple[SessionBus, dict[str, str]]]:
-    """A private session bus and an Xvfb display (its number the first free one of `displays`),
-    and the tray's environment on them; skips unless `parts` are here.  With xdotool among
-    them, the display is found answering first."""
+def x_and_session_bus(tmp_path: Path, *parts: str) -> Iterator[tuple[SessionBus, dict[str, str]]]:
+    """A private session bus and an Xvfb display (start_xvfb: answering once started), and the
+    tray's environment on them; skips unless `parts` are here."""
     need_linux("the StatusNotifierItem tray")
     need(*parts)
-    number = next(n for n in displays if not Path(f"/tmp/.X11-unix/X{n}").exists())
-    xvfb = subprocess.Popen(
-        ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    xvfb, number = start_xvfb("640x480x24")
     bus = start_session_bus()
     env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "PYSTRAY_BACKEND", "VAULT_RECALL_TRAY")}
     env.update(DISPLAY=f":{number}", DBUS_SESSION_BUS_ADDRESS=bus.address, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
     try:
-        if "xdotool" in parts:
-            subprocess.run(["xdotool", "sleep", "0"], env=env, check=False, timeout=30)  # the display answers
         yield bus, env
     finally:
         bus.stop()

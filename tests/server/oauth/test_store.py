@@ -4,9 +4,12 @@ file holds hashes only, readable by its owner."""
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
+import threading
 from contextlib import closing
+from pathlib import Path
 from typing import get_args
 
 import pytest
@@ -417,3 +420,21 @@ def test_an_access_token_is_taken_only_by_the_resource_it_was_issued_for() -> No
         assert client is None and why == (
             f"this access token was issued for {RESOURCE}, not for {other}: authorize at this address to use it"
         )
+
+
+def test_a_threads_connection_is_closed_when_the_thread_ends(tmp_path: Path) -> None:
+    # Each thread keeps its own connection to the store; a thread that ends (the tray's worker,
+    # an endpoint's) must not leave it open for the collector to find (Python 3.13 warns).
+    kept: list[sqlite3.Connection] = []
+
+    def use_the_store() -> None:
+        with oauth_store.connect(tmp_path / "oauth.sqlite3") as db:
+            kept.append(db)
+
+    thread = threading.Thread(target=use_the_store)
+    thread.start()
+    thread.join()
+    del thread
+    gc.collect()
+    with pytest.raises(sqlite3.ProgrammingError, match="closed database"):
+        kept[0].execute("SELECT 1")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import straight_recall
+from tests.support.depth import cases, crossed
 from tests.support.synthetic_vault import generate, generate_realistic
 from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
@@ -39,6 +40,22 @@ QUERIES = (
     "项目预算 plan",  # Chinese, as bigrams (words.py), and a word
 )
 SUBJECTS = (None, "projects", "build-system")  # none, a rule's, a property's
+# Each query asked in each exposure mode with each budget and limit under `ci`; in the fast
+# loop a third of them, every query, mode and budget still in one (tests/support/depth.py).
+ASKED = [
+    (query, mode, budget, limit)
+    for query, (mode, (budget, limit)) in crossed(
+        QUERIES, [(mode, sized) for mode in ("records", "vault") for sized in ((4096, 3), (65536, 20), (512, 1))]
+    )
+]
+# Each query counted across the whole vault, every record a client sees, or one subject's.
+COUNTED = [
+    (query, *where)
+    for query, where in crossed(
+        QUERIES,
+        [("vault", None), ("records", None), ("subjects", None), ("records", "build-system"), ("records", "projects")],
+    )
+]
 # Ordinary notes the folder rule takes, whose own properties say what record it makes.
 RULED: dict[str, str | bytes] = {
     "Archived plan.md": "---\nstatus: archived\n---\nthe plan, archived\n",
@@ -81,7 +98,7 @@ def scope(vault: Path, mode: ExposureMode) -> Scope:
     return Scope(client="t", vault=vault, exposure=Exposure(mode=mode, rules=rules))
 
 
-@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("query", cases(QUERIES))
 def test_the_ranking_is_the_straightforward_one(vault: Path, query: str) -> None:
     listing = list_notes(vault)
     records = [r for r in recall_records._every_note(listing, scope(vault, "vault"), []) if isinstance(r, MemoryRecord)]
@@ -98,9 +115,7 @@ def test_the_ranking_is_the_straightforward_one(vault: Path, query: str) -> None
         assert shortcut.rank() == straight.rank()
 
 
-@pytest.mark.parametrize("mode", ["records", "vault"])
-@pytest.mark.parametrize("query", QUERIES)
-@pytest.mark.parametrize(("budget", "limit"), [(4096, 3), (65536, 20), (512, 1)])
+@pytest.mark.parametrize(("query", "mode", "budget", "limit"), ASKED)
 def test_recall_answers_as_the_straightforward_way(
     vault: Path, mode: ExposureMode, query: str, budget: int, limit: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -125,11 +140,7 @@ def test_the_whole_vault_is_every_note_as_each_note_shows_it(vault: Path) -> Non
     assert problems and all(isinstance(r, MemoryRecord) for r in records)
 
 
-@pytest.mark.parametrize("query", QUERIES)
-@pytest.mark.parametrize(
-    ("mode", "subject"),
-    [("vault", None), ("records", None), ("subjects", None), ("records", "build-system"), ("records", "projects")],
-)
+@pytest.mark.parametrize(("query", "mode", "subject"), COUNTED)
 def test_notes_counted_from_their_bytes_rank_as_every_note_parsed(
     vault: Path, query: str, mode: ExposureMode, subject: str | None
 ) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.depth import cases
+from tests.support.depth import cases, crossed
 from tests.support.reference_tools import outcome, reference_backlinks, reference_read
 from tests.support.synthetic_vault import generate
 from tests.support.tricky_notes import TRICKY
@@ -50,9 +50,12 @@ def test_read_note_answers_as_the_version_that_held_every_note(vault: Path, mode
 def test_backlinks_answer_as_the_version_that_held_every_note(vault: Path, mode: ExposureMode) -> None:
     scope = Scope(client="t", vault=vault, exposure=Exposure(mode=mode, subjects=frozenset({"build-system"})))
     linked = 0
-    for argument in arguments(vault)[:40]:
-        for limit, budget, offset in ((50, 16384, 0), (1, 16384, 0), (2, 1024, 1)):
-            new = outcome(get_backlinks, scope, argument, limit, budget, offset)
-            assert new == outcome(reference_backlinks, scope, argument, limit, budget, offset), argument
-            linked += isinstance(new, dict) and bool(new["records"])
-    assert linked > 3 or mode == "subjects"  # few links join the notes of one subject
+    # Each argument with each page under `ci`; a third of them in the fast loop (depth.py).
+    pages = ((50, 16384, 0), (1, 16384, 0), (2, 1024, 1))
+    checked = crossed(arguments(vault)[:40], pages)
+    for argument, (limit, budget, offset) in checked:
+        new = outcome(get_backlinks, scope, argument, limit, budget, offset)
+        assert new == outcome(reference_backlinks, scope, argument, limit, budget, offset), argument
+        linked += isinstance(new, dict) and bool(new["records"])
+    # Some answers hold links (4 of the 120 under `ci`); few links join the notes of one subject.
+    assert linked * 30 >= len(checked) or mode == "subjects"
