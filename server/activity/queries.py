@@ -217,25 +217,23 @@ def _event(fields: Sequence[Any], notes: list[tuple[str, str | None]]) -> EventR
 
 def has_call_of(path: Path, pid: int, client_name: str) -> bool:
     """Whether the store holds a call the process `pid` made as the client `client_name`."""
-    if not path.exists():
-        return False
-    try:
-        connection = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, timeout=2)
-    except sqlite3.Error:
-        return False
-    try:
-        row = connection.execute(
-            "SELECT COUNT(*) FROM events WHERE pid = ? AND client_name = ?", (pid, client_name)
-        ).fetchone()
-    except sqlite3.Error:
-        return False
-    finally:
-        connection.close()
+    row = _probe_row(path, "SELECT COUNT(*) FROM events WHERE pid = ? AND client_name = ?", (pid, client_name))
     return bool(row and row[0])
 
 
 def client_of_call(path: Path, client_name: str, client_version: str) -> str | None:
     """The client the newest call made as `client_name` at `client_version` was recorded under."""
+    row = _probe_row(
+        path,
+        "SELECT client FROM events WHERE client_name = ? AND client_version = ? ORDER BY id DESC LIMIT 1",
+        (client_name, client_version),
+    )
+    return str(row[0]) if row else None
+
+
+def _probe_row(path: Path, query: str, parameters: tuple[object, ...]) -> tuple[object, ...] | None:
+    """The first row `query` finds, read only; None where there is no store, it cannot be read,
+    or nothing matches."""
     if not path.exists():
         return None
     try:
@@ -243,15 +241,12 @@ def client_of_call(path: Path, client_name: str, client_version: str) -> str | N
     except sqlite3.Error:
         return None
     try:
-        row = connection.execute(
-            "SELECT client FROM events WHERE client_name = ? AND client_version = ? ORDER BY id DESC LIMIT 1",
-            (client_name, client_version),
-        ).fetchone()
+        row: tuple[object, ...] | None = connection.execute(query, parameters).fetchone()
     except sqlite3.Error:
         return None
     finally:
         connection.close()
-    return str(row[0]) if row else None
+    return row
 
 
 def forget_calls_of(path: Path, pid: int, client_name: str) -> None:
