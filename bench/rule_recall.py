@@ -132,10 +132,14 @@ def medians(times: dict[str, list[float]], baseline: list[float], notes: int) ->
 def table(results: list[WayResult], heading: str = "recall_context", width: int = 26) -> str:
     lines = [f"{'notes':>7}  {heading:<{width}} {'p50 ms':>8} {'rg ms':>8} {'× rg':>6}"]
     for r in results:
-        rg = f"{r.rg_p50_ms:8.1f}" if r.rg_p50_ms is not None else f"{'–':>8}"
-        ratio = f"{r.ratio:6.2f}" if r.ratio is not None else f"{'–':>6}"
-        lines.append(f"{r.notes:>7}  {r.way:<{width}} {r.p50_ms:8.1f} {rg} {ratio}")
+        lines.append(f"{r.notes:>7}  {r.way:<{width}} {r.p50_ms:8.1f} {rg_cells(r.rg_p50_ms, r.ratio)}")
     return "\n".join(lines)
+
+
+def rg_cells(rg_p50_ms: float | None, ratio: float | None) -> str:
+    """A table's ripgrep and ratio columns; a dash where rg is not installed."""
+    rg = f"{rg_p50_ms:8.1f}" if rg_p50_ms is not None else f"{'–':>8}"
+    return f"{rg} {ratio:6.2f}" if ratio is not None else f"{rg} {'–':>6}"
 
 
 def main(argv: list[str] | None = None) -> int:

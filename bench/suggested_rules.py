@@ -31,7 +31,7 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from bench.rule_recall import command, params
+from bench.rule_recall import command, params, rg_cells
 from bench.tools import machine, ripgrep
 
 WORDS = ("kanban", "calendar", "dataview", "excalidraw", "zettelkasten", "graph", "plugin", "theme")
@@ -119,9 +119,7 @@ async def measure(vault: Path, rounds: int) -> list[Result]:
 def table(results: list[Result]) -> str:
     lines = [f"{'whole-vault recall_context':<28} {'rules':>5} {'p50 ms':>8} {'rg ms':>8} {'× rg':>6}"]
     for r in results:
-        rg = f"{r.rg_p50_ms:8.1f}" if r.rg_p50_ms is not None else f"{'–':>8}"
-        ratio = f"{r.ratio:6.2f}" if r.ratio is not None else f"{'–':>6}"
-        lines.append(f"{r.way:<28} {r.rules:>5} {r.p50_ms:8.1f} {rg} {ratio}")
+        lines.append(f"{r.way:<28} {r.rules:>5} {r.p50_ms:8.1f} {rg_cells(r.rg_p50_ms, r.ratio)}")
     return "\n".join(lines)
 
 
