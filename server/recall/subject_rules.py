@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 from vault_recall.server.obsidian.values import PropertyValue
 
@@ -36,7 +36,9 @@ if TYPE_CHECKING:  # a Scope holds rules: `serve` imports this before it answers
     from vault_recall.server.obsidian.note import Note
     from vault_recall.server.vault.daily_notes import DailyNotes
 
-RULE_KINDS = ("folder", "tag", "property", "daily_notes")
+# What a rule takes notes by: the closed set `SubjectRule.kind` names.
+RuleKind = Literal["folder", "tag", "property", "daily_notes"]
+RULE_KINDS: tuple[RuleKind, ...] = get_args(RuleKind)
 # `[[Target]]`, `[[Target|shown]]`, `[[Target#Heading]]`: the note a wikilink names.
 _WIKILINK = re.compile(r"^\s*!?\[\[([^\[\]|#^]*)(?:[#^][^\[\]|]*)?(?:\|[^\[\]]*)?\]\]\s*$")
 
@@ -54,7 +56,7 @@ class SubjectRule:
     daily_notes: bool = False
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> RuleKind:
         if self.folder is not None:
             return "folder"
         if self.tag is not None:
