@@ -32,6 +32,9 @@ class Part:
     name: str  # what the skip calls it
     source: str  # where it comes from
     present: Callable[[], bool]
+    # Whether .ci/run's install serves this interpreter: Debian builds python3-gi for its own
+    # Python only, so a venv of pyenv's 3.12 has no PyGObject even under CI.
+    installed_here: Callable[[], bool] = lambda: True
 
     def missing(self) -> str:
         verb = "are" if " and " in self.name else "is"
@@ -79,6 +82,19 @@ def gtk_probe(python: str = sys.executable) -> tuple[bool, bool]:
     return "gi" in words, "gtk" in words
 
 
+@functools.cache
+def is_system_python_version() -> bool:
+    """Whether this interpreter is the version of the system's python3, the one Debian's
+    python3-gi is built for."""
+    system = shutil.which("python3", path="/usr/bin")
+    if system is None:
+        return False
+    done = subprocess.run(
+        [system, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() == str(sys.version_info[:2])
+
+
 def beside_python(name: str) -> Path | None:
     """A program the test extra installs into this environment (or found on PATH)."""
     here = Path(sys.executable).with_name(name + (".exe" if sys.platform == "win32" else ""))
@@ -112,8 +128,10 @@ PARTS: dict[str, Part] = {
     "desktop-file-validate": Part(
         "desktop-file-validate", "Debian: desktop-file-utils", program("desktop-file-validate")
     ),
-    "python3-gi": Part("PyGObject", "Debian: python3-gi", lambda: gtk_probe()[0]),
-    "gtk": Part("GTK 3's introspection data", "Debian: gir1.2-gtk-3.0", lambda: gtk_probe()[1]),
+    "python3-gi": Part("PyGObject", "Debian: python3-gi", lambda: gtk_probe()[0], is_system_python_version),
+    "gtk": Part(
+        "GTK 3's introspection data", "Debian: gir1.2-gtk-3.0", lambda: gtk_probe()[1], is_system_python_version
+    ),
     # Tools some tests run besides.
     "setpriv": Part("setpriv", "Debian: util-linux", program("setpriv")),
     "ripgrep": Part("ripgrep (rg)", "Debian: ripgrep", program("rg")),
@@ -160,7 +178,10 @@ def need(*names: str, context: str = "") -> None:
     if not absent:
         return
     reason = "; ".join(absent) + (f": {context}" if context else "")
-    if os.environ.get("CI"):
+    ci_installs = all(PARTS[name].installed_here() for name in names if not PARTS[name].present())
+    if not ci_installs:
+        reason += f" (the system's packages serve the system's Python, not {sys.version.split()[0]})"
+    if os.environ.get("CI") and ci_installs:
         pytest.fail(f"CI must run this test, but {reason} (.ci/run installs it)")
     pytest.skip(reason)
 
