@@ -12,6 +12,7 @@ recall that needs one: answering `initialize` imports none of this.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -73,11 +74,21 @@ def stop_words(name: str) -> frozenset[str]:
     return frozenset(fold_for_ranking(word) for word in STOP_WORDS[name].split())
 
 
-@functools.cache
-def _stemmer(name: str) -> Stemmer:
-    import snowballstemmer  # type: ignore[import-untyped]
+# A Snowball stemmer keeps the word it works on in its own fields, so one shared by two threads
+# (two calls at once over HTTP, or the pool's share beside a call) mixes their words up and
+# fails with an IndexError: each thread has its own.
+_PER_THREAD = threading.local()
 
-    found: Stemmer = snowballstemmer.stemmer(name)
+
+def _stemmer(name: str) -> Stemmer:
+    held: dict[str, Stemmer] | None = getattr(_PER_THREAD, "stemmers", None)
+    if held is None:
+        held = _PER_THREAD.stemmers = {}
+    found = held.get(name)
+    if found is None:
+        import snowballstemmer  # type: ignore[import-untyped]
+
+        found = held[name] = snowballstemmer.stemmer(name)
     return found
 
 
