@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+from zlib import crc32
 
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
@@ -37,7 +38,10 @@ class Match:
     path: str
     title: str
     text_size: int  # the text's size as a JSON string
-    revision: str
+    # The length and CRC-32 of the note's bytes: enough to know the note read again for the
+    # answer is the one matched — its SHA-256 revision is worked out for those few alone.
+    size: int
+    crc: int
     mtime_ns: int
     date: str | None
     score: float = 0.0
@@ -74,13 +78,18 @@ class Match:
         return held * len(self.query.holdable) / len(counted) if counted else 1.0
 
 
+# A Match's fields up to `date`, as a pass keeps them until the record is scored.
+MatchFields = tuple[str, str, int, int, int, int, str | None]
+
+
 def slim(record: MemoryRecord, **found: Any) -> Match:
     note = record.note
     return Match(
         path=note.path,
         title=note.title,
         text_size=json_text_size(note.body),
-        revision=note.revision,
+        size=len(note.data),
+        crc=crc32(note.data),
         mtime_ns=note.mtime_ns,
         date=record.date,
         **found,
@@ -176,10 +185,10 @@ class Ranked:
     holding_none: tuple[int, int] = (0, 0)  # (how many records hold no term, their total length)
     # (index in `every`, the record as Match fields up to `date`, its counts): a Match is made
     # once scored — a vault of matches would otherwise make each one three times.
-    answering: list[tuple[int, tuple[str, str, int, str, int, str | None], Evidence]] = field(default_factory=list)
+    answering: list[tuple[int, MatchFields, Evidence]] = field(default_factory=list)
     # The same for records holding a meaningful word that is not required, kept only while no
     # record holding a required word has been seen: the closest there are, when none does.
-    closest: list[tuple[int, tuple[str, str, int, str, int, str | None], Evidence]] = field(default_factory=list)
+    closest: list[tuple[int, MatchFields, Evidence]] = field(default_factory=list)
     memo: StemMemo = field(init=False)
 
     def __post_init__(self) -> None:
@@ -213,7 +222,16 @@ class Ranked:
         kept = self.answering if self.answers(evidence) else self.closest if self.is_closest(evidence) else None
         if kept is not None:
             note = record.note
-            found = (note.path, note.title, json_text_size(note.body), note.revision, note.mtime_ns, record.date)
+            data = note.data
+            found = (
+                note.path,
+                note.title,
+                json_text_size(note.body),
+                len(data),
+                crc32(data),
+                note.mtime_ns,
+                record.date,
+            )
             kept.append((len(self.every), found, evidence))
             if kept is self.answering:
                 self.closest.clear()  # never wanted now: a record holds a required word
