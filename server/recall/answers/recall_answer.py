@@ -83,8 +83,8 @@ class RecallShapes:
     answering: set[tuple[str, str]] = field(default_factory=set)
 
     def whole(self, found: Match, root: Path) -> Record:
-        note = read_again(root, found.path, found.revision)
-        return shape(found, self.vault, note.body, self.dated, self._together(found, note))
+        note = read_again(root, found.path, found.size, found.crc)
+        return shape(found, self.vault, note.body, self.dated, self._together(found, note), note.revision)
 
     def _together(self, found: Match, note: Note) -> float | None:
         """The record's coverage, noting whether it answers."""
@@ -92,7 +92,7 @@ class RecallShapes:
         if held is None:
             return None
         if held.answers:
-            self.answering.add((found.path, found.revision))
+            self.answering.add((found.path, note.revision))
         return held.share
 
     def size(self, found: Match) -> int:
@@ -100,14 +100,16 @@ class RecallShapes:
         returned records are read again.  Its coverage is worked out then too: sized here as its
         widest value (0.xx)."""
         widest = None if found.coverage() is None else 0.99
-        return json_size(shape(found, self.vault, "", self.dated, widest)) - json_size("") + found.text_size
+        return (
+            json_size(shape(found, self.vault, "", self.dated, widest, ANY_REVISION)) - json_size("") + found.text_size
+        )
 
     def in_passages(self, found: Match, root: Path, room: int) -> Record | None:
         """The record with its best passages (passages.py) in place of its text, and its size
         whole in `bytes`, its JSON at most `room` bytes — None when not one passage fits.
         Raises NoteChanged when the note changed since it matched."""
-        note = read_again(root, found.path, found.revision)
-        whole = shape(found, self.vault, "", self.dated, self._together(found, note))
+        note = read_again(root, found.path, found.size, found.crc)
+        whole = shape(found, self.vault, "", self.dated, self._together(found, note), note.revision)
         shaped: Record = {}  # type: ignore[typeddict-item]  # keys added in the wire order
         for key, value in whole.items():
             if key == "text":
@@ -164,10 +166,10 @@ class RecallShapes:
         """The record with no `text`, its size with it in `bytes` and how to read it in `hint`
         — None when it changed since it matched (the next call reads it as it is then)."""
         try:
-            note = read_again(root, found.path, found.revision)
+            note = read_again(root, found.path, found.size, found.crc)
         except NoteChanged:
             return None
-        shaped = shape(found, self.vault, "", self.dated, self._together(found, note))
+        shaped = shape(found, self.vault, "", self.dated, self._together(found, note), note.revision)
         del shaped["text"]
         shaped["bytes"] = self.size(found)
         shaped["hint"] = TOO_LARGE_HINT
@@ -179,12 +181,18 @@ class RecallShapes:
         return budget // NAMED_SHARE
 
 
-def shape(found: Match, vault: str, text: str, dated: bool, coverage: float | None) -> Record:
+# Any SHA-256 hex digest: what sizing a record needs of its revision (its length), before the
+# note is read again.
+ANY_REVISION = "0" * 64
+
+
+def shape(found: Match, vault: str, text: str, dated: bool, coverage: float | None, revision: str) -> Record:
+    """The record of a match: `revision`, its note's as read again (or ANY_REVISION to size it)."""
     shaped: Record = {
         "path": found.path,
         "title": found.title,
         "text": text,
-        "revision": found.revision,
+        "revision": revision,
         "modified": found.modified,
         "uri": obsidian_uri(vault, found.path),
         "matched": found.matched(),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
@@ -376,16 +377,19 @@ ATTEMPTS = 3
 CHANGING_REASON = f"notes kept changing while they were read ({ATTEMPTS} times); ask again"
 
 
-def read_again(root: Path, path: str, revision: str) -> Note:
+def read_again(root: Path, path: str, size: int, crc: int) -> Note:
     """The note at `path`, read again for the few records an answer returns: calls keep only
     numbers for the many they find (whole notes would be most of a large vault's memory).
-    Raises NoteChanged unless its bytes are still those of `revision`."""
+    Raises NoteChanged unless its bytes are still those matched: `size` bytes of CRC-32 `crc`
+    (their SHA-256, the revision an answer gives, is worked out for the notes read again only)."""
     try:
         raw = read_note_bytes(root, path)
     except (OSError, NoteTooLarge):
         raise NoteChanged(path) from None
+    if len(raw.data) != size or zlib.crc32(raw.data) != crc:
+        raise NoteChanged(path)
     parsed = parse_note(path, raw.data, raw.mtime_ns)
     note = parsed.readable if isinstance(parsed, InvalidNote) else parsed
-    if note is None or note.revision != revision:
+    if note is None:
         raise NoteChanged(path)
     return note

@@ -57,16 +57,27 @@ def holding(evidence: Sequence[Evidence], terms: int) -> tuple[int, ...]:
     return tuple(sum(1 for record in evidence if record.weights[t] > 0) for t in range(terms))
 
 
-def scores(evidence: Sequence[Evidence], weights: Sequence[float], held_by: Sequence[int] | None = None) -> list[float]:
+def scores(
+    evidence: Sequence[Evidence],
+    weights: Sequence[float],
+    held_by: Sequence[int] | None = None,
+    holding_none: tuple[int, int] = (0, 0),
+) -> list[float]:
     """Each record's BM25F score; `weights[i]` scales term i (1, or FRAMING_WEIGHT).  `held_by`:
-    `holding(evidence, len(weights))` when the caller has counted it already."""
+    `holding(evidence, len(weights))` when the caller has counted it already.  `holding_none`:
+    (how many, their total length) of further records holding no term, counted but not listed —
+    all BM25 needs of a record that cannot score is that it is one more, and its length."""
     if not evidence:
         return []
     terms = range(len(weights))
     weighted = [record.weights for record in evidence]
     holding_ = held_by if held_by is not None else holding(evidence, len(weights))
-    term_idf = [idf(len(evidence), holding_[t]) * weights[t] for t in terms]
-    average = sum(record.length for record in evidence) / len(evidence) or 1.0
+    others, others_length = holding_none
+    records = len(evidence) + others
+    term_idf = [idf(records, holding_[t]) * weights[t] for t in terms]
+    # Lengths are whole numbers: their sum is exact in any order, so the mean is the same float
+    # whether a record is listed or only counted.
+    average = (sum(record.length for record in evidence) + others_length) / records or 1.0
     found = []
     for record, row in zip(evidence, weighted, strict=True):
         norm = K1 * (1 - B + B * record.length / average)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+from zlib import crc32
 
 from vault_recall.server.obsidian.note import Note, iso_utc
 from vault_recall.server.recall.packing import json_text_size
@@ -25,7 +26,7 @@ from vault_recall.server.recall.ranking.query_terms import Query, StemMemo, resp
 from vault_recall.server.recall.ranking.record_terms import Together, evidence_of, together
 from vault_recall.server.recall.ranking.strict_match import strict_match
 from vault_recall.server.recall.records import MemoryRecord
-from vault_recall.server.recall.results import FIELDS, MatchField
+from vault_recall.server.recall.results import MatchField
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +38,10 @@ class Match:
     path: str
     title: str
     text_size: int  # the text's size as a JSON string
-    revision: str
+    # The length and CRC-32 of the note's bytes: enough to know the note read again for the
+    # answer is the one matched — its SHA-256 revision is worked out for those few alone.
+    size: int
+    crc: int
     mtime_ns: int
     date: str | None
     score: float = 0.0
@@ -74,13 +78,18 @@ class Match:
         return held * len(self.query.holdable) / len(counted) if counted else 1.0
 
 
+# A Match's fields up to `date`, as a pass keeps them until the record is scored.
+MatchFields = tuple[str, str, int, int, int, int, str | None]
+
+
 def slim(record: MemoryRecord, **found: Any) -> Match:
     note = record.note
     return Match(
         path=note.path,
         title=note.title,
         text_size=json_text_size(note.body),
-        revision=note.revision,
+        size=len(note.data),
+        crc=crc32(note.data),
         mtime_ns=note.mtime_ns,
         date=record.date,
         **found,
@@ -170,78 +179,73 @@ class Ranked:
     query: Query
     dated: bool
     reports_weak: bool = True
-    every: list[Evidence] = field(default_factory=list)  # each record's counts, in the order shown
+    # Each record's counts, in the order shown — of those that hold a term or are kept; a
+    # record holding none (most of a vault) is only counted, with its length: `holding_none`.
+    every: list[Evidence] = field(default_factory=list)
+    holding_none: tuple[int, int] = (0, 0)  # (how many records hold no term, their total length)
     # (index in `every`, the record as Match fields up to `date`, its counts): a Match is made
     # once scored — a vault of matches would otherwise make each one three times.
-    answering: list[tuple[int, tuple[str, str, int, str, int, str | None], Evidence]] = field(default_factory=list)
+    answering: list[tuple[int, MatchFields, Evidence]] = field(default_factory=list)
     # The same for records holding a meaningful word that is not required, kept only while no
     # record holding a required word has been seen: the closest there are, when none does.
-    closest: list[tuple[int, tuple[str, str, int, str, int, str | None], Evidence]] = field(default_factory=list)
+    closest: list[tuple[int, MatchFields, Evidence]] = field(default_factory=list)
     memo: StemMemo = field(init=False)
-    nothing: Evidence | None = None  # the counts of a record holding no term (measure_unheld)
 
     def __post_init__(self) -> None:
         self.memo = StemMemo(self.query.languages)
 
     def __getstate__(self) -> dict[str, Any]:
-        # Sent back by a worker process (finding/pool.py): numbers only.  What it stemmed stays
-        # there, and a record holding no term (most of a vault) goes as its length alone.
-        state = {name: value for name, value in self.__dict__.items() if name not in ("memo", "every")}
-        nothing = self.nothing.counts if self.nothing is not None else None
-        state["every"] = [e.length if e.counts is nothing else e for e in self.every]
-        return state
+        # Sent back by a worker process (finding/pool.py): numbers only.  What it stemmed stays there.
+        return {name: value for name, value in self.__dict__.items() if name != "memo"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        every: list[int | Evidence] = state.pop("every")
         self.__dict__.update(state)
         self.memo = StemMemo(self.query.languages)
-        nothing = self.nothing
-        if nothing is not None:
-            # One Evidence per length, shared (never changed): making one costs more than the
-            # rest of unpickling it.
-            made: dict[int, Evidence] = {}
-
-            def zero(length: int) -> Evidence:
-                found = made.get(length)
-                if found is None:
-                    found = made[length] = Evidence(nothing.counts, length, nothing.weights)
-                return found
-
-            every = [zero(e) if isinstance(e, int) else e for e in every]
-        self.every = every  # type: ignore[assignment]  # every int was made an Evidence above
 
     def fresh(self) -> Ranked:
         return replace(
             self,
             every=[],
+            holding_none=(0, 0),
             answering=[],
             closest=[],
             query=replace(self.query, common=frozenset(), held_by=()),
-            nothing=None,
         )
 
     @property
     def count(self) -> int:
         """How many records it was shown."""
-        return len(self.every)
+        return len(self.every) + self.holding_none[0]
 
     def measure(self, record: MemoryRecord) -> None:
         evidence = evidence_of(record.note, self.query, self.memo)
         kept = self.answering if self.answers(evidence) else self.closest if self.is_closest(evidence) else None
         if kept is not None:
             note = record.note
-            found = (note.path, note.title, json_text_size(note.body), note.revision, note.mtime_ns, record.date)
+            data = note.data
+            found = (
+                note.path,
+                note.title,
+                json_text_size(note.body),
+                len(data),
+                crc32(data),
+                note.mtime_ns,
+                record.date,
+            )
             kept.append((len(self.every), found, evidence))
             if kept is self.answering:
                 self.closest.clear()  # never wanted now: a record holds a required word
+        elif not any(evidence.weights):
+            self.measure_unheld(evidence.length)
+            return
         self.every.append(evidence)
 
     def measure_unheld(self, length: int) -> None:
-        """A record told to hold no term (answers/unheld.py): counted, with its length — it
-        cannot answer a query with required terms, the only kind it is told for."""
-        if self.nothing is None:  # one set of zero counts, shared: it is never changed
-            self.nothing = Evidence.of(dict.fromkeys(FIELDS, [0] * len(self.query.terms)), 0)
-        self.every.append(Evidence(self.nothing.counts, length, self.nothing.weights))
+        """A record holding no term (answers/unheld.py tells some from their bytes): counted,
+        with its length — it cannot answer a query with required terms, the only kind it is
+        told for, and no term's statistics count it."""
+        count, total = self.holding_none
+        self.holding_none = (count + 1, total + length)
 
     def absorb(self, later: Ranked) -> None:
         """What `later` measured of the records after this one's (a pass split in shares), as
@@ -254,6 +258,7 @@ class Ranked:
         elif not self.answering:
             self.closest.extend((index + offset, found, evidence) for index, found, evidence in later.closest)
         self.every.extend(later.every)
+        self.holding_none = (self.holding_none[0] + later.holding_none[0], self.holding_none[1] + later.holding_none[1])
 
     def answers(self, evidence: Evidence) -> bool:
         required = self.query.required
@@ -275,8 +280,8 @@ class Ranked:
         # How many records hold each term, counted once: BM25's document frequencies, and what
         # the weak mark needs (record_terms.answers): which terms most hold, and how many hold each.
         held_by = holding(self.every, len(self.query.terms))
-        found = scores(self.every, weights, held_by)
-        common = common_terms(held_by, len(self.every), self.query.required)
+        found = scores(self.every, weights, held_by, self.holding_none)
+        common = common_terms(held_by, self.count, self.query.required)
         self.query = replace(self.query, common=common, held_by=held_by)
         query = self.query
         # As slim() makes them, positionally: one Match per answering record.

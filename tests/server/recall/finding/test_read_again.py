@@ -3,6 +3,7 @@ between must never be returned half old, half new — the call starts over inste
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,9 +71,9 @@ def test_records_past_the_limit_are_never_read_again(tmp_path: Path, monkeypatch
     read: list[str] = []
     real = scan.read_again
 
-    def counting(root: Path, path: str, revision: str) -> Any:
+    def counting(root: Path, path: str, *rest: Any) -> Any:
         read.append(path)
-        return real(root, path, revision)
+        return real(root, path, *rest)
 
     monkeypatch.setattr(recall_answer, "read_again", counting)
     scope = Scope(client="t", vault=vault, exposure=Exposure())
@@ -111,3 +112,35 @@ def test_a_long_run_of_hashes_is_matched_in_one_pass(tmp_path: Path) -> None:
     matched = {r["path"]: r["matched"] for r in result["records"]}
     assert matched["Plain.md"] == {"cache": ["body"]}
     assert "Colours.md" not in matched and result["omitted"] == 1  # too large for 4096 bytes, still counted
+
+
+def test_only_the_records_returned_have_their_revision_worked_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A recall matches many notes and returns a few: the SHA-256 of each note's bytes (its
+    # revision) is worked out for those alone; the others are told apart by length and CRC-32.
+    notes = {f"Decision {n}.md": f"---\nsubject: build-system\n---\ncache decision {n}\n" for n in range(12)}
+    vault = write_vault(tmp_path / "v", notes)
+    hashed: list[bytes] = []
+    real = hashlib.sha256
+
+    def counting(data: bytes) -> Any:
+        hashed.append(bytes(data))
+        return real(data)
+
+    monkeypatch.setattr(hashlib, "sha256", counting)  # what Note.revision calls
+    for mode in ("records", "vault"):
+        hashed.clear()
+        scope = Scope(client="t", vault=vault, exposure=Exposure(mode=mode))
+        result = recall_records.recall_context(scope, None if mode == "vault" else "build-system", "cache", limit=2)
+        assert len(result["records"]) == 2 and result["omitted"] == 10
+        returned = {(vault / r["path"]).read_bytes() for r in result["records"]}
+        assert set(hashed) == returned
+
+
+def test_a_note_saved_at_the_same_length_is_recalled_as_saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = write_vault(tmp_path / "v", {"Decision.md": OLD})
+    same_length = OLD.replace("old", "new")
+    passes = saving_after_passes(monkeypatch, vault / "Decision.md", [same_length])
+    result = recall_records.recall_context(Scope(client="t", vault=vault, exposure=Exposure()), "build-system", "cache")
+    assert [r["text"] for r in result["records"]] == ["new cache decision\n"] and len(passes) == 2

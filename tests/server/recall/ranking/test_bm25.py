@@ -102,3 +102,21 @@ def test_coverage_is_the_share_of_required_words_held_anywhere() -> None:
     assert coverage(record, [0, 1, 2]) == 2 / 3
     assert coverage(record, [0, 2]) == 1.0
     assert coverage(record, []) == 1.0
+
+
+@given(st.lists(records, max_size=8), st.lists(st.integers(1, 20_000), max_size=8), weights, st.randoms())
+def test_records_holding_no_term_may_be_counted_instead_of_listed(
+    listed: list[Evidence], lengths: list[int], term_weights: list[float], rng: object
+) -> None:
+    """A record holding no query word scores nothing and changes others' scores only as one
+    more record of its length: counted with its length, never listed, every other score is
+    the same float as when it is listed — wherever among the others it was."""
+    unlisted = [holding_none(length) for length in lengths]
+    together = [*listed, *unlisted]
+    order = list(range(len(together)))
+    rng.shuffle(order)  # type: ignore[attr-defined]
+    mixed = [together[i] for i in order]
+    every = dict(zip(order, scores(mixed, term_weights), strict=True))
+    counted = scores(listed, term_weights, holding_none=(len(lengths), sum(lengths)))
+    assert counted == [every[i] for i in range(len(listed))]
+    assert all(every[i] == 0 for i in range(len(listed), len(together)))
