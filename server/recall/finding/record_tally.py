@@ -123,13 +123,6 @@ class PlainNote:
     body_start: int = 0  # where its body begins: the byte after the block's closing line
 
 
-def plain_record(start: bytes | bytearray, length: int) -> RecordFacts | None:
-    """(subjects, status, kind) of the valid record whose whole note is `start[:length]`, when
-    its properties block is of the plainest shape; None when unsure."""
-    plain = plain_note(start, length)
-    return None if plain is None else plain.record
-
-
 def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
     """What the note whose whole bytes are `start[:length]` is, when its properties block is of
     the plainest shape and it is valid — a record the rules accept, or a note without `subject`;

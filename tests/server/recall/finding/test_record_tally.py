@@ -17,7 +17,7 @@ from tests.support.whole_vault import scan_vault
 from tests.support.yaml_blocks import SCALARS
 from vault_recall.server.obsidian.note import InvalidNote, parse_note
 from vault_recall.server.recall.answers import subjects
-from vault_recall.server.recall.finding.record_tally import Tally, plain_note, plain_record
+from vault_recall.server.recall.finding.record_tally import RecordFacts, Tally, plain_note
 from vault_recall.server.recall.finding.scan import each_tally
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
@@ -32,6 +32,12 @@ def full_reading(data: bytes) -> tuple[tuple[str, ...], str, str] | None:
         return None
     record = as_record(parsed)
     return (record.subjects, record.status, record.kind) if isinstance(record, MemoryRecord) else None
+
+
+def plain_record(data: bytes, length: int) -> RecordFacts | None:
+    """The record the plainest-block reading counts of a whole note (None: unsure, or none)."""
+    plain = plain_note(data, length)
+    return None if plain is None else plain.record
 
 
 def agrees(data: bytes) -> bool:
