@@ -133,9 +133,7 @@ def unheld_look(
         body_start = 0
         if plain is not None:
             body_start = plain.body_start
-            if plain.record is None and (
-                data.find(b"\nstatus", 0, body_start) >= 0 or data.find(b"\nkind", 0, body_start) >= 0
-            ):
+            if plain.own_state:
                 return "parse"  # an ordinary note's own status or kind: ruled_record reads them
             if numbers_matter and plain.may_hold_numbers(data):
                 return "parse"  # a number among its values is read as the number's text ('0x1F': '31')

@@ -126,6 +126,9 @@ class PlainNote:
 
     record: RecordFacts | None  # the valid record it is; None: no `subject`, an ordinary note
     body_start: int = 0  # where its body begins: the byte after the block's closing line
+    # An ordinary note naming its own `status` or `kind`: a subject rule's record of it reads
+    # them (records.ruled_record), so only the full reading can say what it is.
+    own_state: bool = False
 
     def may_hold_numbers(self, start: bytes | bytearray) -> bool:
         """Could a value of its block (in `start`, the note's bytes) be read by YAML as a
@@ -148,7 +151,8 @@ def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
     if len(set(names)) != len(names) or not KEYWORD_BYTES.isdisjoint(names):
         return None  # a duplicate is an error to YAML; a keyword name is no text
     if b"subject" not in names:
-        return PlainNote(None, block.end()) if is_utf8(start, length) else None
+        own_state = b"status" in names or b"kind" in names
+        return PlainNote(None, block.end(), own_state) if is_utf8(start, length) else None
     found = {name: (value.rstrip(b" "), b"") for name, value in lines if name in _RECORD_NAMES}
     if not found[b"subject"][0]:
         listed = _SUBJECT_ITEMS.search(start, first, last)
