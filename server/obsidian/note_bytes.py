@@ -24,6 +24,9 @@ import re
 # note is not, but whose properties the full reading still looks into for a broken note).
 UTF8_BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+# How a note starts when the fast readers leave it to the full reading, which decodes it
+# whole: a BOM before no properties block (BLOCK_STARTS takes one before a block), or UTF-16's.
+BOM_STARTS = (UTF8_BOM, *UTF16_BOMS)
 # Line breaks YAML knows besides '\n' and '\r\n' (a lone CR, NEL, the Unicode line and
 # paragraph separators): where a block holds one, YAML's lines are not the lines seen in bytes.
 UNICODE_BREAKS = rb"\xc2\x85|\xe2\x80[\xa8\xa9]"  # NEL, U+2028, U+2029 as UTF-8

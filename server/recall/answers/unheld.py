@@ -43,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from vault_recall.server.obsidian.note import NUMBER_WORD, InvalidNote, Note, note_title
-from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS, lf_text
+from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, BOM_STARTS, lf_text
 from vault_recall.server.recall.answers.search import searched_text
 from vault_recall.server.recall.finding.looking import Answer, Told
 from vault_recall.server.recall.finding.record_tally import plain_note
@@ -137,7 +137,7 @@ def unheld_look(
                 return "parse"  # an ordinary note's own status or kind: ruled_record reads them
             if numbers_matter and plain.may_hold_numbers(data):
                 return "parse"  # a number among its values is read as the number's text ('0x1F': '31')
-        elif data.startswith(_OTHER_STARTS):
+        elif data.startswith(BOM_STARTS):
             return "parse"  # a BOM before no block, or UTF-16: read whole
         if ascii_text:
             crlf = data.count(b"\r\n", body_start) if b"\r" in data else 0  # a memchr first
@@ -170,10 +170,6 @@ def unheld_look(
         return Told(Unheld(len(body) + len(title)))
 
     return look
-
-
-# A BOM: UTF-8's before text that is no properties block, or UTF-16's.
-_OTHER_STARTS = (UTF8_BOM, *UTF16_BOMS)
 
 
 def shown_anyway(trouble: InvalidNote) -> Note | None:
