@@ -4,8 +4,9 @@ YAML keyword and a subject slug look like.
 
 Two kinds of reader take these rules from here.  The full reading (note.py, properties.py,
 flat_properties.py) decodes a note and builds it; the fast paths of recall (record_tally.py,
-subject_prefilter.py, search.py) decide from the raw bytes what that reading would give, or
-say they are unsure.  Each rule is one pattern source, compiled here for text and for bytes
+whose plainest-block grammar answers for view.py, search.py and unheld.py too, and
+subject_prefilter.py) decide from the raw bytes what that reading would give, or say they
+are unsure.  Each rule is one pattern source, compiled here for text and for bytes
 alike where both kinds of reader need it, so the two cannot drift apart on it; the
 equivalence tests (tests/server/recall/finding/test_fast_scan.py, test_record_tally.py,
 test_seen_from_bytes.py, tests/server/obsidian/test_flat_properties.py) prove the rest.
