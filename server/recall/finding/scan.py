@@ -332,10 +332,6 @@ def each_tally(root: Path, listing: VaultListing, rules: SubjectRules = NO_RULES
                 yield item
 
 
-# How far into a note `subject` is looked for, to guess it a record (either way the same answer).
-_NEAR_START = 512
-
-
 def _tally_or_read(chain: FolderChain, path: str, buffer: bytearray, rules: SubjectRules) -> Tally | NoteBytes | None:
     """One note for each_tally: None when it cannot be a record, its Tally when its bytes
     show a plain record, else its whole bytes to parse."""
@@ -345,11 +341,10 @@ def _tally_or_read(chain: FolderChain, path: str, buffer: bytearray, rules: Subj
         whole = length < len(buffer)
         if rules and rules.may_take(path, start[:length] if whole else b"", whole):
             return read_rest(fd, path, start, length)  # a subject rule may take it: parsed
-        # A note naming `subject` near its start is most likely a record: its block is read
-        # once, by the plainest-block grammar (plainly_not_about never skips a plain record, so
-        # asking it first would only match the block twice).  Any other note is asked the
-        # cheaper question first: most notes of a real vault are skipped there.
-        first = whole and start.find(b"subject", 0, min(length, _NEAR_START)) > 0
+        # A note naming `subject` in its first 512 bytes is likely a record: its block is matched
+        # once, by the plain grammar (plainly_not_about never skips a plain record).  Others are
+        # asked the cheaper prefilter first: it skips most notes of a real vault.
+        first = whole and start.find(b"subject", 0, min(length, 512)) > 0
         plain = plain_note(start, length) if first else None
         if plain is None:
             if plainly_not_about(None, start, length):
