@@ -203,6 +203,12 @@ def parse_note(path: str, data: bytes, mtime_ns: int) -> Note | InvalidNote:
     return _note(path, data, mtime_ns, split, properties, tuple(aliases), tuple(tags))
 
 
+# What the text `text_list` makes of a YAML number can hold as a word: digits, 'e' ('1e+20'),
+# 'inf' (1e400) — none of which need be in the note's bytes ('0x1F' is '31').  A word this
+# does not fullmatch is in a number's text only where it is in its bytes.
+NUMBER_WORD = re.compile(r"[0-9e]*|i|in|inf|n|nf|f")
+
+
 def text_list(value: PropertyValue, *, strip_hash: bool = False) -> list[str]:
     """Read `aliases`/`tags`-style values: a single text or a list of texts → list of texts.
 

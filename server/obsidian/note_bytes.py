@@ -4,8 +4,9 @@ YAML keyword and a subject slug look like.
 
 Two kinds of reader take these rules from here.  The full reading (note.py, properties.py,
 flat_properties.py) decodes a note and builds it; the fast paths of recall (record_tally.py,
-subject_prefilter.py, search.py) decide from the raw bytes what that reading would give, or
-say they are unsure.  Each rule is one pattern source, compiled here for text and for bytes
+whose plainest-block grammar answers for view.py, search.py and unheld.py too, and
+subject_prefilter.py) decide from the raw bytes what that reading would give, or say they
+are unsure.  Each rule is one pattern source, compiled here for text and for bytes
 alike where both kinds of reader need it, so the two cannot drift apart on it; the
 equivalence tests (tests/server/recall/finding/test_fast_scan.py, test_record_tally.py,
 test_seen_from_bytes.py, tests/server/obsidian/test_flat_properties.py) prove the rest.
@@ -24,6 +25,9 @@ import re
 # note is not, but whose properties the full reading still looks into for a broken note).
 UTF8_BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+# How a note starts when the fast readers leave it to the full reading, which decodes it
+# whole: a BOM before no properties block (BLOCK_STARTS takes one before a block), or UTF-16's.
+BOM_STARTS = (UTF8_BOM, *UTF16_BOMS)
 # Line breaks YAML knows besides '\n' and '\r\n' (a lone CR, NEL, the Unicode line and
 # paragraph separators): where a block holds one, YAML's lines are not the lines seen in bytes.
 UNICODE_BREAKS = rb"\xc2\x85|\xe2\x80[\xa8\xa9]"  # NEL, U+2028, U+2029 as UTF-8

@@ -16,12 +16,18 @@ from vault_recall.server.obsidian.note import InvalidNote, Note, decode_note_tex
 from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, is_utf8, lf_bytes, lf_text
 from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.answers.arguments import check_arguments
-from vault_recall.server.recall.finding.hit_lines import HitLines, LineCounter
 from vault_recall.server.recall.finding.looking import Answer, Looked, Told
 from vault_recall.server.recall.finding.record_tally import plain_note
 from vault_recall.server.recall.finding.scan import as_seen, each_looked_at, record_item
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
-from vault_recall.server.recall.finding.text_prefilter import CASE_ESCAPES, AsciiView, Phrase, digits_in, phrase_filter
+from vault_recall.server.recall.finding.text_prefilter import (
+    CASE_ESCAPES,
+    AsciiView,
+    HitLines,
+    Phrase,
+    digits_in,
+    phrase_filter,
+)
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, in_view
 from vault_recall.server.recall.finding.view import problem as view_problem
 from vault_recall.server.recall.packing import Shaped, json_size, json_text_size, shortened_by
@@ -102,8 +108,7 @@ def _find_hits(
     # not UTF-8) are one problem to report.
     broken: dict[str, Problem] = {}
     whole_vault = exposure.mode == "vault" and subject is None
-    counter = LineCounter(pattern)
-    for item in each_looked_at(listing.root, listing, _looker(pattern, counter, exposure, subject)):
+    for item in each_looked_at(listing.root, listing, _looker(pattern, exposure, subject)):
         if isinstance(item, Looked):
             size, crc, lines = item.seen
             found.append(_NoteHits(modified_second(item.mtime_ns), item.path, size, crc, *lines))
@@ -113,7 +118,7 @@ def _find_hits(
             if problem is not None and could_hold(problem, pattern):
                 broken[problem.path] = view_problem(problem)
             if note is not None:
-                _collect(found, note, counter)
+                _collect(found, note, pattern)
             continue
         record = record_item(item, subject, exposure.rules)
         if record is None:
@@ -125,7 +130,7 @@ def _find_hits(
                 broken[trouble.path] = view_problem(trouble)
             continue  # a note whose record cannot be read is no record of any subject
         if note is not None:
-            _collect(found, note, counter)
+            _collect(found, note, pattern)
     return found, list(broken.values())
 
 
@@ -133,9 +138,7 @@ def _find_hits(
 _Seen = tuple[int, int, HitLines]
 
 
-def _looker(
-    pattern: Phrase, counter: LineCounter, exposure: Exposure, subject: str | None
-) -> Callable[[str, bytes], Answer[_Seen]]:
+def _looker(pattern: Phrase, exposure: Exposure, subject: str | None) -> Callable[[str, bytes], Answer[_Seen]]:
     """What tells, for one search, from a note's bytes what parsing it would: whether this
     client sees it (a valid note without properties, or one whose properties block is of the
     plainest shape: record_tally.plain_note) and its hit lines (Told) — or that it must be
@@ -189,13 +192,13 @@ def _looker(
             if lowered.startswith(UTF8_BOM):
                 lowered = lowered[len(UTF8_BOM) :]
             lowered = lf_bytes(lowered)
-            lines = counter.in_lowered(lowered)
+            lines = pattern.hit_lines_lowered(lowered)
         else:
             try:
                 text = decode_note_text(data)
             except UnicodeDecodeError:
                 return "parse"  # reported as a problem by the full reading
-            lines = counter.in_text(text)
+            lines = pattern.hit_lines(text)
         return Told((len(data), zlib.crc32(data), lines)) if lines.number else "skip"
 
     return look
@@ -218,8 +221,8 @@ def searched_text(note: Note) -> str:
     return lf_text(text)
 
 
-def _collect(found: list[_NoteHits], note: Note, counter: LineCounter) -> None:
-    lines = counter.in_text(searched_text(note))
+def _collect(found: list[_NoteHits], note: Note, pattern: Phrase) -> None:
+    lines = pattern.hit_lines(searched_text(note))
     if lines.number:
         found.append(
             _NoteHits(modified_second(note.mtime_ns), note.path, len(note.data), zlib.crc32(note.data), *lines)

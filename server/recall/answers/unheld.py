@@ -13,8 +13,8 @@ first shown as bytes, and counted from them when they tell all of that for certa
   when the body holds a term — nor in its properties block: its aliases and tags, plain or
   quoted text without escapes, are in the block lowered when it is ASCII, and in the block
   folded whole (fold_for_ranking) when it is not, each value set off by marks that compose
-  with nothing (but a number among them is read as the number's text, '0x1F' as '31': see
-  _NUMBER_TEXT);
+  with nothing (but a number among them is read as the number's text, '0x1F' as '31':
+  note.NUMBER_WORD says which words that can make, PlainNote.may_hold_numbers which blocks);
 - valid, and current: no properties block (and no BOM), or one of the plainest shape
   (record_tally.py), as a record that is an active decision or an ordinary note with no
   `status` or `kind` (what `ruled_record` makes of one: an active decision) — across the
@@ -42,8 +42,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from vault_recall.server.obsidian.note import InvalidNote, Note, note_title
-from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS, lf_text
+from vault_recall.server.obsidian.note import NUMBER_WORD, InvalidNote, Note, note_title
+from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, BOM_STARTS, lf_text
 from vault_recall.server.recall.answers.search import searched_text
 from vault_recall.server.recall.finding.looking import Answer, Told
 from vault_recall.server.recall.finding.record_tally import plain_note
@@ -84,7 +84,7 @@ def unheld_look(
     # or a daily rule's date makes it an event: those few notes are parsed.
     text_rules = rules.text_rules
     dailies = rules.daily is not None
-    numbers_matter = any(_NUMBER_TEXT.fullmatch(gate) for gate in gates)
+    numbers_matter = any(NUMBER_WORD.fullmatch(gate) for gate in gates)
 
     def look(path: str, data: bytes) -> Answer[Unheld]:
         # The cheapest looks first: a note holding a gate is parsed, whatever else it is.
@@ -133,13 +133,11 @@ def unheld_look(
         body_start = 0
         if plain is not None:
             body_start = plain.body_start
-            if plain.record is None and (
-                data.find(b"\nstatus", 0, body_start) >= 0 or data.find(b"\nkind", 0, body_start) >= 0
-            ):
+            if plain.own_state:
                 return "parse"  # an ordinary note's own status or kind: ruled_record reads them
-            if numbers_matter and _NUMBER_START.search(data, 0, body_start) is not None:
+            if numbers_matter and plain.may_hold_numbers(data):
                 return "parse"  # a number among its values is read as the number's text ('0x1F': '31')
-        elif data.startswith(_OTHER_STARTS):
+        elif data.startswith(BOM_STARTS):
             return "parse"  # a BOM before no block, or UTF-16: read whole
         if ascii_text:
             crlf = data.count(b"\r\n", body_start) if b"\r" in data else 0  # a memchr first
@@ -172,16 +170,6 @@ def unheld_look(
         return Told(Unheld(len(body) + len(title)))
 
     return look
-
-
-# A BOM: UTF-8's before text that is no properties block, or UTF-16's.
-_OTHER_STARTS = (UTF8_BOM, *UTF16_BOMS)
-# A tag or alias that YAML reads as a number is taken as the number's text (note.text_list):
-# digits, 'e' ('1e+20'), or 'inf' (1e400) — which need not be in the bytes.  Only a gate made
-# of those could be found there alone; for one, a block with a value starting as a number
-# does (a value, flow-list item or list item: after ':', '[', ',' or '-') is parsed.
-_NUMBER_TEXT = re.compile(r"[0-9e]*|i|in|inf|n|nf|f")
-_NUMBER_START = re.compile(rb"[\[,:-] *[-+.]*[0-9]")
 
 
 def shown_anyway(trouble: InvalidNote) -> Note | None:

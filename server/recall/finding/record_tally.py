@@ -97,6 +97,11 @@ _PROPERTY_LINE = re.compile(rb"^(" + _NAME + rb"): *+([^\r\n]*+)", re.MULTILINE)
 _RECORD_NAMES = frozenset((b"subject", b"status", b"kind", b"date"))
 _SUBJECT_ITEMS = re.compile(rb"^subject: *\r?\n((?:[ -][^\n]*\n)*)", re.MULTILINE)
 _DATE = re.compile(DATE.encode())
+# Where a value YAML may read as a number (not text) can start in a block _PLAIN_BLOCK
+# matched: no plain value there starts with '-', '+' or '.', and quoted text is text, so such
+# a value starts with a digit — after a name's ': ', a list item's '- ', a flow list's '[' or
+# ', '.  (The same bytes inside text only make a note look less plain than it is.)
+_NUMBER_VALUE = re.compile(rb"(?:: +|- +|\[|, )[0-9]")
 # Exactly the words records.py accepts of a record's own properties: any other is "unsure".
 _STATUSES: dict[bytes, RecordStatus] = {status.encode(): status for status in STATUSES}
 _KINDS: dict[bytes, RecordKind] = {kind.encode(): kind for kind in KINDS}
@@ -121,13 +126,14 @@ class PlainNote:
 
     record: RecordFacts | None  # the valid record it is; None: no `subject`, an ordinary note
     body_start: int = 0  # where its body begins: the byte after the block's closing line
+    # An ordinary note naming its own `status` or `kind`: a subject rule's record of it reads
+    # them (records.ruled_record), so only the full reading can say what it is.
+    own_state: bool = False
 
-
-def plain_record(start: bytes | bytearray, length: int) -> RecordFacts | None:
-    """(subjects, status, kind) of the valid record whose whole note is `start[:length]`, when
-    its properties block is of the plainest shape; None when unsure."""
-    plain = plain_note(start, length)
-    return None if plain is None else plain.record
+    def may_hold_numbers(self, start: bytes | bytearray) -> bool:
+        """Could a value of its block (in `start`, the note's bytes) be read by YAML as a
+        number rather than text?  (False: every value is text as written, or a keyword.)"""
+        return _NUMBER_VALUE.search(start, 0, self.body_start) is not None
 
 
 def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
@@ -145,7 +151,8 @@ def plain_note(start: bytes | bytearray, length: int) -> PlainNote | None:
     if len(set(names)) != len(names) or not KEYWORD_BYTES.isdisjoint(names):
         return None  # a duplicate is an error to YAML; a keyword name is no text
     if b"subject" not in names:
-        return PlainNote(None, block.end()) if is_utf8(start, length) else None
+        own_state = b"status" in names or b"kind" in names
+        return PlainNote(None, block.end(), own_state) if is_utf8(start, length) else None
     found = {name: (value.rstrip(b" "), b"") for name, value in lines if name in _RECORD_NAMES}
     if not found[b"subject"][0]:
         listed = _SUBJECT_ITEMS.search(start, first, last)

@@ -15,7 +15,7 @@ from vault_recall.server.errors import NoteChanged, NoteTooLarge
 from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
 from vault_recall.server.recall.finding.looking import Answer, Looked, Told
 from vault_recall.server.recall.finding.one_note import read_one, undecodable_note, unreadable_folder
-from vault_recall.server.recall.finding.record_tally import Tally, plain_record
+from vault_recall.server.recall.finding.record_tally import Tally, plain_note
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.subject_rules import NO_RULES, SubjectRules
@@ -342,14 +342,23 @@ def _tally_or_read(chain: FolderChain, path: str, buffer: bytearray, rules: Subj
         whole = length < len(buffer)
         if rules and rules.may_take(path, start[:length] if whole else b"", whole):
             return read_rest(fd, path, start, length)  # a subject rule may take it: parsed
-        if plainly_not_about(None, start, length):
-            return None
-        counted = plain_record(start, length) if whole else None
-        if counted is not None:
-            st = os.fstat(fd)
-            # The whole note, as it is now (a short read or a note growing is read on instead).
-            if stat.S_ISREG(st.st_mode) and st.st_size == length:
-                return Tally(*counted, mtime_ns=st.st_mtime_ns)
+        # A note naming `subject` in its first 512 bytes is likely a record: its block is matched
+        # once, by the plain grammar (plainly_not_about never skips a plain record).  Others are
+        # asked the cheaper prefilter first: it skips most notes of a real vault.
+        first = whole and start.find(b"subject", 0, min(length, 512)) > 0
+        plain = plain_note(start, length) if first else None
+        if plain is None:
+            if plainly_not_about(None, start, length):
+                return None
+            plain = plain_note(start, length) if whole and not first else None
+            if plain is None:
+                return read_rest(fd, path, start, length)
+        if plain.record is None:
+            return None  # a valid ordinary note: no record
+        st = os.fstat(fd)
+        # The whole note, as it is now (a short read or a note growing is read on instead).
+        if stat.S_ISREG(st.st_mode) and st.st_size == length:
+            return Tally(*plain.record, mtime_ns=st.st_mtime_ns)
         return read_rest(fd, path, start, length)
     finally:
         os.close(fd)

@@ -15,12 +15,27 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import quote, unquote, unquote_to_bytes
 
 from vault_recall.server.obsidian.note_bytes import REST_OF_LINE
 from vault_recall.server.obsidian.resolve import fold
 
 Worth = Callable[[bytes | bytearray], bool]
+
+
+class HitLines(NamedTuple):
+    """How many lines of a text hold a phrase, and how few characters, at the least, one of
+    them holds from its first match to its end.  That least length bounds from below what
+    every hit of a note shows (its whole line, or a window of the line as wide as the line
+    allows), so packing can pass over a note none of whose hits could fit without reading it
+    again."""
+
+    number: int  # lines holding the phrase
+    least: int  # the fewest characters from a line's first match to its end (0 when none)
+
+
+NO_HITS = HitLines(0, 0)
 
 
 @dataclass(frozen=True)
@@ -30,7 +45,9 @@ class Phrase:
     A phrase's lines are described once, by `on_a_line`: a match and the rest of its line.  A
     match never spans lines (the phrase holds no line break), so one search for it finds the
     first match on a line and steps on to the line's end: each line holding the phrase is found
-    once, whether listed one by one (`lines_with_hits`) or counted in bulk (hit_lines.py).
+    once, whether listed one by one (`lines_with_hits`) or counted in bulk (`hit_lines`: one
+    C-speed `findall` per text, for `search_notes` must count every hit of a common word for
+    `omitted` and shapes only the few it returns).
     """
 
     text: str
@@ -68,10 +85,26 @@ class Phrase:
             counted = start
             yield number, text.rfind("\n", 0, start) + 1, found.end(), start, start + size
 
+    def hit_lines(self, text: str, start: int = 0, end: int | None = None) -> HitLines:
+        """The lines of `text[start:end]` holding the phrase (`start` at a line's start, `end`
+        at one's end or the text's): the lines `lines_with_hits` gives."""
+        return _tally(self.on_a_line.findall(text, start, len(text) if end is None else end))
+
+    def hit_lines_lowered(self, lowered: bytes, start: int = 0, end: int | None = None) -> HitLines:
+        """The same for an ASCII phrase in a note's bytes as `AsciiView` shows them (lowered,
+        the characters that compare as ASCII letters written as those), with LF line endings:
+        the least is then counted in bytes, never fewer than the characters they write."""
+        assert self.on_a_lowered_line is not None, "an ASCII phrase only"
+        return _tally(self.on_a_lowered_line.findall(lowered, start, len(lowered) if end is None else end))
+
     def found_in(self, text: str) -> bool:
         if self.ascii_lower is not None and text.isascii():
             return self.ascii_lower in text.lower()
         return self.pattern.search(text) is not None
+
+
+def _tally(found: list[str] | list[bytes]) -> HitLines:
+    return HitLines(len(found), min(map(len, found))) if found else NO_HITS
 
 
 # The only characters outside ASCII that `re.IGNORECASE` matches with ASCII ones: 'İ' and 'ı'

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from vault_recall.server.errors import NoteChanged, VaultUnavailable
 from vault_recall.server.obsidian.note import InvalidNote, Note
-from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, UTF16_BOMS, is_utf8
+from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, BOM_STARTS, is_utf8
 from vault_recall.server.recall.finding.record_tally import plain_note
 from vault_recall.server.recall.finding.scan import ATTEMPTS, CHANGING_REASON, as_seen, each_parsed, each_record
 from vault_recall.server.recall.finding.text_prefilter import Worth
@@ -76,13 +76,9 @@ def seen_from_bytes(exposure: Exposure, data: bytes, path: str = "") -> bool | N
         if plain is None:
             return None
         return plain.record is not None and exposure.allows_record_subjects(plain.record[0])
-    if data.startswith(_OTHER_STARTS) or not is_utf8(data, len(data)):
+    if data.startswith(BOM_STARTS) or not is_utf8(data, len(data)):
         return None
     return False
-
-
-# A BOM: UTF-8's before text that is no properties block, or UTF-16's (read decoded, whole).
-_OTHER_STARTS = (UTF8_BOM, *UTF16_BOMS)
 
 
 def could_be_about(note: InvalidNote, subjects: Sequence[str] | None, exposure: Exposure) -> bool:

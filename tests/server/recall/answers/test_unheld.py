@@ -31,6 +31,7 @@ LAYOUTS: dict[str, str | bytes] = {
     "Event.md": "---\nsubject: build-system\nkind: event\ndate: 2026-01-02\n---\nbody\n",
     "Ordinary archived.md": "---\nstatus: archived\n---\nbody\n",
     "Ordinary event.md": "---\nkind: event\ndate: 2026-01-02\n---\nbody\n",
+    "Ordinary statuses.md": "---\nstatuses: [archived]\nkindness: event\n---\nbody\n",
     "Ordinary.md": "---\ntags: [a, b]\naliases:\n  - Other name\n---\n# Heading\nbody #tag\n",
     "Escaped alias.md": '---\naliases: ["\\x63ache"]\n---\nbody\n',
     "Delimiter later.md": "---\na: 1\n---\ntext\n---\nmore\n",
@@ -136,6 +137,16 @@ def test_rules_taking_every_note_leave_the_whole_vault_counted_from_bytes(
         return answer.seen if isinstance(answer, Told) else answer
 
     assert [shown(plain(path, data)) for path, data in notes] == [shown(ruled(path, data)) for path, data in notes]
+
+
+def test_an_ordinary_note_is_told_unless_it_names_its_own_status_or_kind() -> None:
+    # The names are read by the plain grammar (record_tally), not looked for in the bytes:
+    # `statuses` is no `status`, and the parse makes the same active decision of it.
+    look = unheld_look(parse_query("zzzqx", ["english"]).gates, NO_RULES)
+    told = look("Ordinary statuses.md", b"---\nstatuses: [archived]\nkindness: event\n---\nbody\n")
+    assert isinstance(told, Told)
+    assert look("Ordinary archived.md", b"---\nstatus: archived\n---\nbody\n") == "parse"
+    assert look("Ordinary event.md", b"---\nkind: event\ndate: 2026-01-02\n---\nbody\n") == "parse"
 
 
 @pytest.mark.parametrize("query", ["zzzqx", "plan", "urgent"])

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from vault_recall.server.obsidian.note import Note
 from vault_recall.server.recall.answers.search import _HitRefs, _NoteHits, line_hits
-from vault_recall.server.recall.finding.hit_lines import LineCounter
 from vault_recall.server.recall.finding.text_prefilter import Phrase
 from vault_recall.server.recall.packing import json_size
 
@@ -48,10 +47,10 @@ def test_a_phrase_s_lines_are_the_lines_a_search_of_each_line_finds_it_on(text: 
 @given(LINES, PHRASES)
 def test_hit_lines_are_the_lines_with_a_hit(text: str, phrase: str) -> None:
     pattern = Phrase.of(phrase)
-    assert tuple(LineCounter(pattern).in_text(text)) == expected(pattern, text)
+    assert tuple(pattern.hit_lines(text)) == expected(pattern, text)
     if text.isascii() and phrase.isascii():
         lowered = text.lower().encode("ascii")
-        assert tuple(LineCounter(pattern).in_lowered(lowered)) == expected(pattern, text)
+        assert tuple(pattern.hit_lines_lowered(lowered)) == expected(pattern, text)
 
 
 @given(LINES, LINES, PHRASES)
@@ -59,8 +58,8 @@ def test_hit_lines_of_a_part_of_the_text_are_those_of_that_part_alone(head: str,
     pattern = Phrase.of(phrase)
     text = f"{head}\n{tail}"
     start = len(head) + 1
-    assert tuple(LineCounter(pattern).in_text(text, start)) == expected(pattern, tail)
-    assert tuple(LineCounter(pattern).in_text(text, 0, len(head))) == expected(pattern, head)
+    assert tuple(pattern.hit_lines(text, start)) == expected(pattern, tail)
+    assert tuple(pattern.hit_lines(text, 0, len(head))) == expected(pattern, head)
 
 
 @given(LINES, PHRASES, st.text(min_size=1, max_size=40).filter(lambda name: "\x00" not in name and "/" not in name))
@@ -69,7 +68,7 @@ def test_no_hit_of_a_note_is_smaller_than_the_bound_packing_skips_it_by(text: st
     path = f"Folder/{name}.md"
     note = Note(path=path, title=name, properties={}, aliases=(), tags=(), body=text, data=text.encode())
     hits = line_hits(note, pattern, "My vault")
-    lines = LineCounter(pattern).in_text(text)
+    lines = pattern.hit_lines(text)
     assert len(hits) == lines.number
     if hits:
         refs = _HitRefs([_NoteHits(0, path, 0, 0, lines.number, lines.least)], "My vault")

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from tests.support.synthetic_vault import generate, generate_realistic
@@ -17,7 +17,7 @@ from tests.support.whole_vault import scan_vault
 from tests.support.yaml_blocks import SCALARS
 from vault_recall.server.obsidian.note import InvalidNote, parse_note
 from vault_recall.server.recall.answers import subjects
-from vault_recall.server.recall.finding.record_tally import Tally, plain_note, plain_record
+from vault_recall.server.recall.finding.record_tally import RecordFacts, Tally, plain_note
 from vault_recall.server.recall.finding.scan import each_tally
 from vault_recall.server.recall.records import MemoryRecord, as_record
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
@@ -32,6 +32,12 @@ def full_reading(data: bytes) -> tuple[tuple[str, ...], str, str] | None:
         return None
     record = as_record(parsed)
     return (record.subjects, record.status, record.kind) if isinstance(record, MemoryRecord) else None
+
+
+def plain_record(data: bytes, length: int) -> RecordFacts | None:
+    """The record the plainest-block reading counts of a whole note (None: unsure, or none)."""
+    plain = plain_note(data, length)
+    return None if plain is None else plain.record
 
 
 def agrees(data: bytes) -> bool:
@@ -162,6 +168,41 @@ def test_a_counted_note_is_the_record_the_full_reading_makes(data: bytes) -> Non
     assert agrees(data), (data, plain_record(data, len(data)), full_reading(data))
     if plain_note(data, len(data)) is not None:  # a plain block is always one YAML reads
         assert not isinstance(parse_note("Note.md", data, 0), InvalidNote), data
+
+
+def _holds_a_number(value: object) -> bool:
+    if isinstance(value, list):
+        return any(_holds_a_number(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_a_number(item) for item in value.values())
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+# Numbers in each place a value can stand: the lines the grammar's rule must see.
+NUMBERED = [
+    b"---\ntags: [1e3, 0x1F]\n---\n",
+    b"---\ntags: [a, 12]\n---\n",
+    b"---\naliases:\n  - 1e400\n---\n",
+    b"---\nrank:  7\n---\n",
+    b"---\r\nrank: 7\r\n---\r\n",
+]
+
+
+@example(NUMBERED[0])
+@example(NUMBERED[1])
+@example(NUMBERED[2])
+@example(NUMBERED[3])
+@example(NUMBERED[4])
+@given(notes())
+def test_a_plain_block_said_to_hold_no_number_holds_none_to_the_full_reading(data: bytes) -> None:
+    # unheld.py counts a note without parsing it only when no value could be a number, whose
+    # text ('0x1F': '31') need not be in the bytes: that must be what YAML reads.
+    plain = plain_note(data, len(data))
+    assume(plain is not None)
+    assert plain is not None
+    parsed = parse_note("Note.md", data, 0)
+    assert not isinstance(parsed, InvalidNote)
+    assert plain.may_hold_numbers(data) or not _holds_a_number(parsed.properties), data
 
 
 @pytest.mark.parametrize(
