@@ -28,6 +28,7 @@ from vault_recall.server.mcp.argument_errors import describe_validation_error, u
 from vault_recall.server.mcp.delivery import AtOnce, Delivery
 from vault_recall.server.mcp.first_answer import SERVER_NAME
 from vault_recall.server.mcp.instructions import CHANGED_SINCE_NOTE, INSTRUCTIONS
+from vault_recall.server.mcp.sdk_private import logging_left_alone
 from vault_recall.server.recall.tool_contract import Argument, ToolContract
 from vault_recall.server.recall.tool_declarations import CONTRACTS, TOOLS
 
@@ -63,7 +64,8 @@ class RecallServer(MCPServer):
     plain sentence instead of pydantic's report."""
 
     def __init__(self, options: ServeOptions, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        with logging_left_alone():  # the process's own logging stands (sdk_private.py)
+            super().__init__(**kwargs)
         self.options = options
         self.activity = ActivityWriter()
         # How an answer's reservation is settled: at once here; the stdio and HTTP transports

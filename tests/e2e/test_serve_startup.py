@@ -108,9 +108,11 @@ def test_initialize_answered_before_the_sdk_loads_is_answered_once_and_as_the_sd
     assert early[0] == by_the_sdk[0]
 
 
-# What `vault-recall http` and the tray need, never a stdio server, whatever it is asked.
+# What `vault-recall http` and the tray need, never a stdio server, whatever it is asked; and
+# rich, which the SDK's own logging set-up imports when installed, for logging serve configures
+# itself (server/mcp/sdk_private.py): ~87 % of making the server.
 SERVE = ("serve", "--client", "t", "--vault", str(SAMPLE_VAULT))
-NEVER_IN_SERVE = ("vault_recall.server.http", "vault_recall.server.oauth", "vault_recall.app.tray")
+NEVER_IN_SERVE = ("vault_recall.server.http", "vault_recall.server.oauth", "vault_recall.app.tray", "rich")
 
 
 def test_serve_answering_calls_never_imports_our_http_oauth_or_tray_code() -> None:
