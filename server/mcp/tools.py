@@ -21,7 +21,7 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from vault_recall.server import __version__
-from vault_recall.server.activity.writer import ActivityWriter, Call
+from vault_recall.server.activity.writer import ActivityWriter, Call, record_activity
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.errors import RecallError
 from vault_recall.server.mcp.argument_errors import describe_validation_error, unknown_arguments
@@ -122,8 +122,6 @@ class RecallServer(MCPServer):
     async def record(self, call: Call) -> None:
         """Hand the call's activity event to the writer thread, here and now (no await: a call
         cancelled meanwhile is still recorded)."""
-        from vault_recall.server.activity.recorder import record_activity
-
         record_activity(self.activity, call)
 
     async def _call_with_clear_errors(

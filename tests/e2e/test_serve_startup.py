@@ -24,7 +24,7 @@ INITIALIZE = {
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
 }
 # Needed by a call, never by `initialize`: the tools' logic, the config reader and YAML, the
-# activity recorder, the other commands and what they use.
+# activity settings, the other commands and what they use.
 NOT_BEFORE_A_CALL = (
     "vault_recall.server.recall.answers.recall_records",
     "vault_recall.server.recall.answers.search",
@@ -32,7 +32,6 @@ NOT_BEFORE_A_CALL = (
     "vault_recall.server.recall.answers.backlinks",
     "vault_recall.server.recall.results",
     "vault_recall.server.config.config_file",
-    "vault_recall.server.activity.recorder",
     "vault_recall.server.obsidian.note",
     "yaml",
     "vault_recall.app.cli.client_commands",
