@@ -13,7 +13,7 @@ from typing import Any, assert_never
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.errors import ConfigError, VaultUnavailable
 from vault_recall.server.obsidian.note import Note
-from vault_recall.server.obsidian.uri import obsidian_uri
+from vault_recall.server.obsidian.resolve import obsidian_uri
 from vault_recall.server.recall.finding.scan import each_note
 from vault_recall.server.recall.finding.view import could_be_about
 from vault_recall.server.recall.packing import json_size

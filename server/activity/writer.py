@@ -4,7 +4,7 @@ its own, so a locked or slow store never delays a call.
 A writer keeps its connection while the store file is the same one, and opens it again when the
 file was deleted or replaced, so a store removed while servers run is simply created again.
 Nothing here may fail a tool call: every problem is logged to stderr and the call answers as
-if the store were not there.
+if the store were not there.  `record_activity` is what a call hands its event over with.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from vault_recall.server import defaults
 from vault_recall.server.activity.database import connect
-from vault_recall.server.activity.events import ActivityEvent
+from vault_recall.server.activity.events import ActivityEvent, event_from_result
 from vault_recall.server.activity.queries import insert, prune
-from vault_recall.server.errors import ActivityStoreError
+from vault_recall.server.errors import ActivityStoreError, ConfigError
 
 if TYPE_CHECKING:  # the store is told who called; it needs no part of the config to be
     from vault_recall.server.config.call_scope import ServeOptions
@@ -48,6 +48,46 @@ class Call:
     client_info: tuple[str | None, str | None]  # name and version the client reported
     # How the event is kept, from the config the call itself read (None: read it now).
     settings: ActivitySettings | None = None
+
+
+def record_activity(writer: ActivityWriter, call: Call) -> None:
+    """Hand one call's event to the writer (a call refused before it had a result is logged
+    with the vault it would have read)."""
+    settings = call.settings if call.settings is not None else activity_settings()
+    vault = _vault_of(call.options) if call.result is None else None
+    event = event_from_result(
+        client=call.options.client,
+        tool=call.tool,
+        arguments=call.arguments,
+        result=call.result,
+        error=call.error,
+        started=call.started,
+        client_info=call.client_info,
+        keep_query_text=settings.keep_query_text,
+        vault=vault,
+    )
+    from vault_recall.server.config.config_file import activity_path
+
+    writer.submit(activity_path(), event, settings.retention_days, settings.max_events)
+
+
+def activity_settings() -> ActivitySettings:
+    # The config reader (and YAML) loads on a call's first event, not to answer `initialize`.
+    from vault_recall.server.config.config_file import ActivitySettings, load_config
+
+    try:
+        return load_config().activity
+    except ConfigError:
+        return ActivitySettings()  # the call already reports the broken config; log anyway
+
+
+def _vault_of(options: ServeOptions) -> str | None:
+    """The vault a call for these options reads now, by name (None when there is none)."""
+    from vault_recall.server.config.call_scope import current_scope
+    from vault_recall.server.vault.listing import vault_name
+
+    vault = current_scope(options).vault
+    return vault_name(vault) if vault is not None else None
 
 
 class ActivityWriter:

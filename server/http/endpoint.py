@@ -34,8 +34,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, InputRequiredResult
 from starlette.types import ASGIApp
 
-from vault_recall.server.activity.recorder import record_activity
-from vault_recall.server.activity.writer import Call
+from vault_recall.server.activity.writer import Call, record_activity
 from vault_recall.server.config.bearer_tokens import client_of_token
 from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import load_config

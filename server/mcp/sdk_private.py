@@ -6,6 +6,10 @@
 - `protocol_versions`: the protocol versions the SDK negotiates in `initialize`, read from its
   `mcp_types/version.py` by itself, without `mcp_types`' package (which loads every protocol
   model): first_answer.py answers `initialize` before the SDK is loaded.
+- `logging_left_alone`: `MCPServer.__init__` calls its module's `configure_logging`, which
+  imports rich (when installed) and makes a console and a handler for `logging.basicConfig`,
+  which drops them when the process configured logging already — as `serve` and `http` do
+  before they make their server.  Skipped then: rich's import was ~87 % of making the server.
 
 (The tests' Streamable HTTP clients take the SDK's private httpx client maker in
 tests/support/http_e2e.py.)  tests/server/mcp/test_sdk_private.py fails naming the part when an
@@ -16,6 +20,9 @@ SDK only.
 from __future__ import annotations
 
 import importlib.util
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +35,30 @@ def lowlevel_server(server: MCPServer) -> Server[Any]:
     """The low-level server an `MCPServer` answers through."""
     lowlevel: Server[Any] = server._lowlevel_server
     return lowlevel
+
+
+_LOGGING_SETUP = "configure_logging"  # what MCPServer.__init__ calls, in its own module
+
+
+@contextmanager
+def logging_left_alone() -> Iterator[None]:
+    """While an `MCPServer` is made: its own logging set-up skipped when the root logger has a
+    handler already (it would change nothing then: `basicConfig` leaves such a logger as it is)."""
+    from mcp.server.mcpserver import server as module
+
+    if not logging.getLogger().handlers:
+        yield
+        return
+    configure = getattr(module, _LOGGING_SETUP)
+    setattr(module, _LOGGING_SETUP, _configured_already)
+    try:
+        yield
+    finally:
+        setattr(module, _LOGGING_SETUP, configure)
+
+
+def _configured_already(level: str = "INFO") -> None:
+    """The SDK's `configure_logging` where the process configured logging itself."""
 
 
 def protocol_versions() -> tuple[tuple[str, ...], str] | None:

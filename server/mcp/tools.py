@@ -21,13 +21,14 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from vault_recall.server import __version__
-from vault_recall.server.activity.writer import ActivityWriter, Call
+from vault_recall.server.activity.writer import ActivityWriter, Call, record_activity
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.errors import RecallError
 from vault_recall.server.mcp.argument_errors import describe_validation_error, unknown_arguments
 from vault_recall.server.mcp.delivery import AtOnce, Delivery
 from vault_recall.server.mcp.first_answer import SERVER_NAME
 from vault_recall.server.mcp.instructions import CHANGED_SINCE_NOTE, INSTRUCTIONS
+from vault_recall.server.mcp.sdk_private import logging_left_alone
 from vault_recall.server.recall.tool_contract import Argument, ToolContract
 from vault_recall.server.recall.tool_declarations import CONTRACTS, TOOLS
 
@@ -63,7 +64,8 @@ class RecallServer(MCPServer):
     plain sentence instead of pydantic's report."""
 
     def __init__(self, options: ServeOptions, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        with logging_left_alone():  # the process's own logging stands (sdk_private.py)
+            super().__init__(**kwargs)
         self.options = options
         self.activity = ActivityWriter()
         # How an answer's reservation is settled: at once here; the stdio and HTTP transports
@@ -120,8 +122,6 @@ class RecallServer(MCPServer):
     async def record(self, call: Call) -> None:
         """Hand the call's activity event to the writer thread, here and now (no await: a call
         cancelled meanwhile is still recorded)."""
-        from vault_recall.server.activity.recorder import record_activity
-
         record_activity(self.activity, call)
 
     async def _call_with_clear_errors(

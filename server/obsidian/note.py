@@ -54,7 +54,7 @@ class Note:
     mtime_ns: int = 0
     yaml_text: str | None = field(default=None, repr=False)  # the properties block as written
     body_first_line: int = 1  # the file line the body starts on (after the properties block)
-    # In the vault's template folder (vault/templates.py): a note all the same, never a record.
+    # In the vault's template folder (vault/settings.py): a note all the same, never a record.
     template: bool = False
 
     @cached_property

@@ -5,16 +5,20 @@ vault path (with or without `.md`), else a unique note name or folder-qualified 
 case-insensitive, else a unique alias (a convenience: Obsidian's links do not resolve aliases).
 A link inside a note resolves among the notes Obsidian indexes by Obsidian's rule
 (`resolve_link`; which notes those are is the caller's: recall/backlinks.py `link_index`).
+And back: a note as the `obsidian://open` link that opens it, so a person can open (and
+correct) a recalled note in one click (`obsidian_uri`).
 """
 
 from __future__ import annotations
 
 import posixpath
+import string
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import quote
 
 from vault_recall.server.errors import InvalidArgument, NoteNotFound, PathRejected, show_value
 from vault_recall.server.obsidian.syntax import Link
@@ -200,3 +204,25 @@ def resolve_link(index: NameIndex, link: Link, from_path: str) -> str | None:
         return None
     under = fold(folder + "/") if folder else ""
     return min(ending, key=lambda path: (not fold(path).startswith(under), len(path), path))
+
+
+def obsidian_uri(vault_name: str, note_path: str) -> str:
+    """Obsidian wants the vault name and the vault path without `.md`, every part encoded
+    (`/` → %2F, space → %20, `#` → %23)."""
+    file = note_path[: -len(NOTE_SUFFIX)] if note_path.endswith(NOTE_SUFFIX) else note_path
+    return f"obsidian://open?vault={quote(vault_name, safe='')}&file={quote(file, safe='')}"
+
+
+# What `quote` leaves as it is (safe=''): every other byte becomes three characters, '%XX'.
+_UNRESERVED = (string.ascii_letters + string.digits + "_.-~").encode("ascii")
+
+
+def obsidian_uri_size(vault_name: str, note_path: str) -> int:
+    """len(obsidian_uri(vault_name, note_path)), without building it: a search sizes one for
+    every note it finds."""
+    file = note_path[: -len(NOTE_SUFFIX)] if note_path.endswith(NOTE_SUFFIX) else note_path
+    return len(obsidian_uri(vault_name, "")) + _quoted_size(file.encode("utf-8"))
+
+
+def _quoted_size(data: bytes) -> int:
+    return len(data) + 2 * len(data.translate(None, _UNRESERVED))

@@ -16,8 +16,7 @@ from pathlib import Path
 from vault_recall.server.errors import VaultUnavailable
 from vault_recall.server.vault.folders import open_folder, open_root
 from vault_recall.server.vault.paths import NOTE_SUFFIX, display, is_displayable
-from vault_recall.server.vault.settings import ExcludedFiles
-from vault_recall.server.vault.templates import NO_TEMPLATES, TemplateFolders
+from vault_recall.server.vault.settings import NO_TEMPLATES, ExcludedFiles, TemplateFolders
 from vault_recall.server.vault.vault_settings import vault_settings
 
 # A vault with more notes than this is refused as a whole rather than scanned for minutes.
@@ -41,7 +40,7 @@ class VaultListing:
     unreadable_folders: tuple[str, ...]
     excluded: ExcludedFiles
     undecodable: tuple[str, ...] = ()  # note paths whose names are not valid UTF-8 (as on disk)
-    templates: TemplateFolders = NO_TEMPLATES  # never records nor problems (templates.py)
+    templates: TemplateFolders = NO_TEMPLATES  # never records nor problems (settings.py)
     # What Excluded files hide, kept only to resolve links (excluded_notes): the notes passed
     # over, and the folders not entered since every path in them is excluded.
     excluded_notes: tuple[str, ...] = ()

@@ -18,8 +18,13 @@ from functools import cached_property
 from pathlib import Path
 
 from vault_recall.server.vault.daily_notes import DailyNotes, read_daily_notes
-from vault_recall.server.vault.settings import ExcludedFiles, config_folders, read_excluded_files
-from vault_recall.server.vault.templates import TemplateFolders, read_template_folders
+from vault_recall.server.vault.settings import (
+    ExcludedFiles,
+    TemplateFolders,
+    config_folders,
+    read_excluded_files,
+    read_template_folders,
+)
 
 
 @dataclass(frozen=True)

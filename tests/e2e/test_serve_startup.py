@@ -24,7 +24,7 @@ INITIALIZE = {
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
 }
 # Needed by a call, never by `initialize`: the tools' logic, the config reader and YAML, the
-# activity recorder, the other commands and what they use.
+# activity settings, the other commands and what they use.
 NOT_BEFORE_A_CALL = (
     "vault_recall.server.recall.answers.recall_records",
     "vault_recall.server.recall.answers.search",
@@ -32,7 +32,6 @@ NOT_BEFORE_A_CALL = (
     "vault_recall.server.recall.answers.backlinks",
     "vault_recall.server.recall.results",
     "vault_recall.server.config.config_file",
-    "vault_recall.server.activity.recorder",
     "vault_recall.server.obsidian.note",
     "yaml",
     "vault_recall.app.cli.client_commands",
@@ -108,9 +107,11 @@ def test_initialize_answered_before_the_sdk_loads_is_answered_once_and_as_the_sd
     assert early[0] == by_the_sdk[0]
 
 
-# What `vault-recall http` and the tray need, never a stdio server, whatever it is asked.
+# What `vault-recall http` and the tray need, never a stdio server, whatever it is asked; and
+# rich, which the SDK's own logging set-up imports when installed, for logging serve configures
+# itself (server/mcp/sdk_private.py): ~87 % of making the server.
 SERVE = ("serve", "--client", "t", "--vault", str(SAMPLE_VAULT))
-NEVER_IN_SERVE = ("vault_recall.server.http", "vault_recall.server.oauth", "vault_recall.app.tray")
+NEVER_IN_SERVE = ("vault_recall.server.http", "vault_recall.server.oauth", "vault_recall.app.tray", "rich")
 
 
 def test_serve_answering_calls_never_imports_our_http_oauth_or_tray_code() -> None:

@@ -20,9 +20,8 @@ from typing import Any, cast
 
 from tests.support.whole_vault import VaultView, excluded_note_paths, view_or_unavailable
 from vault_recall.server.errors import RecallError
-from vault_recall.server.obsidian.resolve import NameIndex
+from vault_recall.server.obsidian.resolve import NameIndex, obsidian_uri
 from vault_recall.server.obsidian.syntax import lines_between
-from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall import packing
 from vault_recall.server.recall.answers import reading
 from vault_recall.server.recall.answers.backlinks import could_link, links_to

@@ -41,7 +41,7 @@ from vault_recall.server.config.config_file import (
     named_exposure,
 )
 from vault_recall.server.errors import ConfigError
-from vault_recall.server.obsidian.uri import obsidian_uri
+from vault_recall.server.obsidian.resolve import obsidian_uri
 from vault_recall.server.vault.listing import vault_name
 
 # The whole activity page holds at most this many calls (the newest); the store keeps up to

@@ -7,9 +7,8 @@ from collections.abc import Callable
 from urllib.parse import quote
 
 from vault_recall.server.obsidian.note import InvalidNote, Note
-from vault_recall.server.obsidian.resolve import NameIndex, fold, resolve_link, resolve_names
+from vault_recall.server.obsidian.resolve import NameIndex, fold, obsidian_uri, resolve_link, resolve_names
 from vault_recall.server.obsidian.syntax import parse_links, wikilinks_in
-from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.answers.arguments import check_arguments
 from vault_recall.server.recall.answers.search import hit
 from vault_recall.server.recall.finding.naming import ListedNames, path_key

@@ -36,7 +36,7 @@ from typing import Final
 
 from vault_recall.server.errors import NoteTooLarge, VaultUnavailable
 from vault_recall.server.obsidian.note import parse_note
-from vault_recall.server.obsidian.uri import obsidian_uri
+from vault_recall.server.obsidian.resolve import obsidian_uri
 from vault_recall.server.recall.finding.scan import as_listed
 from vault_recall.server.recall.finding.view import in_view, seen_from_bytes
 from vault_recall.server.recall.packing import compact_json, json_size
@@ -45,7 +45,7 @@ from vault_recall.server.recall.scope import Scope
 from vault_recall.server.vault.folders import FolderChain
 from vault_recall.server.vault.listing import check_vault_folder, vault_name
 from vault_recall.server.vault.note_files import read_note_bytes
-from vault_recall.server.vault.templates import TemplateFolders
+from vault_recall.server.vault.settings import TemplateFolders
 from vault_recall.server.vault.vault_settings import vault_settings
 
 FIELD: Final = "changed_since_recalled"

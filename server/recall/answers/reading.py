@@ -7,9 +7,8 @@ from collections.abc import Iterator
 
 from vault_recall.server.errors import InvalidArgument, show_value
 from vault_recall.server.obsidian.note import Note
-from vault_recall.server.obsidian.resolve import fold, not_found, resolve_names
+from vault_recall.server.obsidian.resolve import fold, not_found, obsidian_uri, resolve_names
 from vault_recall.server.obsidian.syntax import Heading, block_span, lines_between, section_span, strip_heading
-from vault_recall.server.obsidian.uri import obsidian_uri
 from vault_recall.server.recall.answers.arguments import check_arguments
 from vault_recall.server.recall.finding.naming import ListedNames, exact_note
 from vault_recall.server.recall.finding.view import listing_or_unavailable, problem

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from vault_recall.server.errors import NoteChanged
 from vault_recall.server.obsidian.note import Note
-from vault_recall.server.obsidian.uri import obsidian_uri
+from vault_recall.server.obsidian.resolve import obsidian_uri
 from vault_recall.server.recall.answers.passages import Score, Scorer, choose_passages
 from vault_recall.server.recall.finding.scan import read_again
 from vault_recall.server.recall.packing import Shaped, answer, json_size

@@ -14,7 +14,7 @@ from typing import cast, overload
 from vault_recall.server.errors import NoteChanged, NoteTooLarge
 from vault_recall.server.obsidian.note import InvalidNote, Note, decode_note_text, modified_second, parse_note
 from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, is_utf8, lf_bytes, lf_text
-from vault_recall.server.obsidian.uri import obsidian_uri, obsidian_uri_size
+from vault_recall.server.obsidian.resolve import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.answers.arguments import check_arguments
 from vault_recall.server.recall.finding.looking import Answer, Looked, Told
 from vault_recall.server.recall.finding.record_tally import plain_note

@@ -30,7 +30,7 @@ from vault_recall.server.vault.note_files import (
     read_start,
     start_buffer,
 )
-from vault_recall.server.vault.templates import TemplateFolders
+from vault_recall.server.vault.settings import TemplateFolders
 
 
 def each_note(

@@ -18,7 +18,7 @@ from vault_recall.server.config import config_file
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.config.config_file import activity_path, config_path
 from vault_recall.server.mcp.tools import build_server
-from vault_recall.server.vault.settings import read_settings
+from vault_recall.server.vault.settings import TEMPLATE_SETTINGS, read_settings
 
 
 def _write_config(vault: Path, keep_query_text: bool) -> None:
@@ -85,6 +85,9 @@ def test_the_event_is_kept_as_the_config_the_call_read_says(tmp_path: Path) -> N
     assert [(event.tool, event.query) for event in events] == [("recall_context", None)]
 
 
+ONE_READING = [".obsidian/app.json", *(f".obsidian/{name}" for name, _ in TEMPLATE_SETTINGS)]
+
+
 def test_a_call_reads_the_vault_settings_once_and_the_next_call_reads_them_anew(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -103,7 +106,8 @@ def test_a_call_reads_the_vault_settings_once_and_the_next_call_reads_them_anew(
         reads.append(path)
         return read_settings(root, path)
 
-    # Where Excluded files are read (app.json): the module looks the function up as it runs.
+    # Where Excluded files (app.json) and the template folder's two settings are read: the module
+    # looks the function up as it runs.
     monkeypatch.setattr("vault_recall.server.vault.settings.read_settings", counted)
     server = build_server(ServeOptions(client="cursor"))
 
@@ -120,7 +124,7 @@ def test_a_call_reads_the_vault_settings_once_and_the_next_call_reads_them_anew(
     # The next call both answers and checks the note handed out before: one reading for both.
     reads.clear()
     assert call("read_note", {"note": "Build.md"})["path"] == "Build.md"
-    assert reads == [".obsidian/app.json"]
+    assert reads == ONE_READING
     # Excluded files saved between two calls: the next call reads them, and the note handed out
     # is told as gone for this client.
     (vault / ".obsidian/app.json").write_text('{"userIgnoreFilters": ["Drafts/"]}', encoding="utf-8")
@@ -128,5 +132,5 @@ def test_a_call_reads_the_vault_settings_once_and_the_next_call_reads_them_anew(
     answer = call("search_notes", {"query": "make"})
     assert answer["records"] == []
     assert [(c["path"], c["now"]) for c in answer["changed_since_recalled"]] == [("Drafts/Idea.md", None)]
-    assert reads == [".obsidian/app.json"]
+    assert reads == ONE_READING
     server.activity.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import logging
 import re
 
 import pytest
@@ -18,7 +19,14 @@ from vault_recall.server.mcp.tools import build_server
 # A private module of the SDK (`mcp.shared._httpx_utils`), or a private attribute of its objects
 # that we know of: what only sdk_private.py may name.
 PRIVATE_MODULE = re.compile(r"\b(?:from|import)\s+mcp(?:_types)?(?:\.\w+)*\._\w+")
-PRIVATE_ATTRIBUTES = ("_lowlevel_server", "_tool_manager", "_tool_input_schema", "_stream_protocols", "_httpx_utils")
+PRIVATE_ATTRIBUTES = (
+    "configure_logging",
+    "_lowlevel_server",
+    "_tool_manager",
+    "_tool_input_schema",
+    "_stream_protocols",
+    "_httpx_utils",
+)
 
 
 def test_the_low_level_server_is_inside_an_mcp_server_where_we_take_it() -> None:
@@ -35,6 +43,27 @@ def test_the_low_level_server_is_inside_an_mcp_server_where_we_take_it() -> None
         )
     finally:
         server.activity.close()
+
+
+def test_an_mcp_server_made_where_logging_is_configured_leaves_it_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = importlib.import_module("mcp.server.mcpserver.server")
+    assert callable(getattr(module, "configure_logging", None)), (
+        "mcp.server.mcpserver.server has no configure_logging any more (MCPServer's logging set-up)"
+    )
+    called: list[str] = []
+    monkeypatch.setattr(module, "configure_logging", called.append)
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", [])
+    unconfigured = build_server(ServeOptions(client="sdk"))
+    unconfigured.activity.close()
+    assert called == ["WARNING"], "the SDK no longer configures logging from MCPServer.__init__"
+    monkeypatch.setattr(root, "handlers", [logging.NullHandler()])
+    configured = build_server(ServeOptions(client="sdk"))
+    configured.activity.close()
+    assert called == ["WARNING"]  # left alone: serve and http configure it before
+    assert module.configure_logging == called.append  # put back
 
 
 def test_the_sdk_still_makes_its_http_client_where_we_take_it() -> None:

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.paths import REPO_ROOT
+from vault_recall.server.obsidian.resolve import obsidian_uri
 from vault_recall.server.obsidian.syntax import (
     Heading,
     atx_heading,
@@ -21,7 +22,6 @@ from vault_recall.server.obsidian.syntax import (
     parse_links,
     section_span,
 )
-from vault_recall.server.obsidian.uri import obsidian_uri
 
 
 def one_link(text: str) -> tuple[str, str | None, str | None, bool, str]:

@@ -27,8 +27,7 @@ from vault_recall.server.recall.answers.search import search_notes
 from vault_recall.server.recall.answers.subjects import list_subjects
 from vault_recall.server.recall.scope import Exposure, ExposureMode, Scope
 from vault_recall.server.vault.listing import list_notes
-from vault_recall.server.vault.settings import MAX_SETTINGS_BYTES
-from vault_recall.server.vault.templates import read_template_folders, template_folder
+from vault_recall.server.vault.settings import MAX_SETTINGS_BYTES, read_template_folders, template_folder
 
 CORE = ".obsidian/templates.json"
 TEMPLATER = ".obsidian/plugins/templater-obsidian/data.json"
