@@ -77,8 +77,7 @@ def each_parsed(
     skipped.  A tool may refuse only notes that could change neither its hits nor its problems
     (a byte test proven a superset of its exact one: text_prefilter.py).  What cannot be read
     — an unreadable folder, a name that is not UTF-8, a note over the size limit or one that
-    cannot be opened — is never shown to `worth` and always given.  A template is given as
-    `as_listed` makes it.
+    cannot be opened — is never shown to `worth` and always given; a template as `as_listed` makes it.
     """
     parsed = _each_parsed(root, listing, worth)
     templates = listing.templates
@@ -342,21 +341,19 @@ def _tally_or_read(chain: FolderChain, path: str, buffer: bytearray, rules: Subj
         whole = length < len(buffer)
         if rules and rules.may_take(path, start[:length] if whole else b"", whole):
             return read_rest(fd, path, start, length)  # a subject rule may take it: parsed
-        # A note naming `subject` in its first 512 bytes is likely a record: its block is matched
-        # once, by the plain grammar (plainly_not_about never skips a plain record).  Others are
-        # asked the cheaper prefilter first: it skips most notes of a real vault.
-        first = whole and start.find(b"subject", 0, min(length, 512)) > 0
-        plain = plain_note(start, length) if first else None
+        # A likely record (`subject` in its first 512 bytes) is matched once, by the plain grammar;
+        # others ask the cheaper prefilter first, which skips most notes of a real vault.
+        likely = whole and start.find(b"subject", 0, min(length, 512)) > 0
+        if not likely and plainly_not_about(None, start, length):
+            return None
+        plain = plain_note(start, length) if whole else None
+        if plain is None and likely and plainly_not_about(None, start, length):
+            return None
         if plain is None:
-            if plainly_not_about(None, start, length):
-                return None
-            plain = plain_note(start, length) if whole and not first else None
-            if plain is None:
-                return read_rest(fd, path, start, length)
+            return read_rest(fd, path, start, length)
         if plain.record is None:
             return None  # a valid ordinary note: no record
-        st = os.fstat(fd)
-        # The whole note, as it is now (a short read or a note growing is read on instead).
+        st = os.fstat(fd)  # the whole note as it is now, or read on (a short read, a note growing)
         if stat.S_ISREG(st.st_mode) and st.st_size == length:
             return Tally(*plain.record, mtime_ns=st.st_mtime_ns)
         return read_rest(fd, path, start, length)
@@ -387,10 +384,9 @@ CHANGING_REASON = f"notes kept changing while they were read ({ATTEMPTS} times);
 
 
 def read_again(root: Path, path: str, size: int, crc: int) -> Note:
-    """The note at `path`, read again for the few records an answer returns: calls keep only
-    numbers for the many they find (whole notes would be most of a large vault's memory).
-    Raises NoteChanged unless its bytes are still those matched: `size` bytes of CRC-32 `crc`
-    (their SHA-256, the revision an answer gives, is worked out for the notes read again only)."""
+    """The note at `path`, read again for the few records an answer returns (calls keep only
+    numbers for the many they find).  Raises NoteChanged unless its bytes are still those matched:
+    `size` bytes of CRC-32 `crc` (the SHA-256 revision is worked out for these notes only)."""
     try:
         raw = read_note_bytes(root, path)
     except (OSError, NoteTooLarge):
