@@ -3,6 +3,7 @@ python3-gi serves Debian's own Python, so a venv of another version skips, sayin
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -34,7 +35,7 @@ def test_the_system_python_version_is_this_one_only_when_the_versions_agree() ->
         subprocess.run(
             ["/usr/bin/python3", "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True
         ).stdout.strip()
-        if parts.shutil.which("python3", path="/usr/bin")
+        if shutil.which("python3", path="/usr/bin")
         else ""
     )
     assert parts.is_system_python_version() == (system == str(sys.version_info[:2]))
