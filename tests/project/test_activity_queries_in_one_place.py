@@ -8,6 +8,7 @@ import ast
 import re
 from pathlib import Path
 
+from tests.support import sources
 from tests.support.paths import REPO_ROOT
 
 FOLDERS = ("server", "app", "bench")
@@ -22,11 +23,10 @@ def writing_sql_on_the_store(root: Path) -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
     for folder in FOLDERS:
         for path in sorted((root / folder).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
             lines = sorted(
                 {
                     node.lineno
-                    for node in ast.walk(tree)
+                    for node in sources.nodes(path)
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and STATEMENT.search(node.value)
                 }
             )

@@ -59,7 +59,7 @@ def prints(tree: ast.AST) -> list[int]:
     """The lines of `tree` that call print()."""
     return [
         node.lineno
-        for node in ast.walk(tree)
+        for node in sources.walk(tree)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
     ]
 
@@ -68,7 +68,7 @@ def writes(tree: ast.AST) -> list[int]:
     """The lines of `tree` that call something that writes to a file system: a writing method,
     `os.replace`, or `open`/`os.open` for writing."""
     found = []
-    for node in ast.walk(tree):
+    for node in sources.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -126,7 +126,7 @@ def test_the_print_check_finds_a_print_and_only_that() -> None:
 
 
 def names_of_tests(tree: ast.AST) -> Iterator[str]:
-    for node in ast.walk(tree):
+    for node in sources.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test_"):
             yield node.name
 

@@ -94,7 +94,7 @@ def test_nothing_imports_our_code_by_a_generic_top_level_name() -> None:
 
 def relative_imports(tree: ast.AST, package: tuple[str, ...]) -> Iterator[str]:
     """The modules relative imports (`from .test_x import y`) name, spelt out from `package`."""
-    for node in ast.walk(tree):
+    for node in sources.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level > 0:
             base = package[: len(package) - (node.level - 1)]
             stem = ".".join([*base, *([node.module] if node.module else [])])

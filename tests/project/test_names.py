@@ -58,7 +58,7 @@ def _docstrings(tree: ast.Module) -> set[int]:
     """The ids of the docstring nodes in `tree`: prose that may name a name without using it;
     and of the strings of `__all__`, which name what a module offers, not what it uses."""
     found = set()
-    for node in ast.walk(tree):
+    for node in sources.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
@@ -72,7 +72,7 @@ def used(tree: ast.Module) -> Iterator[str]:
     """Every name `tree` reads: names, attributes, imported names, strings that are a name, and
     the names inside string annotations (`cast("Scope", x)`)."""
     prose = _docstrings(tree)
-    for node in ast.walk(tree):
+    for node in sources.walk(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
             yield node.id
         elif isinstance(node, ast.Attribute):
@@ -109,7 +109,7 @@ def imported(tree: ast.Module) -> set[str]:
     """The modules `tree` imports, and each name it imports from one as `module.name` (which
     may be a module too)."""
     found = set()
-    for node in ast.walk(tree):
+    for node in sources.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
             found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
         elif isinstance(node, ast.Import):

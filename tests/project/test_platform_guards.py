@@ -101,10 +101,9 @@ def unguarded(source: str | Path, name: str = "<source>", *, modes: bool = False
     tree = ast.parse(source) if isinstance(source, str) else sources.tree(source)
     if _module_skipped(tree):
         return []
-    parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
     modules: dict[str, str] = {}  # local name -> standard-library module
     found: list[tuple[ast.AST, str]] = []
-    for node in ast.walk(tree):
+    for node in sources.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 modules[alias.asname or alias.name] = alias.name
@@ -116,13 +115,16 @@ def unguarded(source: str | Path, name: str = "<source>", *, modes: bool = False
             for alias in node.names:
                 if (platform := missing_name(node.module, alias.name)) is not None:
                     found.append((node, f"{node.module}.{alias.name} (not on {platform})"))
-    for node in ast.walk(tree):
+    for node in sources.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
             module = modules[node.value.id]
             if (platform := missing_name(module, node.attr)) is not None:
                 found.append((node, f"{module}.{node.attr} (not on {platform})"))
             elif modes and f"{module}.{node.attr}" == MODE_BITS:
                 found.append((node, f"{MODE_BITS} (Windows keeps a read-only bit only)"))
+    if not found:
+        return []  # most modules: no platform-only name, so no guard to look for
+    parents = {child: parent for parent in sources.walk(tree) for child in ast.iter_child_nodes(parent)}
     found.sort(key=lambda each: (getattr(each[0], "lineno", 0), each[1]))
     return [f"{name}:{getattr(node, 'lineno', 0)}: {what}" for node, what in found if not _guarded(node, parents)]
 

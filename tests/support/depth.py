@@ -2,7 +2,7 @@
 (HYPOTHESIS_PROFILE, tests/conftest.py): under `ci` all the way; under `dev`, the fast loop,
 races against another process run a tenth as long (a second at least) and the long
 comparisons against a reference check every third case, or a third of the pairs of two lists
-with every item of each still in one."""
+with every item of each still in one, and a third list's items in turn over those pairs."""
 
 from __future__ import annotations
 
@@ -43,3 +43,10 @@ def crossed(first: Sequence[T], second: Sequence[U]) -> list[tuple[T, U]]:
     first one, as every third pair in order would give)."""
     every = depth() >= 1.0
     return [(a, b) for i, a in enumerate(first) for j, b in enumerate(second) if every or (i + j) % 3 == 0]
+
+
+def in_turn(items: Sequence[T], case: int) -> list[T]:
+    """What one case of a long comparison checks of `items`, a third list beside the two
+    `crossed` paired: all of them under `ci`; else one, the next in turn from case to case, so
+    that every item is still checked (given at least as many cases as items)."""
+    return list(items) if depth() >= 1.0 else [items[case % len(items)]]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import straight_recall
-from tests.support.depth import cases, crossed
+from tests.support.depth import cases, crossed, in_turn
 from tests.support.synthetic_vault import generate, generate_realistic
 from tests.support.tricky_notes import TRICKY
 from tests.support.vaults import write_vault
@@ -40,12 +40,15 @@ QUERIES = (
     "项目预算 plan",  # Chinese, as bigrams (words.py), and a word
 )
 SUBJECTS = (None, "projects", "build-system")  # none, a rule's, a property's
-# Each query asked in each exposure mode with each budget and limit under `ci`; in the fast
-# loop a third of them, every query, mode and budget still in one (tests/support/depth.py).
+# Each query asked in each exposure mode with each budget and limit, for each subject, under
+# `ci`; in the fast loop a third of the queries' pairs with the modes and budgets, each pair for
+# one subject in turn: every query, mode, budget and subject still in one (tests/support/depth.py).
 ASKED = [
-    (query, mode, budget, limit)
-    for query, (mode, (budget, limit)) in crossed(
-        QUERIES, [(mode, sized) for mode in ("records", "vault") for sized in ((4096, 3), (65536, 20), (512, 1))]
+    (query, mode, budget, limit, tuple(in_turn(SUBJECTS, case)))
+    for case, (query, (mode, (budget, limit))) in enumerate(
+        crossed(
+            QUERIES, [(mode, sized) for mode in ("records", "vault") for sized in ((4096, 3), (65536, 20), (512, 1))]
+        )
     )
 ]
 # Each query counted across the whole vault, every record a client sees, or one subject's.
@@ -117,17 +120,27 @@ def test_the_ranking_is_the_straightforward_one(vault: Path, query: str) -> None
         assert shortcut.rank() == straight.rank()
 
 
-@pytest.mark.parametrize(("query", "mode", "budget", "limit"), ASKED)
+@pytest.mark.parametrize(
+    ("query", "mode", "budget", "limit", "subjects"),
+    ASKED,
+    ids=lambda value: "+".join(str(subject) for subject in value) if isinstance(value, tuple) else None,
+)
 def test_recall_answers_as_the_straightforward_way(
-    vault: Path, mode: ExposureMode, query: str, budget: int, limit: int, monkeypatch: pytest.MonkeyPatch
+    vault: Path,
+    mode: ExposureMode,
+    query: str,
+    budget: int,
+    limit: int,
+    subjects: tuple[str | None, ...],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     asked = scope(vault, mode)
-    answers = [recall_records.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS]
+    answers = [recall_records.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in subjects]
     monkeypatch.setattr(recall_records, "Ranked", straight_recall.StraightRanked)
     monkeypatch.setattr(recall_records, "_every_note", straight_recall.every_note)
     monkeypatch.setattr(recall_records, "_unheld_gates", lambda fresh: None)  # every record parsed
     assert answers == [
-        recall_records.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in SUBJECTS
+        recall_records.recall_context(asked, subject, query, budget=budget, limit=limit) for subject in subjects
     ]
 
 
