@@ -51,7 +51,7 @@ from vault_recall.server.recall.ranking.spelling import (
     related,
     spelt_otherwise,
 )
-from vault_recall.server.recall.ranking.words import folded_words, query_words
+from vault_recall.server.recall.ranking.words import fold_for_ranking, query_words
 from vault_recall.server.recall.records import (
     MemoryRecord,
     as_record,
@@ -242,9 +242,10 @@ def _respelt(
 ) -> Ranked:
     """When a meaningful query word is held by no record in any form, the nearest word the
     records hold takes its place (spelling.py): their words gathered, and the query measured
-    again — only then, so a query spelt right costs nothing more.  With what `watch` noted on
-    the first pass, only the notes that could hold a correction are read again (respelling.py);
-    else one pass more to gather the words, and one to measure again.  The pass that answers
+    again — only then, so a query spelt right costs nothing more than what the first pass
+    notes until its words are found.  With what `watch` noted on the first pass, only the notes
+    that could hold a correction are read again (respelling.py); else one pass more to gather
+    the words, and one to measure again.  The pass that answers
     says which broken notes could have been among its records: `problems` anew."""
     wanted = {i: ranked.query.terms[i].word for i in ranked.unmatched()}
     wanted = {i: word for i, word in wanted.items() if allowed_distance(word) or relatable(word)}
@@ -270,7 +271,7 @@ def _respelt(
     if watch is not None and watch.whole and set(wanted) <= set(watch.pieces):
         among = replace(listing, paths=tuple(watch.noted_for(wanted)), unreadable_folders=(), undecodable=())
     texts = (
-        folded_words(f"{record.note.title}\n{record.note.body}")
+        fold_for_ranking(f"{record.note.title}\n{record.note.body}")
         for record in _candidates(scope, among, subject, unused, looked_for)
         if isinstance(record, MemoryRecord) and keep(record)
     )
