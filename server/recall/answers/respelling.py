@@ -100,7 +100,7 @@ class Watch:
     def _in(self, data: bytes) -> int:
         # Folding lowers ASCII letters and leaves the rest of ASCII alone; a character that is
         # not ASCII could fold into any gate, unless it is apart.
-        if not data.isascii() and not all(map(_apart, set(_CHARACTER.findall(data)))):
+        if not data.isascii() and not all(map(_apart, set(_CHARACTER.findall(data.translate(None, _ASCII))))):
             return ANYTHING
         lowered = data.lower()
         mask = 0
@@ -130,6 +130,8 @@ class Watch:
         return [path for path, mask in self.noted if mask & wanted]
 
 
+# ASCII, taken out of a note's bytes before its other characters are read (a C-speed pass).
+_ASCII = bytes(range(128))
 # A character that is not ASCII, as UTF-8 (or a stray byte of none).
 _CHARACTER = re.compile(rb"[\xc0-\xff][\x80-\xbf]*|[\x80-\xbf]")
 
