@@ -99,9 +99,14 @@ class Watch:
 
     def _in(self, data: bytes) -> int:
         # Folding lowers ASCII letters and leaves the rest of ASCII alone; a character that is
-        # not ASCII could fold into any gate, unless it is apart.
-        if not data.isascii() and not all(map(_apart, set(_CHARACTER.findall(data.translate(None, _ASCII))))):
-            return ANYTHING
+        # not ASCII could fold into a gate only if it folds to one of the gates' letters, or
+        # to nothing (joining the letters around it), or combines with what is before it.
+        if not data.isascii():
+            letters = frozenset(chr(c) for i in self.unfound for piece in self.pieces[i] for c in piece)
+            for character in set(_CHARACTER.findall(data.translate(None, _ASCII))):
+                folded = _folded(character)
+                if folded is None or not letters.isdisjoint(folded):
+                    return ANYTHING
         lowered = data.lower()
         mask = 0
         for i in self.unfound:
@@ -137,19 +142,18 @@ _CHARACTER = re.compile(rb"[\xc0-\xff][\x80-\xbf]*|[\x80-\xbf]")
 
 
 @functools.cache
-def _apart(encoded: bytes) -> bool:
-    """Whether a character that is not ASCII (as UTF-8) keeps folded text's ASCII as it is
-    around it: it folds (ranking's fold_for_ranking) to neither an ASCII letter or digit, nor
-    to nothing (which would join the letters around it), and combines with nothing.  Text
-    whose every such character is apart holds a gate folded only if it holds it lowered.
-    Kept for the process: it is Unicode's, not a note's."""
+def _folded(encoded: bytes) -> str | None:
+    """A character that is not ASCII (as UTF-8) as ranking folds it (fold_for_ranking) — None
+    when it folds to nothing (it would join the letters around it), combines with what is
+    before it, or is no UTF-8.  Kept for the process: it is Unicode's, not a note's."""
     try:
         character = encoded.decode("utf-8")
     except UnicodeDecodeError:
-        return False
+        return None
     folded = fold_for_ranking(character)
-    ascii_alnum = any(c.isascii() and c.isalnum() for c in folded)
-    return bool(folded) and not ascii_alnum and not any(unicodedata.combining(c) for c in character)
+    if not folded or any(unicodedata.combining(c) for c in character):
+        return None
+    return folded
 
 
 def term_gates(term: Term) -> list[str]:

@@ -35,6 +35,7 @@ def test_a_misspelt_query_reads_again_only_the_notes_that_could_hold_its_correct
     notes: dict[str, str | bytes] = {f"Field {n}.md": f"Irrigation runs at dawn on field {n}.\n" for n in range(12)}
     notes["Sprint.md"] = "The kanban board holds the sprint.\n"
     notes["Games.md"] = "Morning “card” games — at dawn ☀\n"  # not ASCII, but nothing folds to a letter
+    notes["Cafe.md"] = "Le café: dawn.\n"  # 'é' folds to 'e', a letter of no gate of 'kanbam'
     notes["Ecole.md"] = "École: a board of kañban cards.\n"  # 'ñ' folds to 'n': could hold a gate
     vault = write_vault(tmp_path / "v", notes)
     scope = Scope(client="t", vault=vault, exposure=Exposure(mode="vault"))
@@ -44,7 +45,7 @@ def test_a_misspelt_query_reads_again_only_the_notes_that_could_hold_its_correct
     assert all("kanbam → kanban" in r["matched"] for r in result["records"][:2])
     # Read once, by the pass that ranks: no gate of 'kanbam' ('kan', 'bam') in them.
     assert {counted[f"Field {n}.md"] for n in range(12)} == {1}
-    assert counted["Games.md"] == 1
+    assert counted["Games.md"] == counted["Cafe.md"] == 1
     # Read again for the words a correction is taken from, to be measured with it, and as returned.
     assert counted["Sprint.md"] == counted["Ecole.md"] == 4
 
