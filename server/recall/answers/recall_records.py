@@ -26,7 +26,7 @@ from vault_recall.server.recall.answers.recall_answer import (
     pack_recall,
 )
 from vault_recall.server.recall.answers.recall_shares import Share, measure_share
-from vault_recall.server.recall.answers.respelling import Watch, covers, merged, merged_problems
+from vault_recall.server.recall.answers.respelling import Watch, corrected, covers, merged, merged_problems
 from vault_recall.server.recall.answers.unheld import (
     Unheld,
     block_holds,
@@ -39,17 +39,13 @@ from vault_recall.server.recall.finding.pool import listing_shares, run_shares
 from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
-from vault_recall.server.recall.ranking.known_words import knows
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import (
     allowed_distance,
     gates,
     near_words,
-    nearest,
     relatable,
-    related,
-    spelt_otherwise,
 )
 from vault_recall.server.recall.ranking.words import fold_for_ranking, query_words
 from vault_recall.server.recall.records import (
@@ -251,17 +247,6 @@ def _respelt(
     wanted = {i: word for i, word in wanted.items() if allowed_distance(word) or relatable(word)}
     if not wanted:
         return ranked
-    query = ranked.query
-    # A word the call's languages know is never taken for another word they know ('insurance'
-    # for 'instance'): only for the same word in its other English spelling, or — a guess —
-    # for a word they do not know ('platform' for the German note's 'plattform') or one of its
-    # family the stemmer parts.
-    names = [lang.name for lang in query.languages]
-
-    def unknown(found: str) -> bool:
-        return not knows(names, [found])
-
-    known = {i: knows(names, query.forms(word)) for i, word in wanted.items()}
     # Only records holding what a correction must start or hold (spelling.gates) are read for
     # their words: the rest are told apart by their bytes, as the first pass tells them.
     looked_for = tuple(dict.fromkeys(gate for word in wanted.values() for gate in gates(word)))
@@ -276,19 +261,7 @@ def _respelt(
         if isinstance(record, MemoryRecord) and keep(record)
     )
     vocabulary = near_words(texts, wanted.values())
-    stems = ranked.memo.stems
-    corrections: dict[int, str] = {}
-    asked_forms: set[int] = set()  # corrections that are the word asked, not a guess at it
-    for i, word in wanted.items():
-        found = spelt_otherwise(word, vocabulary) if known[i] else nearest(word, vocabulary)
-        if found is not None:
-            asked_forms.add(i)  # a misspelling's correction, or the word in its other spelling
-        elif known[i]:
-            found = nearest(word, vocabulary, unknown) or related(word, vocabulary, stems)  # a guess
-        elif (found := related(word, vocabulary, stems)) is not None:
-            asked_forms.add(i)  # a word of its family the stemmer parts
-        if found is not None:
-            corrections[i] = found
+    corrections, asked_forms = corrected(ranked, wanted, vocabulary)
     if not corrections:
         return ranked
     again = ranked.respelt(corrections, frozenset(asked_forms))

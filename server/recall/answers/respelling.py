@@ -27,15 +27,24 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from vault_recall.server.recall.finding.looking import Answer
 from vault_recall.server.recall.ranking.bm25 import Evidence
+from vault_recall.server.recall.ranking.known_words import knows
 from vault_recall.server.recall.ranking.query_terms import Term
 from vault_recall.server.recall.ranking.relevance import Ranked
-from vault_recall.server.recall.ranking.spelling import allowed_distance, gates, relatable
+from vault_recall.server.recall.ranking.spelling import (
+    allowed_distance,
+    gates,
+    nearest,
+    relatable,
+    related,
+    spelt_otherwise,
+)
 from vault_recall.server.recall.ranking.words import fold_for_ranking
 from vault_recall.server.recall.results import Problem
 
@@ -220,3 +229,34 @@ def merged_problems(
     for path in noted:
         shown.pop(path, None)
     shown.update(shown_anew)
+
+
+def corrected(ranked: Ranked, wanted: dict[int, str], vocabulary: Counter[str]) -> tuple[dict[int, str], set[int]]:
+    """What each word `wanted` (term → word no record holds) is taken for among the records'
+    words (spelling.near_words), and which of those are the word asked rather than a guess.
+
+    A word the call's languages know is never taken for another word they know ('insurance'
+    for 'instance'): only for the same word in its other English spelling, or — a guess — for
+    a word they do not know ('platform' for the German note's 'plattform') or one of its family
+    the stemmer parts."""
+    query = ranked.query
+    names = [lang.name for lang in query.languages]
+
+    def unknown(found: str) -> bool:
+        return not knows(names, [found])
+
+    known = {i: knows(names, query.forms(word)) for i, word in wanted.items()}
+    stems = ranked.memo.stems
+    corrections: dict[int, str] = {}
+    asked_forms: set[int] = set()  # corrections that are the word asked, not a guess at it
+    for i, word in wanted.items():
+        found = spelt_otherwise(word, vocabulary) if known[i] else nearest(word, vocabulary)
+        if found is not None:
+            asked_forms.add(i)  # a misspelling's correction, or the word in its other spelling
+        elif known[i]:
+            found = nearest(word, vocabulary, unknown) or related(word, vocabulary, stems)  # a guess
+        elif (found := related(word, vocabulary, stems)) is not None:
+            asked_forms.add(i)  # a word of its family the stemmer parts
+        if found is not None:
+            corrections[i] = found
+    return corrections, asked_forms
