@@ -70,9 +70,10 @@ def every_note(
     gates: object = None,
     asked: Callable[[str], bool] | None = None,
     shown: dict[str, Problem] | None = None,
+    watch: object = None,
 ) -> Iterator[MemoryRecord]:
     """recall_records._every_note as docs/tools.md states it: each note as scan.each_note shows it
-    (every one parsed: `gates` is passed over); a broken note is a problem when `asked` is None
+    (every one parsed: `gates` and `watch` are passed over); a broken note is a problem when `asked` is None
     (no meaningful word asked) or its file, read again whole, holds a word asked, in its text or
     its file name; one whose properties cannot be read is also ranked as Obsidian shows it, no
     properties, unless its block names a subject, status or kind — and then its problem is told

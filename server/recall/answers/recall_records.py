@@ -10,11 +10,11 @@ recall_answer.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import assert_never
 
-from vault_recall.server.obsidian.note import InvalidNote
+from vault_recall.server.obsidian.note import InvalidNote, Note
 from vault_recall.server.recall.answers.arguments import check_arguments, query_text
 from vault_recall.server.recall.answers.recall_answer import (
     NO_RECORDS_HINT,
@@ -26,6 +26,7 @@ from vault_recall.server.recall.answers.recall_answer import (
     pack_recall,
 )
 from vault_recall.server.recall.answers.recall_shares import Share, measure_share
+from vault_recall.server.recall.answers.respelling import Watch, corrected, covers, merged, merged_problems
 from vault_recall.server.recall.answers.unheld import (
     Unheld,
     block_holds,
@@ -38,19 +39,15 @@ from vault_recall.server.recall.finding.pool import listing_shares, run_shares
 from vault_recall.server.recall.finding.scan import each_looked_at, each_parsed, each_record
 from vault_recall.server.recall.finding.view import answer_anew, could_be_about, problem
 from vault_recall.server.recall.packing import Shaped
-from vault_recall.server.recall.ranking.known_words import knows
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
 from vault_recall.server.recall.ranking.spelling import (
     allowed_distance,
     gates,
     near_words,
-    nearest,
     relatable,
-    related,
-    spelt_otherwise,
 )
-from vault_recall.server.recall.ranking.words import folded_words, query_words
+from vault_recall.server.recall.ranking.words import fold_for_ranking, query_words
 from vault_recall.server.recall.records import (
     MemoryRecord,
     as_record,
@@ -168,9 +165,10 @@ def _answer(
         shown: dict[str, Problem] = {}
         fresh = ordering.fresh()
         measure = partial(_measure, scope=scope, listing=listing, subject=subject, keep=keep, unheld=unheld)
-        measure(fresh, problems, shown)
+        watch = Watch.of(fresh) if unheld and isinstance(fresh, Ranked) else None
+        measure(fresh, problems, shown, watch=watch)
         if isinstance(fresh, Ranked):
-            fresh = _respelt(fresh, scope, listing, subject, keep, measure, problems, shown)
+            fresh = _respelt(fresh, watch, scope, listing, subject, keep, unheld, problems, shown)
         ranked = fresh.rank()
         passed[:] = [Passed(ranked, listing.root, fresh.count)]
         shaped = Shaped(ranked, partial(shapes.whole, root=listing.root), at_least=shapes.least, size=shapes.size)
@@ -191,18 +189,23 @@ def _measure(
     subject: str | None,
     keep: Callable[[MemoryRecord], bool],
     unheld: bool,
+    watch: Watch | None = None,
 ) -> None:
     """One pass: `fresh` measures every candidate `keep` keeps; broken notes go to `problems`,
     or to `shown` when they are ranked and matter only if returned (_every_note).  Over a
     large vault the pass is split in shares of its notes, taken by worker processes
-    (finding/pool.py) and merged in their order: the same pass."""
+    (finding/pool.py) and merged in their order: the same pass.  `watch` notes what a
+    correction of a misspelt word needs (respelling.py) — in a pass not split only."""
 
     gates = _unheld_gates(fresh) if unheld else None
 
     def shares(count: int) -> list[Share]:
         parts = listing_shares(listing, count)
+        watching = watch if gates is not None and count == 1 else None
+        if watch is not None and watching is None:
+            watch.whole = False  # it sees no note: nothing is noted
         # The first share is measured here, into `fresh` and the lists themselves.
-        first = Share(_candidates, fresh, problems, shown, scope, parts[0], subject, keep, gates)
+        first = Share(_candidates, fresh, problems, shown, scope, parts[0], subject, keep, gates, watching)
         later = (Share(_candidates, fresh.fresh(), [], {}, scope, part, subject, keep, gates) for part in parts[1:])
         return [first, *later]
 
@@ -224,62 +227,57 @@ def _unheld_gates(fresh: Ordering) -> tuple[str, ...] | None:
 
 def _respelt(
     ranked: Ranked,
+    watch: Watch | None,
     scope: Scope,
     listing: VaultListing,
     subject: str | None,
     keep: Callable[[MemoryRecord], bool],
-    measure: Callable[[Ordering, list[Problem], dict[str, Problem]], None],
+    unheld: bool,
     problems: list[Problem],
     shown: dict[str, Problem],
 ) -> Ranked:
     """When a meaningful query word is held by no record in any form, the nearest word the
-    records hold takes its place (spelling.py): one pass more to gather their words, and one
-    to measure again — only then, so a query spelt right costs nothing more.  The pass that
-    answers says which broken notes could have been among its records: `problems` anew."""
+    records hold takes its place (spelling.py): their words gathered, and the query measured
+    again — only then, so a query spelt right costs nothing more than what the first pass
+    notes until its words are found.  With what `watch` noted on the first pass, only the notes
+    that could hold a correction are read again (respelling.py); else one pass more to gather
+    the words, and one to measure again.  The pass that answers
+    says which broken notes could have been among its records: `problems` anew."""
     wanted = {i: ranked.query.terms[i].word for i in ranked.unmatched()}
     wanted = {i: word for i, word in wanted.items() if allowed_distance(word) or relatable(word)}
     if not wanted:
         return ranked
-    query = ranked.query
-    # A word the call's languages know is never taken for another word they know ('insurance'
-    # for 'instance'): only for the same word in its other English spelling, or — a guess —
-    # for a word they do not know ('platform' for the German note's 'plattform') or one of its
-    # family the stemmer parts.
-    names = [lang.name for lang in query.languages]
-
-    def unknown(found: str) -> bool:
-        return not knows(names, [found])
-
-    known = {i: knows(names, query.forms(word)) for i, word in wanted.items()}
     # Only records holding what a correction must start or hold (spelling.gates) are read for
     # their words: the rest are told apart by their bytes, as the first pass tells them.
     looked_for = tuple(dict.fromkeys(gate for word in wanted.values() for gate in gates(word)))
     unused: list[Problem] = []  # the first pass reported them
+    # What the first pass noted: every note that could hold one of those gates (no other can).
+    among = listing
+    if watch is not None and watch.whole and set(wanted) <= set(watch.pieces):
+        among = replace(listing, paths=tuple(watch.noted_for(wanted)), unreadable_folders=(), undecodable=())
     texts = (
-        folded_words(f"{record.note.title}\n{record.note.body}")
-        for record in _candidates(scope, listing, subject, unused, looked_for)
+        fold_for_ranking(f"{record.note.title}\n{record.note.body}")
+        for record in _candidates(scope, among, subject, unused, looked_for)
         if isinstance(record, MemoryRecord) and keep(record)
     )
     vocabulary = near_words(texts, wanted.values())
-    stems = ranked.memo.stems
-    corrections: dict[int, str] = {}
-    asked_forms: set[int] = set()  # corrections that are the word asked, not a guess at it
-    for i, word in wanted.items():
-        found = spelt_otherwise(word, vocabulary) if known[i] else nearest(word, vocabulary)
-        if found is not None:
-            asked_forms.add(i)  # a misspelling's correction, or the word in its other spelling
-        elif known[i]:
-            found = nearest(word, vocabulary, unknown) or related(word, vocabulary, stems)  # a guess
-        elif (found := related(word, vocabulary, stems)) is not None:
-            asked_forms.add(i)  # a word of its family the stemmer parts
-        if found is not None:
-            corrections[i] = found
+    corrections, asked_forms = corrected(ranked, wanted, vocabulary)
     if not corrections:
         return ranked
     again = ranked.respelt(corrections, frozenset(asked_forms))
+    measure = partial(_measure, scope=scope, subject=subject, keep=keep, unheld=unheld)
+    if watch is not None and among is not listing and covers(ranked, again, list(corrections)):
+        anew = again.fresh()
+        problems_anew: list[Problem] = []
+        shown_anew: dict[str, Problem] = {}
+        measure(anew, problems_anew, shown_anew, listing=among)
+        whole = merged(ranked, again, anew, among.paths, watch)
+        if whole is not None:
+            merged_problems(problems, shown, problems_anew, shown_anew, among.paths, listing.paths)
+            return whole
     problems.clear()
     shown.clear()
-    measure(again, problems, shown)
+    measure(again, problems, shown, listing=listing)
     return again
 
 
@@ -297,15 +295,17 @@ def _candidates(
     gates: tuple[str, ...] | None = None,
     asked: Callable[[str], bool] | None = None,
     shown: dict[str, Problem] | None = None,
+    watch: Watch | None = None,
 ) -> Iterator[MemoryRecord | Unheld]:
     """The records a recall ranks — the subject's, or every one the client may see — and, in
     `problems`, the broken notes that could have been among them.  With a query's `gates`, a
     current record its bytes show to hold none is given as Unheld (unheld.py).  `asked`:
     whether a folded text holds a meaningful word of a ranked query, as a broken note across
-    the whole vault must to have been among the answer (None: any broken note could have been)."""
+    the whole vault must to have been among the answer (None: any broken note could have been).
+    `watch` is shown each note's bytes first (respelling.py)."""
     exposure = scope.exposure
     if subject is None and exposure.mode == "vault":
-        yield from _every_note(listing, scope, problems, gates, asked, shown)
+        yield from _every_note(listing, scope, problems, gates, asked, shown, watch)
         return
     wanted = [subject] if subject is not None else None
 
@@ -313,6 +313,8 @@ def _candidates(
         return (subject is None or subject in subjects) and exposure.allows_record_subjects(subjects)
 
     look = unheld_look(gates, exposure.rules, records=taken) if gates is not None else None
+    if look is not None and watch is not None:
+        look = watch.watching(look)
     items = (
         each_record(listing.root, listing, subject, rules=exposure.rules)
         if look is None
@@ -335,6 +337,7 @@ def _every_note(
     gates: tuple[str, ...] | None = None,
     asked: Callable[[str], bool] | None = None,
     shown: dict[str, Problem] | None = None,
+    watch: Watch | None = None,
 ) -> Iterator[MemoryRecord | Unheld]:
     """For a client that sees the whole vault, asking about no subject: every note, each the
     record its properties or a rule make it, or else a record of no subject — current unless
@@ -352,11 +355,11 @@ def _every_note(
     named by most recalls saying "plugin" or "theme".  With a query's `gates`, a current note
     its bytes show to hold none is given as Unheld (unheld.py)."""
     rules = scope.exposure.rules
-    notes = (
-        each_parsed(listing.root, listing)
-        if gates is None
-        else each_looked_at(listing.root, listing, unheld_look(gates, rules))
-    )
+    if gates is None:
+        notes: Iterator[Note | InvalidNote | Looked[Unheld]] = each_parsed(listing.root, listing)
+    else:
+        look = unheld_look(gates, rules)
+        notes = each_looked_at(listing.root, listing, look if watch is None else watch.watching(look))
 
     def tell(trouble: InvalidNote) -> None:
         if asked is None or could_hold_any(trouble, asked):

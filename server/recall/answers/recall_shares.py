@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from vault_recall.server.recall.answers.respelling import Watch
 from vault_recall.server.recall.answers.unheld import Unheld, asked_words
 from vault_recall.server.recall.ranking.relevance import Ordering, Ranked
 from vault_recall.server.recall.records import MemoryRecord
@@ -24,6 +25,7 @@ Candidates = Callable[
         tuple[str, ...] | None,
         Callable[[str], bool] | None,
         dict[str, Problem] | None,
+        Watch | None,
     ],
     Iterator[MemoryRecord | Unheld],
 ]
@@ -43,14 +45,21 @@ class Share:
     subject: str | None
     keep: Callable[[MemoryRecord], bool]
     gates: tuple[str, ...] | None
+    # What the pass notes for a misspelt word's correction (respelling.py): in an unsplit pass only.
+    watch: Watch | None = None
 
 
 def measure_share(share: Share) -> tuple[Ordering, list[Problem], dict[str, Problem]]:
     """A share's pass: `fresh` measures every candidate `keep` keeps (as _measure did over
     the whole vault); its ordering and the broken notes met."""
-    fresh, keep = share.fresh, share.keep
+    fresh, keep, watch = share.fresh, share.keep, share.watch
     asked = asked_words(fresh)
-    found = share.candidates(share.scope, share.listing, share.subject, share.problems, share.gates, asked, share.shown)
+    found = share.candidates(
+        share.scope, share.listing, share.subject, share.problems, share.gates, asked, share.shown, watch
+    )
+    if watch is not None:
+        assert isinstance(fresh, Ranked)  # a watch is kept for a ranked recall only
+        return _watched(found, fresh, keep, watch), share.problems, share.shown
     for item in found:
         if isinstance(item, Unheld):
             assert isinstance(fresh, Ranked)  # gates are given for a ranked recall only
@@ -58,3 +67,17 @@ def measure_share(share: Share) -> tuple[Ordering, list[Problem], dict[str, Prob
         elif keep(item):
             fresh.measure(item)
     return fresh, share.problems, share.shown
+
+
+def _watched(
+    found: Iterator[MemoryRecord | Unheld], fresh: Ranked, keep: Callable[[MemoryRecord], bool], watch: Watch
+) -> Ranked:
+    """measure_share's loop, telling `watch` of each note measured."""
+    for item in found:
+        if isinstance(item, Unheld):
+            fresh.measure_unheld(item.length)
+            watch.counted(fresh, None)
+        elif keep(item):
+            fresh.measure(item)
+            watch.counted(fresh, item.note.path)
+    return fresh

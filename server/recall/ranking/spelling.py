@@ -26,6 +26,9 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from vault_recall.server.recall.ranking.word_scans import EVERY_WORD
+from vault_recall.server.recall.ranking.words import LETTER
+
 SHORTEST = 4  # letters of a word worth correcting
 LONG_AT = 8  # letters from which two edits are allowed
 RELATED_AT = 6  # letters of a stem that begins another word's stem for the two to be one family
@@ -149,19 +152,38 @@ def gates(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def near_words(texts: Iterable[list[str]], words: Iterable[str]) -> Counter[str]:
-    """Of the records' words (each record's folded words), those as long as a correction of
-    one of `words` can be, or starting as one of its family must, with how many records hold
-    each."""
+_A_LETTER = re.compile(LETTER)
+
+
+def near_words(texts: Iterable[str], words: Iterable[str]) -> Counter[str]:
+    """Of the records' words (each record's text, folded), those as long as a correction of one
+    of `words` can be, or starting as one of its family must, with how many records hold each —
+    only those holding a gate of one of `words` (gates): the only ones `nearest`, `related` and
+    `spelt_otherwise` take, a word holding none being no correction.  Found where a gate is
+    written, not by splitting every word of the text: most of a text's words hold none."""
     words = list(words)
+    found = sorted({gate for word in words for gate in gates(word)}, key=len, reverse=True)
+    if not found:
+        return Counter()
+    pattern = re.compile("|".join(re.escape(gate) for gate in found))
     lengths = {
         n for word in words if (most := allowed_distance(word)) for n in range(len(word) - most, len(word) + most + 1)
     }
     starts = {word[:RELATED_AT] for word in words if relatable(word)}
     counted: Counter[str] = Counter()
-    for record_words in texts:
-        # Each distinct word once (a set made in C first): a note repeats most of its words.
-        counted.update(
-            {w for w in set(record_words) if (len(w) in lengths or w[:RELATED_AT] in starts) and w.isalpha()}
-        )
+    for text in texts:
+        held: set[str] = set()
+        end = 0  # where the last word found ends: a gate written before it is in it
+        for match in pattern.finditer(text):
+            if match.start() < end:
+                continue
+            start = match.start()
+            while start and _A_LETTER.match(text, start - 1):
+                start -= 1
+            word_match = EVERY_WORD.match(text, match.start())
+            end = word_match.end() if word_match is not None else match.end()
+            word = text[start:end]
+            if (len(word) in lengths or word[:RELATED_AT] in starts) and word.isalpha():
+                held.add(word)
+        counted.update(held)
     return counted

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.support.vaults import record, write_vault
@@ -21,6 +21,7 @@ from vault_recall.server.recall.ranking.spelling import (
     related,
     same_word_spelt_otherwise,
 )
+from vault_recall.server.recall.ranking.words import fold_for_ranking, folded_words
 from vault_recall.server.recall.scope import Exposure, Scope
 
 
@@ -52,10 +53,10 @@ def test_the_nearest_word_ties_go_to_the_word_more_records_hold_then_the_alphabe
 
 
 def test_only_words_as_long_as_a_correction_can_be_are_gathered() -> None:
-    gathered = near_words([["the", "pesticides", "on", "crops"], ["pesticides", "x1x1x1x1x1"]], ["pestisides"])
+    gathered = near_words(["the pesticides on crops", "pesticides x1x1x1x1x1"], ["pestisides"])
     assert gathered == Counter({"pesticides": 2})
     # And words starting as one of a long word's family must, whatever their length.
-    family = near_words([["registered", "regional", "registers"], ["register", "x"]], ["registration"])
+    family = near_words(["registered regional registers", "register x"], ["registration"])
     assert family == Counter({"registered": 1, "registers": 1, "register": 1})
 
 
@@ -222,3 +223,31 @@ def test_the_other_spelling_of_a_known_word_begins_as_it_does() -> None:
         assert same_word_spelt_otherwise(american, british)
         assert any(gate in british for gate in gates(american))
         assert any(gate in american for gate in gates(british))
+
+
+@example(texts=["the xkanbam, akanban_b kanbams; café-kanban 项目kanbam ﬁkanbam", "bambi É kanbam"], words=["kanbam"])
+@given(
+    texts=st.lists(st.text(alphabet="abcdekanbmé É_-1 \n项目ß\u0301ﬁ", max_size=60), max_size=4),
+    words=st.lists(st.sampled_from(["kanbam", "abcdekan", "bambi", "kanbanized", "deaf"]), min_size=1, max_size=2),
+)
+def test_the_words_gathered_are_those_near_that_hold_a_gate(texts: list[str], words: list[str]) -> None:
+    # Found where a gate is written: the same words, held by as many records, as splitting every
+    # word — of those holding a gate, the only ones a correction is taken from.
+    every = every_word_near([folded_words(text) for text in texts], words)
+    wanted = {gate for word in words for gate in gates(word)}
+    assert near_words([fold_for_ranking(text) for text in texts], words) == Counter(
+        {word: held for word, held in every.items() if any(gate in word for gate in wanted)}
+    )
+
+
+def every_word_near(texts: list[list[str]], words: list[str]) -> Counter[str]:
+    """What near_words gathered before it looked only where a gate is written: every word of
+    each record's words as long as a correction can be, or starting as one of its family must."""
+    lengths = {
+        n for word in words if (most := allowed_distance(word)) for n in range(len(word) - most, len(word) + most + 1)
+    }
+    starts = {word[:6] for word in words if len(word) >= 6 and word.isalpha()}
+    counted: Counter[str] = Counter()
+    for record_words in texts:
+        counted.update({w for w in set(record_words) if (len(w) in lengths or w[:6] in starts) and w.isalpha()})
+    return counted
