@@ -271,7 +271,7 @@ def _respelt(
         problems_anew: list[Problem] = []
         shown_anew: dict[str, Problem] = {}
         measure(anew, problems_anew, shown_anew, listing=among)
-        whole = merged(ranked, again, anew, among.paths, watch)
+        whole = merged(ranked, again, anew, among.paths, watch, listing.paths)
         if whole is not None:
             merged_problems(problems, shown, problems_anew, shown_anew, among.paths, listing.paths)
             return whole

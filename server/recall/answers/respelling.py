@@ -36,7 +36,7 @@ from vault_recall.server.recall.finding.looking import Answer
 from vault_recall.server.recall.ranking.bm25 import Evidence
 from vault_recall.server.recall.ranking.known_words import knows
 from vault_recall.server.recall.ranking.query_terms import Term
-from vault_recall.server.recall.ranking.relevance import Ranked
+from vault_recall.server.recall.ranking.relevance import MatchFields, Ranked
 from vault_recall.server.recall.ranking.spelling import (
     allowed_distance,
     gates,
@@ -50,7 +50,7 @@ from vault_recall.server.recall.results import Problem
 
 T = TypeVar("T")
 # A record a ranked ordering keeps: its index among those measured, its Match fields, its counts.
-Kept = tuple[int, tuple[str, str, int, str, int, str | None], Evidence]
+Kept = tuple[int, MatchFields, Evidence]
 
 
 def respellable(word: str) -> bool:
@@ -69,10 +69,14 @@ class Watch:
     pieces: dict[int, tuple[bytes, ...]]  # required term → its word's spelling gates
     unfound: set[int]  # the terms no record measured so far holds
     noted: list[tuple[str, int]] = field(default_factory=list)  # (path, mask of terms), in the pass's order
-    places: dict[str, int] = field(default_factory=dict)  # a note noted and measured → its index
+    # A note noted and measured → (its index among the records listed, or -1 when it held no
+    # term and was only counted; then its length): what the first pass made of it.
+    places: dict[str, tuple[int, int]] = field(default_factory=dict)
     whole: bool = True  # False: the pass did not show it the notes (split in shares, or none looked at)
     _looked: str | None = None  # the note looked at last
     _holds: bool = False  # whether it was noted
+    _listed: int = 0  # how many records the pass had listed, and the length of those it counted
+    _counted_length: int = 0
 
     @classmethod
     def of(cls, ranked: Ranked) -> Watch | None:
@@ -128,12 +132,16 @@ class Watch:
     def counted(self, ranked: Ranked, path: str | None) -> None:
         """After `ranked` measured a note: `path` for a parsed record, None for one told from
         its bytes (the note looked at last)."""
+        listed = len(ranked.every) > self._listed  # else it held no term: only counted
+        length = ranked.holding_none[1] - self._counted_length
+        self._listed, self._counted_length = len(ranked.every), ranked.holding_none[1]
+        place = (len(ranked.every) - 1, 0) if listed else (-1, length)
         if path is not None and path != self._looked:
             self.noted.append((path, ANYTHING))  # measured without being looked at: could hold anything
-            self.places[path] = ranked.count - 1
+            self.places[path] = place
         elif self._holds:
-            self.places[self._looked or ""] = ranked.count - 1
-        if path is not None and self.unfound:  # a note told from its bytes holds no term
+            self.places[self._looked or ""] = place
+        if listed and self.unfound:
             evidence = ranked.every[-1]
             self.unfound = {i for i in self.unfound if not evidence.weighted(i) > 0}
 
@@ -184,30 +192,42 @@ def covers(ranked: Ranked, again: Ranked, corrected: Sequence[int]) -> bool:
     return True
 
 
-def merged(ranked: Ranked, again: Ranked, anew: Ranked, among: Sequence[str], watch: Watch) -> Ranked | None:
-    """`again` as a whole pass would have measured it: `anew` measured the notes `among` (noted
-    by `watch`), `ranked` (the first pass) every other.  None when the notes read again are
-    not those the first pass measured (one changed in between)."""
+def merged(
+    ranked: Ranked, again: Ranked, anew: Ranked, among: Sequence[str], watch: Watch, paths: Sequence[str]
+) -> Ranked | None:
+    """`again` as a whole pass over `paths` would have measured it: `anew` measured the notes
+    `among` (noted by `watch`), `ranked` (the first pass) every other.  None when the notes read
+    again are not those the first pass measured (one changed in between)."""
     places = [watch.places[path] for path in among if path in watch.places]
     if anew.count != len(places):
         return None
-    every = list(ranked.every)
-    for k, at in enumerate(places):
-        every[at] = anew.every[k]
-    noted = set(places)
+    # The first pass's records, less those read again; then what the second reading made of them.
+    dropped = {at for at, _ in places if at >= 0}
+    every: list[Evidence] = []
+    moved_to: dict[int, int] = {}
+    for at, evidence in enumerate(ranked.every):
+        if at not in dropped:
+            moved_to[at] = len(every)
+            every.append(evidence)
+    offset = len(every)
+    every.extend(anew.every)
+    lengths = [length for at, length in places if at < 0]
+    count, total = ranked.holding_none
+    more, more_length = anew.holding_none
+    order = {path: at for at, path in enumerate(paths)}
 
     def joined(first: list[Kept], later: list[Kept]) -> list[Kept]:
-        kept = [item for item in first if item[0] not in noted]
-        moved = [(places[k], found, evidence) for k, found, evidence in later]
-        return sorted(kept + moved, key=lambda item: item[0])
+        kept = [(moved_to[at], found, evidence) for at, found, evidence in first if at in moved_to]
+        moved = [(offset + at, found, evidence) for at, found, evidence in later]
+        return sorted(kept + moved, key=lambda item: order[item[1][0]])  # the pass's order
 
     answering = joined(ranked.answering, anew.answering)
     if ranked.answering and not answering:
         return None  # a note that answered no longer does: it changed
     again.every = every
+    again.holding_none = (count - len(lengths) + more, total - sum(lengths) + more_length)
     again.answering = answering
     again.closest = [] if answering else joined(ranked.closest, anew.closest)
-    again.nothing = ranked.nothing
     return again
 
 
