@@ -86,9 +86,10 @@ def world_readable_tmp() -> Iterator[Path]:
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """How many processes `-n auto` (pyproject's default) starts: two, or one on a single core.
-    Two is what the whole suite was shown to pass with, its real servers, desktops and clients
-    side by side (docs/benchmarks.md#the-test-loops); `-n N` or PYTEST_XDIST_AUTO_NUM_WORKERS
-    chooses otherwise, `-n 0` runs everything in this process (as `--pdb` does by itself)."""
+    Two is what the end-to-end and desktop tests (and the fast loop) were shown to pass with,
+    their real servers, desktops and clients side by side (docs/benchmarks.md#the-test-loops);
+    `-n N` or PYTEST_XDIST_AUTO_NUM_WORKERS chooses otherwise, `-n 0` runs everything in this
+    process (as `--pdb` does by itself)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # pytest-xdist reads it
     return min(2, os.cpu_count() or 1)
