@@ -83,9 +83,21 @@ def world_readable_tmp() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """How many processes `-n auto` (pyproject's default) starts: two, or one on a single core.
+    Two is what the end-to-end and desktop tests (and the fast loop) were shown to pass with,
+    their real servers, desktops and clients side by side (docs/benchmarks.md#the-test-loops);
+    `-n N` or PYTEST_XDIST_AUTO_NUM_WORKERS chooses otherwise, `-n 0` runs everything in this
+    process (as `--pdb` does by itself)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist reads it
+    return min(2, os.cpu_count() or 1)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the slow preparations of the selected tests now, beside the tests that run first
-    (tests/support/head_start.py).  Not in a pytest-xdist worker (`-n 2`): every worker collects
+    (tests/support/head_start.py).  Not in a pytest-xdist worker (the default): every worker collects
     every test, and two would build the same bundle side by side (PyInstaller's --clean empties
     the cache the other is using); there the worker that runs such a test prepares it then."""
     if "PYTEST_XDIST_WORKER" in os.environ:

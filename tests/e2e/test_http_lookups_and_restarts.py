@@ -7,6 +7,7 @@ restarted (404, so it starts a new one)."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 from collections.abc import Iterator
 
@@ -36,10 +37,14 @@ LOOKUPS = (
 )
 
 
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    with running_endpoint("--no-oauth") as running:
+@pytest.fixture(scope="module")
+def endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Endpoint]:
+    """One endpoint for the lookups: none changes what it holds (it offers no OAuth to register
+    with).  Its home is its own: a test's home is set only after this starts."""
+    home = tmp_path_factory.mktemp("lookups-home")
+    with running_endpoint("--no-oauth", env={**os.environ, "VAULT_RECALL_HOME": str(home)}) as running:
         yield running
+    assert "Traceback" not in running.log(), running.log()
 
 
 def request(port: int, method: str, path: str) -> tuple[int, dict[str, str], bytes]:

@@ -1,6 +1,6 @@
 """Slow preparations started when the run begins, on threads of their own.
 
-The full suite keeps about one of the machine's two cores busy: its tests run one at a time.
+In one process (`-n 0`) the full suite keeps about one of two cores busy, a test at a time.
 A few preparations take most of a minute each and mostly wait or use a core of their own —
 building the bundle with PyInstaller, resolving every dependency's wheels from PyPI for other
 platforms — so they start as soon as the tests are collected (when a test that needs them was
@@ -10,6 +10,9 @@ A test module registers its preparation at import (`register`); `tests/conftest.
 ones whose module has a selected test (`begin`); the module's fixture asks for the result
 (`result`), which starts the preparation there if nothing started it (a single test run by
 hand) and re-raises what it raised — a skip included.
+
+Under pytest-xdist (the default) no preparation starts early: each worker collects every
+test, and only the one that runs a module's tests may prepare for them.
 """
 
 from __future__ import annotations

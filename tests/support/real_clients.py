@@ -64,13 +64,16 @@ def client_env(home: Path, **extra: str) -> dict[str, str]:
 
 def claude_code_env(home: Path, model_url: str) -> dict[str, str]:
     """client_env for Claude Code talking to the stand-in model at `model_url`: a key it accepts
-    without asking, and none of its own calls out (updates, telemetry) beside the model's."""
+    without asking, none of its own calls out (updates, telemetry) beside the model's, and two
+    minutes for our server to start (MCP_TIMEOUT, ms): by its own default it gave up within 30 s
+    on a loaded machine (load average 18 on 2 cores) and asked the model without our tool."""
     return client_env(
         home,
         ANTHROPIC_BASE_URL=model_url,
         ANTHROPIC_API_KEY="sk-ant-stand-in",
         DISABLE_AUTOUPDATER="1",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        MCP_TIMEOUT="120000",
     )
 
 
