@@ -4,7 +4,7 @@
 
 `changed_since_recalled` is told only in an answer that reached its client, and never twice.
 Never lost needs the transport's word that the answer was delivered (server/mcp/delivery.py,
-server/http/answers.py): a change is remembered as told only then.  Never twice adds, in
+server/http/answer_delivery.py): a change is remembered as told only then.  Never twice adds, in
 server/recall/answers/changed_since.py, the hold on a change an answer in flight tells (other
 calls of the client pass over it) and the read stamps that keep an answer begun earlier from
 bringing back a revision whose change was told.  Timed here, in this process, per call:

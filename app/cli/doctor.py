@@ -28,7 +28,7 @@ from vault_recall.app.clients.claude_scopes import LocalEntry, local_entries
 from vault_recall.app.clients.entry_form import form_of
 from vault_recall.app.clients.install import current_entry, read_existing
 from vault_recall.app.clients.probe import entry_argv, probe
-from vault_recall.app.clients.url_probe import UrlAnswer, probe_url
+from vault_recall.app.clients.url_probe import UrlProbe, probe_url
 from vault_recall.app.clients.url_token import url_token
 from vault_recall.app.state.health import check_health
 from vault_recall.server.activity.database import connect, store_problem
@@ -272,7 +272,7 @@ def _url_answers(spec: ClientSpec, path: Path, entry: dict[str, Any]) -> Check:
             assert_never(answer.outcome)
 
 
-def _url_reached(spec: ClientSpec, at: str, where: str, answer: UrlAnswer, again: str) -> Check:
+def _url_reached(spec: ClientSpec, at: str, where: str, answer: UrlProbe, again: str) -> Check:
     what = f"client {spec.id}"
     store = activity_path()
     restart = "stop that endpoint and start vault-recall http from the shell whose config you mean (or from the tray)"

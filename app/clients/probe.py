@@ -116,13 +116,13 @@ def _list_subjects(server: subprocess.Popen[bytes], timeout: float) -> dict[str,
     hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": DOCTOR_NAME, "version": "1"}}
     try:
         _send(server.stdin, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
-        if _answer(server.stdout, 1, timeout) is None:
+        if _response(server.stdout, 1, timeout) is None:
             return None
         _send(server.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         _send(server.stdin, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_subjects"}})
     except OSError:
         return None  # it exited before reading
-    reply = _answer(server.stdout, 2, timeout)
+    reply = _response(server.stdout, 2, timeout)
     result = (reply or {}).get("result") or {}
     content = result.get("structuredContent")
     if isinstance(content, dict):
@@ -134,7 +134,7 @@ def _list_subjects(server: subprocess.Popen[bytes], timeout: float) -> dict[str,
     return parsed if isinstance(parsed, dict) else None
 
 
-def _answer(stdout: IO[bytes], request_id: int, timeout: float) -> dict[str, Any] | None:
+def _response(stdout: IO[bytes], request_id: int, timeout: float) -> dict[str, Any] | None:
     deadline = time.monotonic() + timeout
     with selectors.DefaultSelector() as selector:
         selector.register(stdout, selectors.EVENT_READ)

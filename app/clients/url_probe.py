@@ -42,7 +42,7 @@ _ACCEPT = "application/json, text/event-stream"
 
 
 @dataclass(frozen=True)
-class UrlAnswer:
+class UrlProbe:
     outcome: Outcome
     detail: str  # what was found, as a phrase a sentence can hold
     client: str | None = None  # the client the endpoint recorded the call under (None: not in this store)
@@ -106,7 +106,7 @@ def _request(request: urllib.request.Request, timeout: float) -> _Reply:
         raise _Unreachable("unreachable", f"it cannot be reached ({failed})") from None
 
 
-def _refusal(reply: _Reply, token: str | None) -> UrlAnswer | None:
+def _refusal(reply: _Reply, token: str | None) -> UrlProbe | None:
     """What a refused request says, as an outcome; None when it was not refused."""
     if reply.status < 400:
         return None
@@ -116,16 +116,16 @@ def _refusal(reply: _Reply, token: str | None) -> UrlAnswer | None:
     if reply.status == 401 and error in ("missing_token", "invalid_token"):
         if token is None or error == "missing_token":
             oauth = "resource_metadata=" in reply.headers.get("www-authenticate", "")
-            return UrlAnswer("no_token", "the endpoint there asks for a token and none was sent", oauth=oauth)
-        return UrlAnswer("token_refused", "the endpoint there refused the token")
+            return UrlProbe("no_token", "the endpoint there asks for a token and none was sent", oauth=oauth)
+        return UrlProbe("token_refused", "the endpoint there refused the token")
     if reply.status == 403 and error in ("forbidden_host", "forbidden_origin"):
-        return UrlAnswer("host_refused", f"the endpoint there refused the request: {description}")
+        return UrlProbe("host_refused", f"the endpoint there refused the request: {description}")
     if reply.status == 404 and error == "not_found" and "/" in description:
         found = "a Vault Recall endpoint answers there at another path"
-        return UrlAnswer("wrong_path", found, path=_path_in(description))
+        return UrlProbe("wrong_path", found, path=_path_in(description))
     if reply.status == 503 and error == "config_broken":
-        return UrlAnswer("config_broken", "the endpoint there cannot read its config")
-    return UrlAnswer("not_ours", f"something else answers there (HTTP {reply.status})")
+        return UrlProbe("config_broken", "the endpoint there cannot read its config")
+    return UrlProbe("not_ours", f"something else answers there (HTTP {reply.status})")
 
 
 def _path_in(description: str) -> str | None:
@@ -134,7 +134,7 @@ def _path_in(description: str) -> str | None:
     return words[-1] if words else None
 
 
-def probe_url(url: str, token: str | None, store: Path, timeout: float = 10, wait: float = 5) -> UrlAnswer:
+def probe_url(url: str, token: str | None, store: Path, timeout: float = 10, wait: float = 5) -> UrlProbe:
     """One session at `url` sending `token`; see the module's docstring."""
     auth = {"Authorization": f"Bearer {token}"} if token else {}
     nonce = "probe-" + secrets.token_hex(6)  # finds this very call in the activity store
@@ -147,7 +147,7 @@ def probe_url(url: str, token: str | None, store: Path, timeout: float = 10, wai
         server = (reply.json().get("result") or {}).get("serverInfo") or {}
         if server.get("name") != "vault-recall":
             named = f" ({server.get('name')!r})" if server.get("name") else ""
-            return UrlAnswer("not_ours", f"another server answers there{named}, not Vault Recall's endpoint")
+            return UrlProbe("not_ours", f"another server answers there{named}, not Vault Recall's endpoint")
         session = {**auth, "MCP-Protocol-Version": PROTOCOL}
         if reply.headers.get("mcp-session-id"):
             session["Mcp-Session-Id"] = reply.headers["mcp-session-id"]
@@ -158,18 +158,16 @@ def probe_url(url: str, token: str | None, store: Path, timeout: float = 10, wai
             with contextlib.suppress(_Unreachable):
                 _request(urllib.request.Request(url, headers=session, method="DELETE"), timeout)
     except _Unreachable as failed:
-        return UrlAnswer(failed.outcome, failed.detail)
+        return UrlProbe(failed.outcome, failed.detail)
     refused = _refusal(answer, token)
     if refused is not None:
         return refused
     content = (answer.json().get("result") or {}).get("structuredContent")
     if not isinstance(content, dict):
-        return UrlAnswer("no_answer", "the endpoint there took the token but did not answer list_subjects")
+        return UrlProbe("no_answer", "the endpoint there took the token but did not answer list_subjects")
     vault = content.get("vault")
     client = _recorded_client(store, nonce, wait)
-    return UrlAnswer(
-        "ok", "the endpoint there answered", client=client, vault=vault if isinstance(vault, str) else None
-    )
+    return UrlProbe("ok", "the endpoint there answered", client=client, vault=vault if isinstance(vault, str) else None)
 
 
 def _recorded_client(store: Path, nonce: str, wait: float) -> str | None:

@@ -3,7 +3,7 @@
 uvicorn's ASGI interface says nothing of the connection behind a request.  The app needs:
 whether a response was written whole (a client that hung up while its call ran gets nothing,
 and uvicorn drops the response without a word), for telling changes only in answers that were
-delivered (server/http/answers.py); and which client each connection serves, for each client's share
+delivered (server/http/answer_delivery.py); and which client each connection serves, for each client's share
 of the connections (server/http/shares.py).  So each request's scope carries a ConnectionHandle.
 
 The protocol also counts connections itself (uvicorn's own limit answers in a format of its

@@ -40,7 +40,7 @@ from vault_recall.server.config.call_scope import ServeOptions, current_scope
 from vault_recall.server.config.config_file import load_config
 from vault_recall.server.errors import ListenError
 from vault_recall.server.http.address import PATH, Listen, PublicUrl, parse_listen, parse_public_url
-from vault_recall.server.http.answers import HttpDelivery
+from vault_recall.server.http.answer_delivery import HttpDelivery
 from vault_recall.server.http.connections import EndpointProtocol
 from vault_recall.server.http.deadline import REQUEST_SECONDS
 from vault_recall.server.http.guard import LOOPBACK_NAMES, EndpointGuard, client_left_quietly

@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vault_recall.server.config.bearer_tokens import MAX_TOKEN_LENGTH, token_hash
 from vault_recall.server.errors import ConfigError, OAuthStoreError
-from vault_recall.server.http.answers import ANSWER_KEY, AnswerHolder, AnswerWatch
+from vault_recall.server.http.answer_delivery import ANSWER_KEY, AnswerHolder, ResponseWatch
 from vault_recall.server.http.connections import CONNECTION_KEY, ConnectionHandle
 from vault_recall.server.http.refusals import Refusal, SdkRefusals
 from vault_recall.server.oauth import store as oauth_store
@@ -227,11 +227,11 @@ class EndpointGuard:
         token = AccessToken(token=token_hash(bearer_token(headers) or ""), client_id=client, scopes=[])
         scope["user"] = AuthenticatedUser(token)
         scope["auth"] = AuthCredentials([])
-        # A tool's answer is told as delivered only once its response is out (server/http/answers.py).
+        # A tool's answer is told as delivered only once its response is out (server/http/answer_delivery.py).
         holder = scope[ANSWER_KEY] = AnswerHolder()
         connection = scope.get(CONNECTION_KEY)
         # The SDK's own refusals leave in our format, like ours (server/http/refusals.py).
-        watch = AnswerWatch(
+        watch = ResponseWatch(
             SdkRefusals(send).send, holder, connection.written if isinstance(connection, ConnectionHandle) else None
         )
         answered = _AnsweredOnce(watch.send)

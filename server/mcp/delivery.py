@@ -9,7 +9,7 @@ server's `Delivery`, and the transport settles it:
 - `AtOnce`: in-process use, where the caller gets the answer as call_tool returns;
 - `StdioDelivery`: commits when the answer is handed to the writer that puts it on stdout, and
   releases when the request's task ends without that (cancelled, or an error written instead);
-- the HTTP endpoint's own (server/http/answers.py): commits when the response has been written to a
+- the HTTP endpoint's own (server/http/answer_delivery.py): commits when the response has been written to a
   connection still open.
 """
 

@@ -5,7 +5,7 @@
   what is written).  `MCPServer.run_stdio_async` runs it only over the SDK's own streams.
 - `protocol_versions`: the protocol versions the SDK negotiates in `initialize`, read from its
   `mcp_types/version.py` by itself, without `mcp_types`' package (which loads every protocol
-  model): first_answer.py answers `initialize` before the SDK is loaded.
+  model): early_initialize.py answers `initialize` before the SDK is loaded.
 - `logging_left_alone`: `MCPServer.__init__` calls its module's `configure_logging`, which
   imports rich (when installed) and makes a console and a handler for `logging.basicConfig`,
   which drops them when the process configured logging already — as `serve` and `http` do

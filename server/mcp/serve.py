@@ -4,7 +4,7 @@ stdout is the MCP wire: nothing else may write to it.  Logs go to stderr.
 
 The MCP SDK and the tools load on a thread from the first instant, while the first line is
 read and, when it is an `initialize` the SDK is certain to accept, answered at once
-(first_answer.py): the client's wait for that answer is no longer the SDK's import time.
+(early_initialize.py): the client's wait for that answer is no longer the SDK's import time.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vault_recall.server.config.client_id import CLIENT_ID_PATTERN
-from vault_recall.server.mcp.first_answer import FirstAnswer, first_answer
+from vault_recall.server.mcp.early_initialize import EarlyInitialize, early_initialize
 
 if TYPE_CHECKING:
     from vault_recall.server.activity.writer import ActivityWriter
@@ -58,7 +58,7 @@ def serve(client: str, vault: Path | None) -> int:
         loading = threading.Thread(target=load_server_modules, name="load-sdk", daemon=True)
         loading.start()
         first = sys.stdin.buffer.readline()  # b"" when the client closed stdin at once
-        answered = first_answer(first)
+        answered = early_initialize(first)
         if answered is not None:
             sys.stdout.buffer.write(answered.line)
             sys.stdout.buffer.flush()
@@ -99,7 +99,7 @@ def _build(client: str, vault: Path | None) -> RecallServer:
     return build_server(options)
 
 
-def _run(server: RecallServer, first: bytes, answered: FirstAnswer | None) -> int:
+def _run(server: RecallServer, first: bytes, answered: EarlyInitialize | None) -> int:
     import anyio
 
     open_worker_pool()
@@ -127,7 +127,7 @@ def close_worker_pool() -> None:
     close_pool()
 
 
-async def _serve_stdio(server: RecallServer, first: bytes, answered: FirstAnswer | None) -> None:
+async def _serve_stdio(server: RecallServer, first: bytes, answered: EarlyInitialize | None) -> None:
     from vault_recall.server.mcp.stdio import serve_stdio
 
     stop_on_signals(server.activity)

@@ -27,7 +27,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from vault_recall.server.mcp.delivery import StdioDelivery
-from vault_recall.server.mcp.first_answer import FirstAnswer
+from vault_recall.server.mcp.early_initialize import EarlyInitialize
 from vault_recall.server.mcp.sdk_private import lowlevel_server
 
 log = logging.getLogger(__name__)
@@ -163,11 +163,11 @@ class _AnsweredLines:
 
 class _AnsweredAlready:
     """The server's write stream, less the SDK's own answer to the `initialize` answered before
-    it was loaded (first_answer.py): the client gets one answer per request."""
+    it was loaded (early_initialize.py): the client gets one answer per request."""
 
-    def __init__(self, inner: Any, answered: FirstAnswer) -> None:
+    def __init__(self, inner: Any, answered: EarlyInitialize) -> None:
         self._inner = inner
-        self._answered: FirstAnswer | None = answered
+        self._answered: EarlyInitialize | None = answered
 
     async def send(self, item: SessionMessage, /) -> None:
         message = item.message
@@ -192,7 +192,7 @@ class _AnsweredAlready:
         return result
 
 
-async def serve_stdio(server: Any, first: bytes = b"", answered: FirstAnswer | None = None) -> None:
+async def serve_stdio(server: Any, first: bytes = b"", answered: EarlyInitialize | None = None) -> None:
     """Run an MCPServer over this process's stdin and stdout until the client closes stdin;
     `first` is stdin's first line when it was read before (serve.py), `answered` its answer
     when one was written then."""

@@ -26,7 +26,7 @@ from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.errors import RecallError
 from vault_recall.server.mcp.argument_errors import describe_validation_error, unknown_arguments
 from vault_recall.server.mcp.delivery import AtOnce, Delivery
-from vault_recall.server.mcp.first_answer import SERVER_NAME
+from vault_recall.server.mcp.early_initialize import SERVER_NAME
 from vault_recall.server.mcp.instructions import CHANGED_SINCE_NOTE, INSTRUCTIONS
 from vault_recall.server.mcp.sdk_private import logging_left_alone
 from vault_recall.server.recall.tool_contract import Argument, ToolContract

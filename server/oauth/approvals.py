@@ -260,7 +260,7 @@ def approve(approval_code: str, client: str | None = None, *, now: float | None 
     `client` may: the person chose it).  Raises ApprovalError with the reason when the code
     names no waiting request."""
     now = time.time() if now is None else now
-    request = _answerable(approval_code, now)
+    request = _pending_request(approval_code, now)
     if client is not None and not CLIENT_ID_PATTERN.fullmatch(client):
         raise ApprovalError(f"{client!r} cannot be a client id (1–64 of a-z, 0-9, '.', '_', '-')")
     with connect() as db:
@@ -294,7 +294,7 @@ def approve(approval_code: str, client: str | None = None, *, now: float | None 
 
 def deny(approval_code: str, *, now: float | None = None) -> Request:
     now = time.time() if now is None else now
-    request = _answerable(approval_code, now)
+    request = _pending_request(approval_code, now)
     with connect() as db:
         db.execute(
             "UPDATE requests SET status = 'denied' WHERE approval_code = ? AND status = 'pending'",
@@ -303,7 +303,7 @@ def deny(approval_code: str, *, now: float | None = None) -> Request:
     return request
 
 
-def _answerable(approval_code: str, now: float) -> Request:
+def _pending_request(approval_code: str, now: float) -> Request:
     code = normal_approval_code(approval_code)
     if code is None:
         raise ApprovalError(f"{approval_code[:40]!r} is not an approval code (8 letters and digits, like ABCD-EFGH)")

@@ -144,7 +144,7 @@ class RecallHead(Degradable):
     """recall_context's and recall_activity's result before packing."""
 
     subject: str | None  # None: recall across everything the client may see
-    weak_match: NotRequired[bool]  # records for a query: none returned answers it (ranking/record_terms.answers)
+    weak_match: NotRequired[bool]  # records for a query: none returned answers it (ranking/record_terms.satisfies)
 
 
 class RecallResult(RecallHead):

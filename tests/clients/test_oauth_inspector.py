@@ -23,7 +23,7 @@ import pytest
 from tests.support.e2e import copy_sample_vault
 from tests.support.http_e2e import running_endpoint
 from tests.support.npm_tools import INSPECTOR, node_command
-from tests.support.oauth_browser import approve, open_authorization, redirect_after_answer, vault_recall
+from tests.support.oauth_browser import approve, open_authorization, redirect_after_decision, vault_recall
 from tests.support.parts import need
 from vault_recall.server.activity.queries import recent_events
 from vault_recall.server.config.config_file import activity_path
@@ -83,7 +83,7 @@ def test_the_inspector_authorizes_with_oauth_after_approval_and_is_cut_off_by_re
                 time.sleep(0.1)
             waiting = open_authorization(opened.read_text(encoding="utf-8").split()[0])
             approve(waiting, "inspector-oauth")
-            landed = redirect_after_answer(waiting)
+            landed = redirect_after_decision(waiting)
             assert landed.startswith(callback + "?")
             with httpx2.Client(timeout=30) as http:  # the browser's last hop: the Inspector's callback
                 assert http.get(landed).status_code < 400

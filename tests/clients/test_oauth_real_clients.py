@@ -35,7 +35,7 @@ import pytest
 from tests.support.doctor import doctor_line
 from tests.support.http_e2e import running_endpoint
 from tests.support.model_standin import MARKER, Script, model_standin
-from tests.support.oauth_browser import approve, open_authorization, redirect_after_answer, vault_recall
+from tests.support.oauth_browser import approve, open_authorization, redirect_after_decision, vault_recall
 from tests.support.parts import need
 from tests.support.paths import SAMPLE_VAULT
 from tests.support.real_clients import BIN, client_env, run_client, tool_result_json
@@ -170,7 +170,7 @@ def test_codex_authorizes_headless_is_approved_refreshes_and_is_cut_off_by_revoc
             waiting = open_authorization(url)
             assert "Codex" in waiting.text
             approve(waiting, "codex-laptop")
-            landed = redirect_after_answer(waiting)
+            landed = redirect_after_decision(waiting)
             assert login.stdin is not None
             login.stdin.write(landed + "\n")
             login.stdin.flush()
@@ -261,7 +261,7 @@ def test_gemini_authorizes_when_refused_refreshes_and_is_cut_off_by_revocation(t
                         opened.unlink()
                         waiting = open_authorization(url)
                         approve(waiting, "gemini-laptop")
-                        landed = redirect_after_answer(waiting)
+                        landed = redirect_after_decision(waiting)
                         assert landed.startswith("http://localhost:")
                         with httpx2.Client(timeout=30) as http:  # the browser's last hop: Gemini's own callback
                             assert http.get(landed).status_code < 400
@@ -377,7 +377,7 @@ def test_claude_code_logs_in_headless_refreshes_and_is_cut_off_by_revocation(tmp
             waiting = open_authorization(url)
             assert "Claude Code" in waiting.text
             approve(waiting, "claude-laptop")
-            terminal.type(redirect_after_answer(waiting) + "\r")
+            terminal.type(redirect_after_decision(waiting) + "\r")
             terminal.read_until(re.compile(r"Authenticated with"))
         finally:
             code = terminal.close()
@@ -439,7 +439,7 @@ def test_opencode_adds_itself_authorizes_headless_and_is_cut_off_by_revocation(t
             waiting = open_authorization(url)
             assert "OpenCode" in waiting.text and "as the client <b>opencode</b>" in waiting.text
             approve(waiting, "opencode-laptop")
-            landed = redirect_after_answer(waiting)
+            landed = redirect_after_decision(waiting)
             with httpx2.Client(timeout=30) as http:  # the browser's last hop: opencode's own callback
                 assert http.get(landed).status_code < 400
         verdict, line, _ = doctor_line("opencode", doctor_of(home))

@@ -22,7 +22,7 @@ from tests.support.oauth_browser import (
     open_authorization,
     pkce,
     query_of,
-    redirect_after_answer,
+    redirect_after_decision,
     register,
     reload,
 )
@@ -72,7 +72,7 @@ async def test_the_tray_tells_of_a_waiting_app_approves_it_with_a_click_and_revo
                 await host.click(service, find_node(root, "Apps waiting for approval (1)", approve_label)["id"])
                 await host.until(lambda: oauth_tokens.grants(), "the approval")
                 assert [g.client for g in oauth_tokens.grants()] == ["desk-app"]
-                landed = query_of(redirect_after_answer(waiting))  # the browser goes on, with a code
+                landed = query_of(redirect_after_decision(waiting))  # the browser goes on, with a code
                 assert landed["code"].startswith("vrc_") and landed["state"] == "s"
                 assert reload(waiting).status_code == 200  # and only once
                 _, root = await host.eventually(

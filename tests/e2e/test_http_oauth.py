@@ -41,7 +41,7 @@ from tests.support.oauth_browser import (
     open_authorization,
     pkce,
     query_of,
-    redirect_after_answer,
+    redirect_after_decision,
     register,
     reload,
     vault_recall,
@@ -90,7 +90,7 @@ class Person:
         waiting = await anyio.to_thread.run_sync(open_authorization, self.urls[-1])
         await anyio.to_thread.run_sync(lambda: approve(waiting, self.as_client))
         self.approvals += 1
-        landed = await anyio.to_thread.run_sync(redirect_after_answer, waiting)
+        landed = await anyio.to_thread.run_sync(redirect_after_decision, waiting)
         query = query_of(landed)
         return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
 
@@ -397,7 +397,7 @@ def test_an_unapproved_registration_gets_nothing(tmp_path: Path) -> None:
         assert waiting.approval_code in listed and "Eager app" in listed
         denied = vault_recall("client", "deny", waiting.approval_code)
         assert denied.returncode == 0
-        location = redirect_after_answer(waiting)
+        location = redirect_after_decision(waiting)
         # A space is %20, never '+': an app that decodes only percent-escapes (Codex) showed
         # `the+request+was+denied`.
         assert "error_description=the%20request%20was%20denied&" in location and "+" not in location, location
@@ -463,7 +463,7 @@ def test_a_loopback_redirect_uri_may_come_with_any_port(tmp_path: Path) -> None:
         today = "http://127.0.0.1:45678/callback"
         waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge, today)))
         approve(waiting)
-        landed = redirect_after_answer(waiting)
+        landed = redirect_after_decision(waiting)
         assert landed.startswith(today + "?"), landed
         tokens = exchange(endpoint, query_of(landed)["code"], client_id, verifier, redirect_uri=today)
         assert tokens.status_code == 200 and tokens.json()["access_token"], tokens.text
@@ -596,7 +596,7 @@ def test_a_confidential_app_must_present_its_secret_which_is_kept_as_a_hash(tmp_
         params = authorize_params(client_id, challenge, resource=f"{base}/mcp") | {"scope": "claudeai extra"}
         waiting = open_authorization(authorization_url(base, params))  # a scope it did not register: no matter
         approve(waiting, "web")
-        landed = query_of(redirect_after_answer(waiting))
+        landed = query_of(redirect_after_decision(waiting))
         form = code_form(client_id, landed["code"], verifier)
 
         def exchange(presented: str | None) -> httpx2.Response:

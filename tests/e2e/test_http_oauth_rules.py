@@ -27,7 +27,7 @@ from tests.support.oauth_browser import (
     open_authorization,
     pkce,
     query_of,
-    redirect_after_answer,
+    redirect_after_decision,
     register,
     vault_recall,
 )
@@ -107,7 +107,7 @@ def test_an_app_waiting_for_approval_survives_a_flood_of_registrations(tmp_path:
                 answer = http.post(f"{base}/register", json=app)
                 assert answer.status_code == 201, answer.text
         approve(waiting)
-        code = query_of(redirect_after_answer(waiting))["code"]
+        code = query_of(redirect_after_decision(waiting))["code"]
         tokens = _exchange(base, client_id, code, verifier)
         assert tokens.status_code == 200, tokens.text
         listed = vault_recall("client", "grants").stdout

@@ -1,5 +1,5 @@
 """`serve` answers `initialize` before importing anything a call needs — before the MCP SDK
-itself when the request is one it is certain to accept (server/mcp/first_answer.py): clients
+itself when the request is one it is certain to accept (server/mcp/early_initialize.py): clients
 wait for it (and the entries of those that do not wait by themselves tell them to, as
 tests/app/clients/test_entry_env.py checks)."""
 
@@ -100,7 +100,7 @@ def test_initialize_answered_before_the_sdk_loads_is_answered_once_and_as_the_sd
     assert [answer["id"] for answer in early] == [1, 2]  # the SDK's own answer to 1 is not written
     listed = early[1]["result"]
     assert isinstance(listed, dict) and "recall_context" in {tool["name"] for tool in listed["tools"]}
-    # An initialize first_answer.py leaves to the SDK (it carries `_meta`): the SDK's answer.
+    # An initialize early_initialize.py leaves to the SDK (it carries `_meta`): the SDK's answer.
     params = {**INITIALIZE["params"], "_meta": {"progressToken": 7}}  # type: ignore[dict-item]
     by_the_sdk = exchange([{**INITIALIZE, "params": params}, initialized, tools], 2)
     assert [answer["id"] for answer in by_the_sdk] == [1, 2]

@@ -33,7 +33,7 @@ def _send(pipe: IO[bytes], message: dict[str, Any]) -> None:
     pipe.flush()
 
 
-def _answer(pipe: IO[bytes], request_id: int) -> dict[str, Any]:
+def _response(pipe: IO[bytes], request_id: int) -> dict[str, Any]:
     while line := pipe.readline():
         message: dict[str, Any] = json.loads(line)
         if message.get("id") == request_id:
@@ -49,7 +49,7 @@ def _call_then_signal(vault: Path, number: int) -> int:
     for message in HELLO:
         _send(server.stdin, message)
     _send(server.stdin, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_subjects"}})
-    assert "result" in _answer(server.stdout, 2)
+    assert "result" in _response(server.stdout, 2)
     server.send_signal(number)
     try:
         return server.wait(timeout=30)  # a bound for a hang, not a speed check

@@ -53,7 +53,7 @@ def reload(waiting: Waiting, timeout: float = 30.0) -> httpx2.Response:
         return browser.get(waiting.url)
 
 
-def redirect_after_answer(waiting: Waiting) -> str:
+def redirect_after_decision(waiting: Waiting) -> str:
     """Where the browser is sent once the person answered (the app's redirect URI with a code
     or an error)."""
     answer = reload(waiting)
@@ -119,7 +119,7 @@ def approved_code(
     is sent, with the code."""
     waiting = open_authorization(authorization_url(base, authorize_params(client_id, challenge, resource=resource)))
     approve(waiting, as_client)
-    return query_of(redirect_after_answer(waiting))
+    return query_of(redirect_after_decision(waiting))
 
 
 def code_form(client_id: str, code: str, verifier: str, **extra: str) -> dict[str, str]:

@@ -6,7 +6,7 @@ is declared here, each difference checked as narrowly as the change that explain
 
 - `weak_mark`: a recall's `weak_match` goes from true to false, nothing else in the answer
   changed, and a record returned holds at least three quarters of the query's words together
-  (`coverage` ≥ 0.75): the nearly-all rule of ranking/record_terms.answers;
+  (`coverage` ≥ 0.75): the nearly-all rule of ranking/record_terms.satisfies;
 - `fence_links`: get_backlinks finds more lines, each in a note holding a fence line the
   earlier reading of fences got wrong (`fence_sensitive`), the lines it found before kept in
   order — judged on both servers' whole listings, each answer a page of its own;

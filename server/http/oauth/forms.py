@@ -84,10 +84,10 @@ def with_issuer(response: Response, issuer: str, own_prefix: str) -> Response:
     """A redirect from /authorize to the app, with `iss` added where the SDK left it out (its
     error redirects), its error_description `described`, and its query written as `redirect_to`
     writes one; a redirect to our own waiting page (`own_prefix`) is left alone.  Any other
-    answer: as `described_answer` gives it."""
+    answer: as `described_response` gives it."""
     location = response.headers.get("location")
     if response.status_code not in (302, 303) or not location or location.startswith(own_prefix):
-        return described_answer(response)
+        return described_response(response)
     parts = urlsplit(location)
     fields = [
         (name, described(value) if name == "error_description" else value)
@@ -99,7 +99,7 @@ def with_issuer(response: Response, issuer: str, own_prefix: str) -> Response:
     return response
 
 
-def described_answer(response: Response) -> Response:
+def described_response(response: Response) -> Response:
     """An OAuth error answer of the SDK's handlers (JSON), its error_description `described`:
     the SDK quotes what the app sent ("Client ID '…' not found") and joins pydantic's messages
     with line breaks.  Any other answer is left as it is."""
@@ -138,7 +138,7 @@ def verifier_refusal(form: Mapping[str, object]) -> str | None:
     )
 
 
-def token_answer(response: Response) -> Response:
+def token_response(response: Response) -> Response:
     """The SDK's /token answer with RFC 6749's error code where the SDK gives another, then
     `described`."""
     if response.status_code == 400 and response.headers.get("content-type", "").startswith("application/json"):
@@ -153,7 +153,7 @@ def token_answer(response: Response) -> Response:
                 "error_description": "redirect_uri is not the one the authorization was asked with",
             }
             return JSONResponse(body, status_code=400, headers=NO_STORE)
-    return described_answer(response)
+    return described_response(response)
 
 
 def metadata_refusal(errors: Sequence[Mapping[str, Any]]) -> str:

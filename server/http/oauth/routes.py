@@ -44,12 +44,12 @@ from vault_recall.server.http.oauth import page as oauth_page
 from vault_recall.server.http.oauth.forms import (
     NO_STORE,
     described,
-    described_answer,
+    described_response,
     metadata_refusal,
     read_form,
     redirect_to,
     refused,
-    token_answer,
+    token_response,
     verifier_refusal,
     with_issuer,
 )
@@ -146,7 +146,7 @@ def build_router(address: Address, access_seconds: int = oauth_store.ACCESS_SECO
         if why is not None:
             return refused("invalid_request", why)
         answer: Response = await tokens.handle(request)
-        return token_answer(answer)
+        return token_response(answer)
 
     routes = [
         *(
@@ -253,7 +253,7 @@ async def _register(handler: RegistrationHandler, request: Request) -> Response:
     except ValidationError as exc:
         body = {"error": "invalid_client_metadata", "error_description": described(metadata_refusal(exc.errors()))}
         return JSONResponse(body, status_code=400, headers=NO_STORE)
-    return described_answer(await handler.handle(request))
+    return described_response(await handler.handle(request))
 
 
 def _denied(found: oauth_approvals.Request, why: str) -> Response:

@@ -78,21 +78,21 @@ class RecallShapes:
     vault: str
     dated: bool
     ordering: Ordering
-    # (path, revision) of each record shaped that answers the query (record_terms.answers): what
+    # (path, revision) of each record shaped that satisfies the query (record_terms.satisfies): what
     # `weak_match` is told from — a note changed since is shaped again under its new revision.
-    answering: set[tuple[str, str]] = field(default_factory=set)
+    satisfying: set[tuple[str, str]] = field(default_factory=set)
 
     def whole(self, found: Match, root: Path) -> Record:
         note = read_again(root, found.path, found.size, found.crc)
         return shape(found, self.vault, note.body, self.dated, self._together(found, note), note.revision)
 
     def _together(self, found: Match, note: Note) -> float | None:
-        """The record's coverage, noting whether it answers."""
+        """The record's coverage, noting whether it satisfies the query."""
         held = self.ordering.coverage_of(found, note)
         if held is None:
             return None
-        if held.answers:
-            self.answering.add((found.path, note.revision))
+        if held.satisfies:
+            self.satisfying.add((found.path, note.revision))
         return held.share
 
     def size(self, found: Match) -> int:
@@ -335,10 +335,10 @@ def finish(
             if len(result["records"]) == before and all(r["path"] != stub["path"] for r in result["records"]):
                 _put_first(result, stub, budget=budget, limit=limit)
     if reports_weak:
-        # No record answering (record_terms.answers) — none at all included — is said so: an empty
+        # No record satisfying (record_terms.satisfies) — none at all included — is said so: an empty
         # answer to a query is marked too, so no answer to a question nobody decided goes unmarked.
-        answering = shapes.answering
-        result["weak_match"] = not any((r["path"], r["revision"]) in answering for r in result["records"])
+        satisfying = shapes.satisfying
+        result["weak_match"] = not any((r["path"], r["revision"]) in satisfying for r in result["records"])
     if result["omitted"]:
         _name_left_out(result, passed, shapes, budget)
     elif not result["records"]:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from vault_recall.server.recall.finding.looking import Answer
+from vault_recall.server.recall.finding.looking import Verdict
 from vault_recall.server.recall.ranking.bm25 import Evidence
 from vault_recall.server.recall.ranking.known_words import knows
 from vault_recall.server.recall.ranking.query_terms import Term
@@ -92,10 +92,10 @@ class Watch:
             pieces[i] = tuple(piece.encode("ascii") for piece in gates(word))
         return cls(pieces, set(pieces)) if pieces else None
 
-    def watching(self, look: Callable[[str, bytes], Answer[T]]) -> Callable[[str, bytes], Answer[T]]:
+    def watching(self, look: Callable[[str, bytes], Verdict[T]]) -> Callable[[str, bytes], Verdict[T]]:
         """`look`, noting first which words not yet found the note could hold a gate of."""
 
-        def watched(path: str, data: bytes) -> Answer[T]:
+        def watched(path: str, data: bytes) -> Verdict[T]:
             self._looked = path
             mask = self._mask(path, data) if self.unfound else 0
             self._holds = bool(mask)

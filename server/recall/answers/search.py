@@ -16,7 +16,7 @@ from vault_recall.server.obsidian.note import InvalidNote, Note, decode_note_tex
 from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, UTF8_BOM, is_utf8, lf_bytes, lf_text
 from vault_recall.server.obsidian.resolve import obsidian_uri, obsidian_uri_size
 from vault_recall.server.recall.answers.arguments import check_arguments
-from vault_recall.server.recall.finding.looking import Answer, Looked, Told
+from vault_recall.server.recall.finding.looking import Looked, Told, Verdict
 from vault_recall.server.recall.finding.record_tally import plain_note
 from vault_recall.server.recall.finding.scan import as_seen, each_looked_at, record_item
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
@@ -138,7 +138,7 @@ def _find_hits(
 _Seen = tuple[int, int, HitLines]
 
 
-def _looker(pattern: Phrase, exposure: Exposure, subject: str | None) -> Callable[[str, bytes], Answer[_Seen]]:
+def _looker(pattern: Phrase, exposure: Exposure, subject: str | None) -> Callable[[str, bytes], Verdict[_Seen]]:
     """What tells, for one search, from a note's bytes what parsing it would: whether this
     client sees it (a valid note without properties, or one whose properties block is of the
     plainest shape: record_tally.plain_note) and its hit lines (Told) — or that it must be
@@ -154,7 +154,7 @@ def _looker(pattern: Phrase, exposure: Exposure, subject: str | None) -> Callabl
     view = AsciiView(CASE_ESCAPES, [needle]) if needle else None
     digits = digits_in(needle)  # looked for in the raw bytes, before lowering them
 
-    def look(path: str, data: bytes) -> Answer[_Seen]:
+    def look(path: str, data: bytes) -> Verdict[_Seen]:
         if digits and digits not in data:
             return "skip"
         if view is not None:

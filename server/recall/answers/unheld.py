@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from vault_recall.server.obsidian.note import NUMBER_WORD, InvalidNote, Note, note_title
 from vault_recall.server.obsidian.note_bytes import BLOCK_STARTS, BOM_STARTS, lf_text
 from vault_recall.server.recall.answers.search import searched_text
-from vault_recall.server.recall.finding.looking import Answer, Told
+from vault_recall.server.recall.finding.looking import Told, Verdict
 from vault_recall.server.recall.finding.record_tally import plain_note
 from vault_recall.server.recall.ranking.query_terms import term_counts
 from vault_recall.server.recall.ranking.relevance import Ordering, Ranked
@@ -63,7 +63,7 @@ class Unheld:
 
 def unheld_look(
     gates: tuple[str, ...], rules: SubjectRules, records: Callable[[tuple[str, ...]], bool] | None = None
-) -> Callable[[str, bytes], Answer[Unheld]]:
+) -> Callable[[str, bytes], Verdict[Unheld]]:
     """For scan.each_looked_at: a note's Unheld (Told) when its bytes tell it for certain (see
     the module's docstring); "skip" for a valid record that is no active decision, holding no
     gate (the recall keeps none); else "parse".  `gates`: every gate of the
@@ -86,7 +86,7 @@ def unheld_look(
     dailies = rules.daily is not None
     numbers_matter = any(NUMBER_WORD.fullmatch(gate) for gate in gates)
 
-    def look(path: str, data: bytes) -> Answer[Unheld]:
+    def look(path: str, data: bytes) -> Verdict[Unheld]:
         # The cheapest looks first: a note holding a gate is parsed, whatever else it is.
         title = note_title(path)
         folded_title = fold_for_ranking(title)

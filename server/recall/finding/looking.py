@@ -1,6 +1,6 @@
 """What a pass's `look` answers of a note's bytes before any parsing (scan.each_looked_at,
 scan.each_record): skip the note, parse it, or what it told from the bytes — a closed set,
-which scan.py handles by one `match` over the answer (a `look` can answer nothing else)."""
+which scan.py handles by one `match` over the verdict (a `look` can give no other)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ T = TypeVar("T")
 # twice as much to make; nothing changes it once made.
 @dataclass(slots=True, eq=False)
 class Told(Generic[T]):
-    """A `look`'s answer when it told, from the bytes, all the call needs: `seen`, exactly what
+    """A `look`'s verdict when it told, from the bytes, all the call needs: `seen`, exactly what
     parsing the note would have made of it for the call."""
 
     seen: T
@@ -23,7 +23,7 @@ class Told(Generic[T]):
 # What a `look` answers of one note: "skip" — it can change neither the call's answer nor its
 # problems; "parse" — only the full reading can tell; or Told.  Words rather than an Enum: an
 # Enum member costs a lookup each time a look answers or a pass matches it, for every note.
-Answer = Literal["skip", "parse"] | Told[T]
+Verdict = Literal["skip", "parse"] | Told[T]
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from typing import TypeVar, assert_never, overload
 
 from vault_recall.server.errors import NoteChanged, NoteTooLarge
 from vault_recall.server.obsidian.note import InvalidNote, Note, parse_note
-from vault_recall.server.recall.finding.looking import Answer, Looked, Told
+from vault_recall.server.recall.finding.looking import Looked, Told, Verdict
 from vault_recall.server.recall.finding.one_note import read_one, undecodable_note, unreadable_folder
 from vault_recall.server.recall.finding.record_tally import Tally, plain_note
 from vault_recall.server.recall.finding.subject_prefilter import plainly_not_about
@@ -124,7 +124,7 @@ T = TypeVar("T")
 
 
 def each_looked_at(
-    root: Path, listing: VaultListing, look: Callable[[str, bytes], Answer[T]]
+    root: Path, listing: VaultListing, look: Callable[[str, bytes], Verdict[T]]
 ) -> Iterator[Note | InvalidNote | Looked[T]]:
     """Every note, shown to `look` as its exact whole bytes first: "skip" skips it, "parse"
     has it parsed (given as each_parsed gives it), and Told is given as `Looked` —
@@ -157,21 +157,21 @@ def each_looked_at(
                 continue
             if read is None:
                 continue
-            data, mtime_ns, answer = read
-            match answer:
+            data, mtime_ns, verdict = read
+            match verdict:
                 case "skip":
                     pass
                 case "parse":
                     yield parse_note(path, data, mtime_ns)
                 case Told():
-                    yield Looked(path, answer.seen, mtime_ns)  # not Told(seen): half the cost
+                    yield Looked(path, verdict.seen, mtime_ns)  # not Told(seen): half the cost
                 case _:
-                    assert_never(answer)
+                    assert_never(verdict)
 
 
 def _look_at(
-    chain: FolderChain, path: str, look: Callable[[str, bytes], Answer[T]], buffer: bytearray, size: int
-) -> tuple[bytes, int, Answer[T]] | None:
+    chain: FolderChain, path: str, look: Callable[[str, bytes], Verdict[T]], buffer: bytearray, size: int
+) -> tuple[bytes, int, Verdict[T]] | None:
     """One note for each_looked_at, in one open: its bytes, time and what `look` answered of
     them — None when it skipped the note on the first read, as most notes fit it: before
     anything else is asked of the file."""
@@ -180,12 +180,12 @@ def _look_at(
         start, length = read_start(fd, buffer)
         data = bytes(memoryview(start)[:length])
         if length < size:
-            answer = look(path, data)
-            if answer == "skip":
+            verdict = look(path, data)
+            if verdict == "skip":
                 return None
             st = os.fstat(fd)
             if stat.S_ISREG(st.st_mode) and st.st_size == length:
-                return data, st.st_mtime_ns, answer
+                return data, st.st_mtime_ns, verdict
         # Larger than the first read, or changing while read: read whole, and looked at whole.
         raw = read_rest(fd, path, start, length)
         return raw.data, raw.mtime_ns, look(path, raw.data)
@@ -210,7 +210,7 @@ def each_record(
     worth: Callable[[bytes | bytearray], bool] | None = None,
     rules: SubjectRules = NO_RULES,
     *,
-    look: Callable[[str, bytes], Answer[T]],
+    look: Callable[[str, bytes], Verdict[T]],
 ) -> Iterator[MemoryRecord | InvalidNote | Looked[T]]: ...
 def each_record(
     root: Path,
@@ -218,7 +218,7 @@ def each_record(
     subject: str | None,
     worth: Callable[[bytes | bytearray], bool] | None = None,
     rules: SubjectRules = NO_RULES,
-    look: Callable[[str, bytes], Answer[T]] | None = None,
+    look: Callable[[str, bytes], Verdict[T]] | None = None,
 ) -> Iterator[MemoryRecord | InvalidNote | Looked[T]]:
     """The records of `subject` (None: of every subject) and the invalid notes that could be
     about it, one at a time, so a caller that only counts keeps nothing.
@@ -278,17 +278,17 @@ def each_record(
             else:
                 if raw is None:
                     continue
-                answer: Answer[T] = "parse" if look is None else look(path, raw.data)
-                match answer:
+                verdict: Verdict[T] = "parse" if look is None else look(path, raw.data)
+                match verdict:
                     case "skip":
                         continue
                     case "parse":
                         parsed = parse_note(path, raw.data, raw.mtime_ns)
                     case Told():
-                        yield Looked(path, answer.seen, raw.mtime_ns)
+                        yield Looked(path, verdict.seen, raw.mtime_ns)
                         continue
                     case _:
-                        assert_never(answer)
+                        assert_never(verdict)
             # record_item, inline: this loop runs for every note a recall cannot skip.
             if parsed is None:
                 continue

@@ -69,7 +69,7 @@ class Query:
     # Required terms so common among the records ranked that a record without one is not a
     # weaker answer (relevance.common_terms): set once the records are counted.
     common: frozenset[int] = frozenset()
-    # Per term, how many of the records ranked hold it (record_terms.answers): set with `common`.
+    # Per term, how many of the records ranked hold it (record_terms.satisfies): set with `common`.
     held_by: tuple[int, ...] = ()
     # Each folded query word that folding changed, with the word as written (lowercased):
     # 'informacao' ← 'informação'.  A language's word list holds the words as written.
@@ -87,9 +87,9 @@ class Query:
 
     @property
     def required(self) -> tuple[int, ...]:
-        """The terms a record must hold all of to answer the query fully: its meaningful words.
+        """The terms a record must hold all of to satisfy the query fully: its meaningful words.
         None at all ("what did we decide about the build system?" in build-system): any record
-        of the subject answers it."""
+        of the subject satisfies it."""
         return tuple(i for i, term in enumerate(self.terms) if term.required)
 
     @property
@@ -108,7 +108,7 @@ class Query:
     @property
     def holdable(self) -> frozenset[int]:
         """The counted terms a record can hold: every one, a word taken for a misspelt one too —
-        held, it counts toward `coverage` (a guess still marks the answer weak: record_terms.answers)."""
+        held, it counts toward `coverage` (a guess still marks the answer weak: record_terms.satisfies)."""
         return frozenset(self.counted)
 
 
@@ -167,9 +167,9 @@ def joined_runs(folded: str) -> list[tuple[str, ...]]:
 
 def parse_query(query: str, configured: Sequence[str], subject: str = "") -> Query:
     """The query's terms, in the order given, one per distinct meaning; `subject` is the subject
-    asked about, whose own words every record of it answers.  Words joined by a hyphen are one
+    asked about, whose own words every record of it satisfies.  Words joined by a hyphen are one
     term, found written so, apart ('wi fi') or as one word ('wifi'): a note writing 'WiFi'
-    answers 'Wi-Fi', and the parts are not two words a record must each hold."""
+    matches 'Wi-Fi', and the parts are not two words a record must each hold."""
     runs = joined_runs(fold_for_ranking(query))
     tokens = [word for run in runs for word in run]
     languages = languages_for(tokens, configured)
@@ -217,7 +217,7 @@ def respelt(
     `asked_forms` the word given is the word asked, not a guess: the correction of a word no
     language of the call knows, one of its family the stemmer parts ('registration →
     registered') or its other English spelling ('pseudonymized → pseudonymised').  Held, it
-    answers; a guess held only counts toward `coverage`."""
+    satisfies; a guess held only counts toward `coverage`."""
     terms = list(query.terms)
     for at, word in corrections.items():
         found = _term(word, [(word,)], memo, frozenset())

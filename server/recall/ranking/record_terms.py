@@ -6,8 +6,8 @@ and inline `#tags`) and the body.  The body is searched once, folded; headings a
 are looked at only when the body holds a term at all (they are part of it), and parsed only
 when a cheap look says a term could be in one.
 
-When a record answers a query well enough for the answer not to be marked `weak_match`
-(`answers`, at the end of this module): when it holds together (`together`: one paragraph,
+When a record satisfies a query well enough for the answer not to be marked `weak_match`
+(`satisfies`, at the end of this module): when it holds together (`together`: one paragraph,
 with the names of what holds it) every meaningful word the query counts — or nearly all of
 them, at least NEARLY_ALL, and either
 
@@ -104,37 +104,37 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 @dataclass(frozen=True, slots=True)
 class Together:
     """What a returned record holds of a query: `share`, the share of the meaningful words it
-    holds together (its `coverage`), and whether that answers the query (`answers`)."""
+    holds together (its `coverage`), and whether that satisfies the query (`satisfies`)."""
 
     share: float
-    answers: bool
+    satisfies: bool
 
 
 def together(note: Note, query: Query, memo: StemMemo) -> Together:
     """The share of the query's meaningful words the note holds together: in one paragraph of
     its body, with the names of what holds it — the note's title, aliases, tags and top
     headings for every paragraph, a section's heading for the paragraphs under it.  Words
-    scattered over a long note ("accounting" here, "software" three sections on) do not answer
-    a question asking about both.  The note answers when one such paragraph does."""
+    scattered over a long note ("accounting" here, "software" three sections on) do not satisfy
+    a question asking about both.  The note satisfies it when one such paragraph does."""
     required = query.counted
     if not required:
-        return Together(1.0, answers=True)
+        return Together(1.0, satisfies=True)
     holdable = query.holdable
     tops = [heading.text for heading in note.headings if heading.level == 1]
     in_names = count_in([note.title, *note.aliases, *note.all_tags, *tops], query, memo)
     named = {i for i in holdable if in_names[i]}
-    best, answered = len(named), answers(named, named, query)
+    best, satisfied = len(named), satisfies(named, named, query)
     for heading, text in _sections(note):
         if best == len(holdable):
-            break  # every word it can hold, held together: no paragraph answers better
+            break  # every word it can hold, held together: no paragraph satisfies it better
         in_heading = term_counts(fold_for_ranking(heading), query, memo)
         headed = named | {i for i in holdable if in_heading[i]}
         for paragraph in _PARAGRAPH_BREAK.split(fold_for_ranking(text)):
             found = term_counts(paragraph, query, memo)
             held = headed | {i for i in holdable if found[i]}
             best = max(best, len(held))
-            answered = answered or answers(held, named, query)
-    return Together(best / len(required), answers=answered)
+            satisfied = satisfied or satisfies(held, named, query)
+    return Together(best / len(required), satisfies=satisfied)
 
 
 def _sections(note: Note) -> list[tuple[str, str]]:
@@ -154,9 +154,9 @@ def _sections(note: Note) -> list[tuple[str, str]]:
 NEARLY_ALL = 3 / 4
 
 
-def answers(held: Collection[int], named: Collection[int], query: Query) -> bool:
+def satisfies(held: Collection[int], named: Collection[int], query: Query) -> bool:
     """Whether a record holding together the counted terms `held` (of which `named` are in its
-    name) answers `query` (the module's docstring, its second part)."""
+    name) satisfies `query` (the module's docstring, its second part)."""
     counted = query.counted
     if any(query.terms[i].respelt for i in counted):
         return False  # a known word taken for another of its family: a guess, never held as asked

@@ -165,7 +165,7 @@ class Strict:
         return self.kept
 
     def coverage_of(self, found: Match, note: Note) -> Together | None:
-        return Together(1.0, answers=True)  # every word, as written
+        return Together(1.0, satisfies=True)  # every word, as written
 
 
 @dataclass
@@ -173,7 +173,7 @@ class Ranked:
     """The default: BM25 over the records' fields, words matched by their stems.
 
     Every record's counts make the statistics (how many records hold a term, their average
-    length); only a record that can answer is kept as a Match (sized, its revision hashed):
+    length); only a record that can satisfy the query is kept as a Match (sized, its revision hashed):
     most of a large vault's notes hold no word of a query."""
 
     query: Query
@@ -185,7 +185,7 @@ class Ranked:
     holding_none: tuple[int, int] = (0, 0)  # (how many records hold no term, their total length)
     # (index in `every`, the record as Match fields up to `date`, its counts): a Match is made
     # once scored — a vault of matches would otherwise make each one three times.
-    answering: list[tuple[int, MatchFields, Evidence]] = field(default_factory=list)
+    satisfying: list[tuple[int, MatchFields, Evidence]] = field(default_factory=list)
     # The same for records holding a meaningful word that is not required, kept only while no
     # record holding a required word has been seen: the closest there are, when none does.
     closest: list[tuple[int, MatchFields, Evidence]] = field(default_factory=list)
@@ -207,7 +207,7 @@ class Ranked:
             self,
             every=[],
             holding_none=(0, 0),
-            answering=[],
+            satisfying=[],
             closest=[],
             query=replace(self.query, common=frozenset(), held_by=()),
         )
@@ -219,7 +219,7 @@ class Ranked:
 
     def measure(self, record: MemoryRecord) -> None:
         evidence = evidence_of(record.note, self.query, self.memo)
-        kept = self.answering if self.answers(evidence) else self.closest if self.is_closest(evidence) else None
+        kept = self.satisfying if self.satisfies(evidence) else self.closest if self.is_closest(evidence) else None
         if kept is not None:
             note = record.note
             data = note.data
@@ -233,7 +233,7 @@ class Ranked:
                 record.date,
             )
             kept.append((len(self.every), found, evidence))
-            if kept is self.answering:
+            if kept is self.satisfying:
                 self.closest.clear()  # never wanted now: a record holds a required word
         elif not any(evidence.weights):
             self.measure_unheld(evidence.length)
@@ -242,7 +242,7 @@ class Ranked:
 
     def measure_unheld(self, length: int) -> None:
         """A record holding no term (answers/unheld.py tells some from their bytes): counted,
-        with its length — it cannot answer a query with required terms, the only kind it is
+        with its length — it cannot satisfy a query with required terms, the only kind it is
         told for, and no term's statistics count it."""
         count, total = self.holding_none
         self.holding_none = (count + 1, total + length)
@@ -250,44 +250,44 @@ class Ranked:
     def absorb(self, later: Ranked) -> None:
         """What `later` measured of the records after this one's (a pass split in shares), as
         if this one had measured them: `later`'s indexes follow this one's records, and the
-        closest are kept only while no record answers, over both."""
+        closest are kept only while no record satisfies the query, over both."""
         offset = len(self.every)
-        if later.answering:
-            self.answering.extend((index + offset, found, evidence) for index, found, evidence in later.answering)
+        if later.satisfying:
+            self.satisfying.extend((index + offset, found, evidence) for index, found, evidence in later.satisfying)
             self.closest.clear()
-        elif not self.answering:
+        elif not self.satisfying:
             self.closest.extend((index + offset, found, evidence) for index, found, evidence in later.closest)
         self.every.extend(later.every)
         self.holding_none = (self.holding_none[0] + later.holding_none[0], self.holding_none[1] + later.holding_none[1])
 
-    def answers(self, evidence: Evidence) -> bool:
+    def satisfies(self, evidence: Evidence) -> bool:
         required = self.query.required
         if required:
-            # Only records holding a meaningful word answer: one holding only a framing word
+            # Only records holding a meaningful word satisfy it: one holding only a framing word
             # ("decision") is no closer to the question than any other.
             return any(evidence.weighted(i) > 0 for i in required)
-        # Nothing asked beyond the subject itself (or framing words): every record answers;
+        # Nothing asked beyond the subject itself (or framing words): every record satisfies it;
         # those holding the query's words first.
         return True
 
     def is_closest(self, evidence: Evidence) -> bool:
-        """Whether a record that does not answer holds a meaningful word (Query.meaningful), while
-        no record that answers has been seen: the closest there may be."""
-        return not self.answering and any(evidence.weighted(i) > 0 for i in self.query.meaningful)
+        """Whether a record that does not satisfy the query holds a meaningful word (Query.meaningful), while
+        no record that satisfies it has been seen: the closest there may be."""
+        return not self.satisfying and any(evidence.weighted(i) > 0 for i in self.query.meaningful)
 
     def rank(self) -> list[Match]:
         weights = [1.0 if term.required or term.general else FRAMING_WEIGHT for term in self.query.terms]
         # How many records hold each term, counted once: BM25's document frequencies, and what
-        # the weak mark needs (record_terms.answers): which terms most hold, and how many hold each.
+        # the weak mark needs (record_terms.satisfies): which terms most hold, and how many hold each.
         held_by = holding(self.every, len(self.query.terms))
         found = scores(self.every, weights, held_by, self.holding_none)
         common = common_terms(held_by, self.count, self.query.required)
         self.query = replace(self.query, common=common, held_by=held_by)
         query = self.query
-        # As slim() makes them, positionally: one Match per answering record.
+        # As slim() makes them, positionally: one Match per satisfying record.
         # No record holding a required word: the closest, holding another meaningful word
         # (their coverage is 0: they are marked weak).
-        kept = self.answering or self.closest
+        kept = self.satisfying or self.closest
         matches = [Match(*fields, found[index], evidence, query) for index, fields, evidence in kept]
         newest_first(matches, self.dated)
         matches.sort(key=lambda m: m.score, reverse=True)
@@ -304,10 +304,10 @@ class Ranked:
 
     def coverage_of(self, found: Match, note: Note) -> Together | None:
         """For a record an answer returns: the share of the meaningful words it holds together
-        (whole-note coverage is only an upper bound of it), and whether it answers."""
+        (whole-note coverage is only an upper bound of it), and whether it satisfies the query."""
         whole = found.coverage()
         if not whole:
-            return None if whole is None else Together(0.0, answers=False)
+            return None if whole is None else Together(0.0, satisfies=False)
         # The match's own query: the pass that ranked it knows which of its words are common.
         return together(note, found.query or self.query, self.memo)
 

@@ -13,7 +13,7 @@ one joins unrelated words: `integ` of "integer" begins `integr` of "integration"
 shared stem first, then the word more records hold, then the alphabet.
 
 The answer names both (`matched`: "pestisides → pesticides"), so nobody takes a guess for what
-was asked; a misspelling's guess marks the answer `weak_match` (record_terms.answers), a word of the
+was asked; a misspelling's guess marks the answer `weak_match` (record_terms.satisfies), a word of the
 family does not: it is the word asked in another form, as a stem is.  Nor does the nearest word
 when it is the asked word in the other English spelling ("pseudonymized → pseudonymised",
 "color → colour", "center → centre": same_word_spelt_otherwise): no guess either.

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from vault_recall.server.http.answers import is_result
+from vault_recall.server.http.answer_delivery import is_result
 from vault_recall.server.http.refusals import sdk_refusal
 
 

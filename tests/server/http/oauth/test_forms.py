@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 from starlette.responses import JSONResponse, RedirectResponse
 
 from tests.support.oauth_browser import DESCRIBABLE
-from vault_recall.server.http.oauth.forms import described, described_answer, metadata_refusal, with_issuer
+from vault_recall.server.http.oauth.forms import described, described_response, metadata_refusal, with_issuer
 
 
 def url_error(value: object) -> dict[str, object]:
@@ -65,9 +65,9 @@ def test_a_redirect_to_the_app_carries_its_error_description_within_them_and_nam
 
 
 def test_a_json_error_answer_is_described_and_anything_else_left_alone() -> None:
-    answer = described_answer(
+    answer = described_response(
         JSONResponse({"error": "invalid_request", "error_description": "x: Field required\ny"}, 400)
     )
     assert json.loads(bytes(answer.body)) == {"error": "invalid_request", "error_description": "x: Field required?y"}
     fine = JSONResponse({"access_token": "é"}, 200)
-    assert described_answer(fine) is fine
+    assert described_response(fine) is fine

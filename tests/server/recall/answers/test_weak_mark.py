@@ -1,7 +1,7 @@
 """What counts against a record in `weak_match`: words joined by a hyphen are one unit, the
 general words a question is phrased with (per language) are not required, a word most of the
 records hold is not required either, and a record holding nearly every word answers when named
-after one or lacking only commoner words (record_terms.answers) — while a word no record holds still
+after one or lacking only commoner words (record_terms.satisfies) — while a word no record holds still
 marks the answer."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from vault_recall.server.recall.answers import recall_records
 from vault_recall.server.recall.ranking.bm25 import Evidence, holding
 from vault_recall.server.recall.ranking.languages import SUPPORTED, language
 from vault_recall.server.recall.ranking.query_terms import Query, parse_query
-from vault_recall.server.recall.ranking.record_terms import NEARLY_ALL, answers
+from vault_recall.server.recall.ranking.record_terms import NEARLY_ALL, satisfies
 from vault_recall.server.recall.ranking.relevance import COMMON_AMONG_AT_LEAST, common_terms
 from vault_recall.server.recall.results import RecallResult
 from vault_recall.server.recall.scope import Exposure, Scope
@@ -180,7 +180,7 @@ def test_a_record_lacking_only_a_word_most_records_hold_is_not_weak(tmp_path: Pa
     assert recalled(vault, "sync", "gift card for excalidraw")["weak_match"] is True
 
 
-# --- a record holding nearly every word (record_terms.answers) -----------------------------------------
+# --- a record holding nearly every word (record_terms.satisfies) -----------------------------------------
 
 
 def counted_query(text: str, held_by: tuple[int, ...]) -> Query:
@@ -192,29 +192,29 @@ def counted_query(text: str, held_by: tuple[int, ...]) -> Query:
 
 def test_a_record_holding_every_counted_word_answers_and_one_holding_too_few_does_not() -> None:
     query = counted_query("gift card yearly refund", (1, 2, 2, 3))
-    assert answers({0, 1, 2, 3}, set(), query)
+    assert satisfies({0, 1, 2, 3}, set(), query)
     # Half, or two of three, is never enough: what it lacks may be what the question is about.
-    assert not answers({0, 1}, {0, 1}, query)
+    assert not satisfies({0, 1}, {0, 1}, query)
     three = counted_query("gpu runners budget", (0, 1, 2))
-    assert not answers({1, 2}, {1}, three)
+    assert not satisfies({1, 2}, {1}, three)
     assert NEARLY_ALL > 2 / 3
 
 
 def test_nearly_all_words_answer_when_one_held_is_in_the_record_s_name() -> None:
     query = counted_query("gift card yearly refund", (1, 2, 2, 0))  # 'refund': no record holds it
-    assert answers({0, 1, 2}, {1}, query)
-    assert not answers({0, 1, 2}, set(), query)
-    assert not answers({0, 1, 2}, {3}, query)  # a name holding only a word it lacks is no name of it
+    assert satisfies({0, 1, 2}, {1}, query)
+    assert not satisfies({0, 1, 2}, set(), query)
+    assert not satisfies({0, 1, 2}, {3}, query)  # a name holding only a word it lacks is no name of it
 
 
 def test_nearly_all_words_answer_when_what_is_lacking_is_commoner_than_what_is_held() -> None:
     query = counted_query("gift card yearly refund", (1, 2, 2, 3))
-    assert answers({0, 1, 2}, set(), query)  # 'refund' (3 records) is commoner than 'gift' (1)
-    assert not answers({1, 2, 3}, set(), query)  # lacking 'gift', the rarest: not the record meant
+    assert satisfies({0, 1, 2}, set(), query)  # 'refund' (3 records) is commoner than 'gift' (1)
+    assert not satisfies({1, 2, 3}, set(), query)  # lacking 'gift', the rarest: not the record meant
     # A word no record holds is never commoner than one held: still marked.
-    assert not answers({0, 1, 2}, set(), counted_query("gift card yearly refund", (1, 2, 2, 0)))
+    assert not satisfies({0, 1, 2}, set(), counted_query("gift card yearly refund", (1, 2, 2, 0)))
     # Without counts (no pass ranked the records) nothing says a word is common.
-    assert not answers({0, 1, 2}, set(), counted_query("gift card yearly refund", ()))
+    assert not satisfies({0, 1, 2}, set(), counted_query("gift card yearly refund", ()))
 
 
 def plan_vault(root: Path) -> Path:

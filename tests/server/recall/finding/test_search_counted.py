@@ -18,7 +18,7 @@ from tests.support.tricky_notes import KELVIN, ODD, TRICKY
 from tests.support.vaults import write_vault
 from vault_recall.server.recall.answers import search
 from vault_recall.server.recall.finding import scan
-from vault_recall.server.recall.finding.looking import Answer, Looked
+from vault_recall.server.recall.finding.looking import Looked, Verdict
 from vault_recall.server.recall.packing import json_size
 from vault_recall.server.recall.scope import Exposure, Scope
 from vault_recall.server.vault.listing import VaultListing, list_notes
@@ -64,7 +64,7 @@ def test_most_notes_are_counted_from_their_bytes(vault: Path, monkeypatch: pytes
     looked: list[object] = []
     real = scan.each_looked_at
 
-    def counting(root: Path, listing: VaultListing, look: Callable[[str, bytes], Answer[T]]) -> Iterator[object]:
+    def counting(root: Path, listing: VaultListing, look: Callable[[str, bytes], Verdict[T]]) -> Iterator[object]:
         for item in real(root, listing, look):
             looked.append(item)
             yield item

@@ -103,7 +103,7 @@ def is_result(body: bytes) -> bool:
     return isinstance(message, dict) and "result" in message and "error" not in message
 
 
-class AnswerWatch:
+class ResponseWatch:
     """The `send` of one request: settles the holder's reservation once the response is out.
     `written()` says whether the server wrote the whole response to the connection (False when
     the client had gone; None when the server cannot tell, and then it counts as written)."""

@@ -5,7 +5,7 @@ the tools; importing the SDK (its two generations of protocol models, its client
 parts) takes most of a second, longer than everything else a start does.  So serve.py loads
 the SDK on a thread while this module, which imports nothing but the standard library, reads
 the first line: when it is an `initialize` the SDK is certain to accept, it is answered here at
-once, exactly as the SDK will answer it (tests/server/mcp/test_first_answer.py checks both,
+once, exactly as the SDK will answer it (tests/server/mcp/test_early_initialize.py checks both,
 field by field, over generated requests).  The SDK is then given the same line, so its session
 starts as it always does, and its own answer to that id is dropped (stdio.py).
 
@@ -26,7 +26,7 @@ from vault_recall.server.mcp.sdk_private import protocol_versions
 
 SERVER_NAME = "vault-recall"
 # What our MCPServer declares (no list ever changes: the tools are fixed, prompts and resources
-# none); tests/server/mcp/test_first_answer.py compares it with the SDK's own.
+# none); tests/server/mcp/test_early_initialize.py compares it with the SDK's own.
 CAPABILITIES: dict[str, Any] = {
     "prompts": {"listChanged": False},
     "resources": {"listChanged": False, "subscribe": False},
@@ -42,7 +42,7 @@ _CLIENT_INFO_TEXT = ("name", "version", "title", "description", "websiteUrl")
 
 
 @dataclass(frozen=True)
-class FirstAnswer:
+class EarlyInitialize:
     """The answer to a first line that was an `initialize`: its id, and the line to write."""
 
     request_id: int | str
@@ -91,7 +91,7 @@ def _request_id(message: dict[str, Any]) -> int | str | None:
     return found if isinstance(found, str) else None
 
 
-def first_answer(line: bytes) -> FirstAnswer | None:
+def early_initialize(line: bytes) -> EarlyInitialize | None:
     """The answer to `line` when it is an `initialize` request the SDK is certain to accept;
     None for anything else (the SDK then reads it as it reads every line)."""
     try:
@@ -124,4 +124,4 @@ def first_answer(line: bytes) -> FirstAnswer | None:
         "serverInfo": {"name": SERVER_NAME, "version": __version__},
     }
     answer = {"jsonrpc": "2.0", "id": request_id, "result": result}
-    return FirstAnswer(request_id, json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+    return EarlyInitialize(request_id, json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")

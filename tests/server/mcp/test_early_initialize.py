@@ -1,4 +1,4 @@
-"""`initialize` answered before the SDK is loaded (server/mcp/first_answer.py) is answered
+"""`initialize` answered before the SDK is loaded (server/mcp/early_initialize.py) is answered
 exactly as the SDK answers it, and only where the SDK is certain to accept it: each generated
 request goes to both — our function, and the SDK's own low-level server running our tools in
 this process — and wherever ours answers, the SDK must give the same JSON."""
@@ -19,7 +19,7 @@ from mcp.shared.message import SessionMessage
 
 from vault_recall.server.config.call_scope import ServeOptions
 from vault_recall.server.mcp import sdk_private
-from vault_recall.server.mcp.first_answer import first_answer
+from vault_recall.server.mcp.early_initialize import early_initialize
 from vault_recall.server.mcp.tools import build_server
 
 pytestmark = pytest.mark.anyio
@@ -30,7 +30,7 @@ def sdk_answer(line: bytes) -> dict[str, Any] | None:
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError:
-        return None  # our stdio.py answers such a line itself, never first_answer
+        return None  # our stdio.py answers such a line itself, never early_initialize
     server = build_server(ServeOptions(client="first-answer"))
     lowlevel = sdk_private.lowlevel_server(server)
     written: list[dict[str, Any]] = []
@@ -102,7 +102,7 @@ ids = st.integers(min_value=-(2**60), max_value=2**60) | text | st.booleans() | 
 @given(params=params, request_id=ids)
 def test_wherever_initialize_is_answered_early_the_sdk_answers_the_same(params: Any, request_id: Any) -> None:
     line = request(params, request_id)
-    ours = first_answer(line)
+    ours = early_initialize(line)
     if ours is None:
         return  # the SDK answers it, as it always did
     assert ours.line.endswith(b"\n") and ours.line.count(b"\n") == 1
@@ -112,7 +112,7 @@ def test_wherever_initialize_is_answered_early_the_sdk_answers_the_same(params: 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25", "2026-07-28", "1999-01-01"])
 def test_a_plain_initialize_is_answered_early_in_every_version_the_sdk_would(version: str) -> None:
     line = request({"protocolVersion": version, "capabilities": {"roots": {"listChanged": True}}, "clientInfo": CLIENT})
-    ours = first_answer(line)
+    ours = early_initialize(line)
     assert ours is not None and ours.request_id == 1
     assert json.loads(ours.line) == sdk_answer(line)
 
@@ -130,7 +130,7 @@ def test_a_plain_initialize_is_answered_early_in_every_version_the_sdk_would(ver
     ],
 )
 def test_what_the_sdk_might_refuse_or_is_no_initialize_is_left_to_it(line: bytes) -> None:
-    assert first_answer(line) is None
+    assert early_initialize(line) is None
 
 
 def test_the_protocol_versions_are_the_sdks_own() -> None:
@@ -144,8 +144,8 @@ def test_answering_initialize_loads_no_part_of_the_sdk() -> None:
     line = request({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT})
     program = (
         "import sys\n"
-        "from vault_recall.server.mcp.first_answer import first_answer\n"
-        f"assert first_answer({line!r})\n"
+        "from vault_recall.server.mcp.early_initialize import early_initialize\n"
+        f"assert early_initialize({line!r})\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'pydantic', 'anyio'))\n"
         "print(loaded)\n"
     )
