@@ -221,13 +221,13 @@ def merged(
         moved = [(offset + at, found, evidence) for at, found, evidence in later]
         return sorted(kept + moved, key=lambda item: order[item[1][0]])  # the pass's order
 
-    answering = joined(ranked.answering, anew.answering)
-    if ranked.answering and not answering:
+    satisfying = joined(ranked.satisfying, anew.satisfying)
+    if ranked.satisfying and not satisfying:
         return None  # a note that answered no longer does: it changed
     again.every = every
     again.holding_none = (count - len(lengths) + more, total - sum(lengths) + more_length)
-    again.answering = answering
-    again.closest = [] if answering else joined(ranked.closest, anew.closest)
+    again.satisfying = satisfying
+    again.closest = [] if satisfying else joined(ranked.closest, anew.closest)
     return again
 
 
