@@ -26,7 +26,14 @@ from vault_recall.server.recall.answers.recall_answer import (
     pack_recall,
 )
 from vault_recall.server.recall.answers.recall_shares import Share, measure_share
-from vault_recall.server.recall.answers.respelling import Watch, corrected, covers, merged, merged_problems
+from vault_recall.server.recall.answers.respelling import (
+    Watch,
+    corrected,
+    covers,
+    merged,
+    merged_problems,
+    respellable,
+)
 from vault_recall.server.recall.answers.unheld import (
     Unheld,
     block_holds,
@@ -41,12 +48,7 @@ from vault_recall.server.recall.finding.view import answer_anew, could_be_about,
 from vault_recall.server.recall.packing import Shaped
 from vault_recall.server.recall.ranking.query_terms import parse_query
 from vault_recall.server.recall.ranking.relevance import Match, Newest, Ordering, Ranked, Strict
-from vault_recall.server.recall.ranking.spelling import (
-    allowed_distance,
-    gates,
-    near_words,
-    relatable,
-)
+from vault_recall.server.recall.ranking.spelling import gates, near_words
 from vault_recall.server.recall.ranking.words import fold_for_ranking, query_words
 from vault_recall.server.recall.records import (
     MemoryRecord,
@@ -244,7 +246,7 @@ def _respelt(
     the words, and one to measure again.  The pass that answers
     says which broken notes could have been among its records: `problems` anew."""
     wanted = {i: ranked.query.terms[i].word for i in ranked.unmatched()}
-    wanted = {i: word for i, word in wanted.items() if allowed_distance(word) or relatable(word)}
+    wanted = {i: word for i, word in wanted.items() if respellable(word)}
     if not wanted:
         return ranked
     # Only records holding what a correction must start or hold (spelling.gates) are read for
@@ -271,9 +273,10 @@ def _respelt(
         problems_anew: list[Problem] = []
         shown_anew: dict[str, Problem] = {}
         measure(anew, problems_anew, shown_anew, listing=among)
-        whole = merged(ranked, again, anew, among.paths, watch, listing.paths)
+        order = {path: at for at, path in enumerate(listing.paths)}  # the pass's order
+        whole = merged(ranked, again, anew, among.paths, watch, order)
         if whole is not None:
-            merged_problems(problems, shown, problems_anew, shown_anew, among.paths, listing.paths)
+            merged_problems(problems, shown, problems_anew, shown_anew, among.paths, order)
             return whole
     problems.clear()
     shown.clear()

@@ -57,27 +57,15 @@ def measure_share(share: Share) -> tuple[Ordering, list[Problem], dict[str, Prob
     found = share.candidates(
         share.scope, share.listing, share.subject, share.problems, share.gates, asked, share.shown, watch
     )
-    if watch is not None:
-        assert isinstance(fresh, Ranked)  # a watch is kept for a ranked recall only
-        return _watched(found, fresh, keep, watch), share.problems, share.shown
     for item in found:
         if isinstance(item, Unheld):
             assert isinstance(fresh, Ranked)  # gates are given for a ranked recall only
             fresh.measure_unheld(item.length)
+            if watch is not None:
+                watch.counted(fresh, None)
         elif keep(item):
             fresh.measure(item)
+            if watch is not None:
+                assert isinstance(fresh, Ranked)  # a watch is kept for a ranked recall only
+                watch.counted(fresh, item.note.path)
     return fresh, share.problems, share.shown
-
-
-def _watched(
-    found: Iterator[MemoryRecord | Unheld], fresh: Ranked, keep: Callable[[MemoryRecord], bool], watch: Watch
-) -> Ranked:
-    """measure_share's loop, telling `watch` of each note measured."""
-    for item in found:
-        if isinstance(item, Unheld):
-            fresh.measure_unheld(item.length)
-            watch.counted(fresh, None)
-        elif keep(item):
-            fresh.measure(item)
-            watch.counted(fresh, item.note.path)
-    return fresh

@@ -28,7 +28,7 @@ import functools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -193,9 +193,9 @@ def covers(ranked: Ranked, again: Ranked, corrected: Sequence[int]) -> bool:
 
 
 def merged(
-    ranked: Ranked, again: Ranked, anew: Ranked, among: Sequence[str], watch: Watch, paths: Sequence[str]
+    ranked: Ranked, again: Ranked, anew: Ranked, among: Sequence[str], watch: Watch, order: Mapping[str, int]
 ) -> Ranked | None:
-    """`again` as a whole pass over `paths` would have measured it: `anew` measured the notes
+    """`again` as a whole pass (its notes in `order`: path → place) would have measured it: `anew` measured the notes
     `among` (noted by `watch`), `ranked` (the first pass) every other.  None when the notes read
     again are not those the first pass measured (one changed in between)."""
     places = [watch.places[path] for path in among if path in watch.places]
@@ -214,7 +214,6 @@ def merged(
     lengths = [length for at, length in places if at < 0]
     count, total = ranked.holding_none
     more, more_length = anew.holding_none
-    order = {path: at for at, path in enumerate(paths)}
 
     def joined(first: list[Kept], later: list[Kept]) -> list[Kept]:
         kept = [(moved_to[at], found, evidence) for at, found, evidence in first if at in moved_to]
@@ -237,13 +236,12 @@ def merged_problems(
     anew: list[Problem],
     shown_anew: dict[str, Problem],
     flagged: Sequence[str],
-    paths: Sequence[str],
+    order: Mapping[str, int],
 ) -> None:
     """`problems` and `shown` as a whole pass would have told them: those of the notes read
     again (`flagged`) as the second reading told them, in the vault's order (what no note's
     path orders — an unreadable folder, a name that is not UTF-8 — first, as a pass tells it)."""
     noted = set(flagged)
-    order = {path: at for at, path in enumerate(paths)}
     kept = [found for found in problems if found["path"] not in noted]
     problems[:] = sorted(kept + anew, key=lambda found: order.get(found["path"], -1))
     for path in noted:
