@@ -82,18 +82,15 @@ class Match:
 MatchFields = tuple[str, str, int, int, int, int, str | None]
 
 
-def slim(record: MemoryRecord, **found: Any) -> Match:
+def match_fields(record: MemoryRecord) -> MatchFields:
+    """A record's Match fields up to `date`: what a match keeps of it until it is returned."""
     note = record.note
-    return Match(
-        path=note.path,
-        title=note.title,
-        text_size=json_text_size(note.body),
-        size=len(note.data),
-        crc=crc32(note.data),
-        mtime_ns=note.mtime_ns,
-        date=record.date,
-        **found,
-    )
+    data = note.data
+    return (note.path, note.title, json_text_size(note.body), len(data), crc32(data), note.mtime_ns, record.date)
+
+
+def slim(record: MemoryRecord, **found: Any) -> Match:
+    return Match(*match_fields(record), **found)
 
 
 def newest_first(matches: list[Match], dated: bool) -> None:
@@ -221,18 +218,7 @@ class Ranked:
         evidence = evidence_of(record.note, self.query, self.memo)
         kept = self.satisfying if self.satisfies(evidence) else self.closest if self.is_closest(evidence) else None
         if kept is not None:
-            note = record.note
-            data = note.data
-            found = (
-                note.path,
-                note.title,
-                json_text_size(note.body),
-                len(data),
-                crc32(data),
-                note.mtime_ns,
-                record.date,
-            )
-            kept.append((len(self.every), found, evidence))
+            kept.append((len(self.every), match_fields(record), evidence))
             if kept is self.satisfying:
                 self.closest.clear()  # never wanted now: a record holds a required word
         elif not any(evidence.weights):
