@@ -68,7 +68,7 @@ from bench.peer_catalogue import (
     prepare,
 )
 from bench.peer_questions import Case, Plan, answered, choose
-from bench.tools import load_average, memory_mb, percentile
+from bench.tools import load_average, memory_mb, percentile, ripgrep
 from bench.vault_copies import Changes, changes, copy_vault, snapshot
 from tests.support.synthetic_vault import GENERATOR_VERSION, generate
 
@@ -182,16 +182,6 @@ def rotated(items: list[str], by: int) -> list[str]:
 
 def text_of(result: Any) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
-
-
-def ripgrep(vault: Path, query: str) -> float | None:
-    """One `rg -l -i -F QUERY VAULT`, in ms; None without ripgrep."""
-    rg = shutil.which("rg")
-    if rg is None:
-        return None
-    started = time.perf_counter()
-    subprocess.run([rg, "-l", "-i", "-F", "--", query, str(vault)], stdout=subprocess.DEVNULL, check=False)
-    return (time.perf_counter() - started) * 1000
 
 
 def warm(folder: Path) -> None:

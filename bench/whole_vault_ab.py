@@ -22,12 +22,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from functools import partial
 from pathlib import Path
 
-from bench.rule_recall import asked
-from bench.tools import generate_bytes, prepared
+from bench.rule_recall import asked, rg_cells
+from bench.tools import generate_bytes, prepared, ripgrep
 from tests.support.synthetic_vault import GENERATOR_VERSION
 
 # What each install runs: whole-vault recalls of the words it is sent, one a line, answering
@@ -71,12 +70,6 @@ class Answerer:
         self._process.wait()
 
 
-def ripgrep_ms(vault: Path, word: str) -> float:
-    started = time.perf_counter()
-    subprocess.run(["rg", "-l", "-i", word, str(vault)], stdout=subprocess.DEVNULL, check=False)
-    return (time.perf_counter() - started) * 1000
-
-
 def measure(vault: Path, notes: int, words: list[str], baseline: str, pool: bool) -> None:
     answerers = {"this": Answerer(sys.executable, vault, pool), "baseline": Answerer(baseline, vault, pool)}
     try:
@@ -84,23 +77,25 @@ def measure(vault: Path, notes: int, words: list[str], baseline: str, pool: bool
             answerer.ask(words[0])
             answerer.ask(words[0])
         times: dict[str, list[float]] = {name: [] for name in answerers}
-        rg: list[float] = []
+        rg: list[float] = []  # none without ripgrep: its columns are dashes
         differing = 0
         for word in words:
             answers = {name: answerer.ask(word) for name, answerer in answerers.items()}
             for name, (took, _) in answers.items():
                 times[name].append(took)
             differing += answers["this"][1] != answers["baseline"][1]
-            rg.append(ripgrep_ms(vault, word))
+            sample = ripgrep(vault, word)
+            if sample is not None:
+                rg.append(sample)
     finally:
         for answerer in answerers.values():
             answerer.close()
-    ripgrep = statistics.median(rg)
+    floor = statistics.median(rg) if rg else None
     way = "pool" if pool else "one process"
     for name, taken in times.items():
         median = statistics.median(taken)
-        times_rg = median / ripgrep
-        print(f"{notes:>6} {way:<11} {name:<8} p50 {median:8.1f} ms  rg {ripgrep:6.1f} ms  × rg {times_rg:5.2f}")
+        cells = rg_cells(floor, median / floor if floor else None)
+        print(f"{notes:>6} {way:<11} {name:<8} p50 {median:8.1f} ms  rg ms, × rg {cells}")
     ratio = statistics.median(times["this"]) / statistics.median(times["baseline"])
     print(f"{notes:>6} {way:<11} this/baseline p50 {ratio:.3f}; answers differing: {differing} of {len(words)}")
 
